@@ -1,0 +1,221 @@
+"""``acap build``: operator.yaml -> a signed Agent Card and everything site/ needs.
+
+The pipeline (each step adds files to one in-memory :class:`~acap.site.SiteFiles`
+and findings to one :class:`~acap.findings.Report`)::
+
+    load + schema  ->  requirement checks  ->  AgentCard  ->  self-check against
+    the A2A and extension schemas  ->  sign (JWS)  ->  JWKS  ->  pages and
+    hosting files  ->  write site/ atomically
+
+Nothing is written when any step reports an error: the previous site/ stays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import __version__, schemas
+from .canonical import CanonicalizationError
+from .card import build_card
+from .checks import check_operator
+from .findings import Finding, Location, Report
+from .keys import KeyProblem, jwks
+from .keystore import resolve_signing_key
+from .operator_config import OperatorConfig, load_operator
+from .signing import Signer
+from .site import SiteFiles, SitePathError, write_site
+
+#: Where the extension's own files are published (its URI, with a trailing slash).
+SPEC_BASE = "https://agent-capability.org/ext/on-request/v1/"
+
+
+@dataclass
+class BuildOptions:
+    """What to build.
+
+    Attributes:
+        config: operator.yaml.
+        site_dir: output folder; default ``site`` beside operator.yaml.
+        spec_site: build the specification site; ``None`` follows operator.yaml
+            ``specSite`` (default false).
+        create_key: create a signing key when none exists.
+        write: write site/ (``False`` checks and builds in memory only).
+    """
+
+    config: Path = Path("operator.yaml")
+    site_dir: Path | None = None
+    spec_site: bool | None = None
+    create_key: bool = True
+    write: bool = True
+
+    def resolved_site_dir(self) -> Path:
+        """``site_dir``, or ``site`` next to operator.yaml."""
+        return self.site_dir if self.site_dir is not None else self.config.parent / "site"
+
+
+@dataclass
+class BuildContext:
+    """State shared by the build steps.
+
+    Attributes:
+        cfg: the loaded operator.yaml.
+        options: the build options.
+        files: the files built so far, by path under site/.
+        report: every finding so far.
+        card: the signed AgentCard (set by the card step).
+        jwks: the JWKS document (set by the card step).
+        notices: things the user must be told (a key was created).
+    """
+
+    cfg: OperatorConfig
+    options: BuildOptions
+    files: SiteFiles = field(default_factory=SiteFiles)
+    report: Report = field(default_factory=Report)
+    card: dict[str, Any] | None = None
+    jwks: dict[str, Any] | None = None
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def spec_site(self) -> bool:
+        """Whether the specification site is built this time."""
+        if self.options.spec_site is not None:
+            return self.options.spec_site
+        return bool(self.cfg.data.get("specSite", False))
+
+
+@dataclass
+class BuildResult:
+    """What a build did.
+
+    Attributes:
+        report: all findings; ``report.ok()`` tells success.
+        files: the files built (complete only when the build succeeded).
+        site_dir: where they were (or would have been) written.
+        card: the signed card, or ``None``.
+        notices: messages for the user (never key material).
+        written: whether site/ was replaced.
+    """
+
+    report: Report
+    files: SiteFiles
+    site_dir: Path
+    card: dict[str, Any] | None
+    notices: list[str]
+    written: bool
+
+
+def json_bytes(data: Any) -> bytes:
+    """Pretty JSON as published: 2-space indent, UTF-8 with non-ASCII as is, final newline."""
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _bug(message: str, file: str) -> Finding:
+    return Finding("ACAP-BUG", "error", message, Location(file),
+                   "this is a bug in acap, not in your file: please report it with your "
+                   "operator.yaml")
+
+
+def step_card(ctx: BuildContext) -> None:
+    """Build the AgentCard, check it against the shipped schemas, sign it, add the JWKS."""
+    cfg = ctx.cfg
+    card = build_card(cfg)
+    targets = [(schemas.AGENT_CARD, card, "A2A 1.0 AgentCard")]
+    targets += [(schemas.EXTENSION, e.get("params"), "On Request params")
+                for e in card["capabilities"].get("extensions", ())]
+    for name, value, label in targets:
+        for err in schemas.validator(name).iter_errors(value):
+            ctx.report.add(_bug(f"the built card breaks the {label} schema at "
+                                f"/{'/'.join(map(str, err.absolute_path))}: {err.message}",
+                                cfg.loaded.file))
+    if not ctx.report.ok():
+        return
+    resolved = resolve_signing_key(cfg, ctx.options.resolved_site_dir(),
+                                   create=ctx.options.create_key)
+    ctx.report.extend(resolved.findings)
+    ctx.notices.extend(resolved.notices)
+    if resolved.key is None:
+        return
+    try:
+        ctx.jwks = jwks(resolved.key, resolved.previous)
+        ctx.card = Signer(resolved.key, jku=cfg.jwks_url).sign(card)
+    except KeyProblem as exc:
+        ctx.report.add(Finding("KEY", "error", str(exc), cfg.at("/signing", key=True), exc.hint))
+        return
+    except CanonicalizationError as exc:
+        ctx.report.add(_bug(str(exc), cfg.loaded.file))
+        return
+    ctx.files.add(cfg.card_url, json_bytes(ctx.card))
+    ctx.files.add(cfg.jwks_url, json_bytes(ctx.jwks))
+
+
+def step_schemas(ctx: BuildContext) -> None:
+    """Publish the shipped schemas at the extension URI (spec site builds only)."""
+    if not ctx.spec_site:
+        return
+    for name in schemas.ALL:
+        ctx.files.add(SPEC_BASE + name, schemas.schema_bytes(name))
+
+
+Step = Callable[[BuildContext], None]
+#: The steps after loading and checking, in order. Each adds files and findings.
+STEPS: list[Step] = [step_card, step_schemas]
+
+
+def input_digest(cfg: OperatorConfig) -> str:
+    """SHA-256 over everything a build reads: operator.yaml, templates/, previous
+    keys and acap's version. ``acap publish`` compares it to refuse a stale site/."""
+    h = hashlib.sha256(f"acap {__version__}\n".encode())
+    paths = [cfg.path, cfg.previous_keys_file]
+    tpl = cfg.base_dir / "templates"
+    if tpl.is_dir():
+        paths += sorted(p for p in tpl.rglob("*") if p.is_file())
+    for p in paths:
+        h.update(str(p.relative_to(cfg.base_dir) if p.is_relative_to(cfg.base_dir) else p)
+                 .encode() + b"\0")
+        try:
+            h.update(hashlib.sha256(p.read_bytes()).digest())
+        except OSError:
+            h.update(b"-")
+    return h.hexdigest()
+
+
+def build(options: BuildOptions) -> BuildResult:
+    """Run the whole build.
+
+    Args:
+        options: what to build and where.
+
+    Returns:
+        A :class:`BuildResult`. User errors are findings in ``report``; site/
+        is replaced only when there is no error (and ``options.write``).
+
+    Raises:
+        OSError: site/ could not be written (it is then left as it was).
+    """
+    cfg = load_operator(options.config)
+    ctx = BuildContext(cfg, options)
+    ctx.report.extend(cfg.findings)
+    if ctx.report.ok():
+        ctx.report.extend(check_operator(cfg))
+    if ctx.report.ok():
+        for step in STEPS:
+            try:
+                step(ctx)
+            except SitePathError as exc:
+                ctx.report.add(Finding("SITE-PATH", "error", str(exc), Location(cfg.loaded.file),
+                                       "use https URLs with a host and no '..' in the path"))
+            if not ctx.report.ok():
+                break
+    site_dir = options.resolved_site_dir()
+    written = False
+    if ctx.report.ok() and options.write:
+        manifest = {"acap": __version__, "inputs": input_digest(cfg),
+                    "card": cfg.card_url, "files": ctx.files.digest()}
+        write_site(ctx.files, site_dir, manifest)
+        written = True
+    return BuildResult(ctx.report, ctx.files, site_dir, ctx.card, ctx.notices, written)

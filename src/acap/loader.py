@@ -1,0 +1,365 @@
+"""Strict YAML loading for operator.yaml, with a line and column for every value.
+
+PyYAML (with libyaml when present) parses the file into a node tree; this
+module then turns the tree into plain JSON-shaped data itself, guided by the
+JSON Schema the data must match. It does so for two reasons that PyYAML's own
+constructors cannot serve:
+
+* **YAML 1.1 surprises.** PyYAML resolves plain scalars by YAML 1.1 rules, so
+  ``no`` becomes ``False``, ``1.10`` the float ``1.1``, ``10:30`` the integer
+  630, ``01234`` the octal 668 and ``2026-01-01`` a date. Here a plain scalar
+  in a place where the schema expects text is always the text the user typed;
+  in a place that expects ``true``/``false`` or a number, only the YAML 1.2
+  core forms are accepted and anything ambiguous is rejected with the fix.
+* **Locations.** Every value and every key keeps its ``line:column`` so that a
+  finding raised much later (by JSON Schema or a requirement check) can name
+  the line to edit.
+
+Duplicate keys, merge keys (``<<``), explicit tags, anchors that expand too far,
+non-UTF-8 bytes, oversized files and deep nesting are reported as findings.
+All faults of a file are collected; loading never stops at the first one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .findings import Finding, Location
+
+try:  # libyaml is ~10x faster; both give the same nodes and marks
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+#: An operator file is a few kilobytes; anything past this is refused unread.
+MAX_BYTES = 1024 * 1024
+#: Nodes visited while expanding anchors and aliases (guards "billion laughs").
+MAX_NODES = 50_000
+#: Nesting deeper than this is refused (no operator.yaml needs more than ~6).
+MAX_DEPTH = 40
+
+_STR = "tag:yaml.org,2002:str"
+_MERGE = "tag:yaml.org,2002:merge"
+_NULL_FORMS = {"", "~", "null", "Null", "NULL"}
+_TRUE_FORMS = {"true", "True", "TRUE"}
+_FALSE_FORMS = {"false", "False", "FALSE"}
+_YAML11_BOOLS = {
+    v for w in ("yes", "no", "on", "off", "y", "n") for v in (w, w.capitalize(), w.upper())
+}
+_INT_RE = re.compile(r"[-+]?(0|[1-9][0-9]*)")
+_FLOAT_RE = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+
+
+@dataclass
+class Loaded:
+    """The result of loading one YAML file.
+
+    Attributes:
+        file: the path as given (used in every :class:`Location`).
+        data: JSON-shaped data (dict/list/str/bool/int/float/None), or ``None``
+            when the file could not be parsed at all.
+        values: JSON pointer -> (line, column) of each value, 1-based.
+        keys: JSON pointer -> (line, column) of the key that names each value.
+        findings: everything wrong found while loading.
+    """
+
+    file: str
+    data: Any = None
+    values: dict[str, tuple[int, int]] = field(default_factory=dict)
+    keys: dict[str, tuple[int, int]] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+
+    def location(self, pointer: str, *, key: bool = False) -> Location:
+        """Location of ``pointer`` (its key with ``key=True``), or of its nearest parent."""
+        table = self.keys if key else self.values
+        p = pointer
+        while True:
+            if p in table:
+                line, col = table[p]
+                return Location(self.file, line, col, pointer)
+            if p in self.values:
+                line, col = self.values[p]
+                return Location(self.file, line, col, pointer)
+            if not p:
+                return Location(self.file, 1, 1, pointer)
+            p = p.rsplit("/", 1)[0]
+
+
+def pointer_join(base: str, token: str | int) -> str:
+    """Append one reference token to a JSON pointer, escaping per RFC 6901 §3."""
+    return f"{base}/{str(token).replace('~', '~0').replace('/', '~1')}"
+
+
+def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None = None) -> Loaded:
+    """Read and load a YAML file; never raises for bad content.
+
+    Args:
+        path: the file to read.
+        schema: the JSON Schema (a dict, with local ``$ref`` only) the data is
+            meant to match; used only to decide how plain scalars are typed.
+        display: the file name to show in findings (default: ``str(path)``).
+
+    Returns:
+        A :class:`Loaded`; check ``findings`` for errors. A missing or
+        unreadable file is a finding (``FILE``), not an exception.
+    """
+    name = display or str(path)
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+    except OSError as exc:
+        return _fail(name, "FILE", f"cannot read {name}: {exc.strerror or exc}",
+                     "check the path, or pass another file with -c FILE", None)
+    return load_bytes(raw, schema, name)
+
+
+def load_bytes(raw: bytes, schema: Mapping[str, Any], file: str) -> Loaded:
+    """Load YAML from bytes; see :func:`load_file` for the arguments and result."""
+    if len(raw) > MAX_BYTES:
+        return _fail(file, "YAML-SIZE", f"{file} is larger than {MAX_BYTES // 1024} KiB",
+                     "an operator file is a few kilobytes; is this the right file?", None)
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return _fail(file, "YAML-ENCODING", f"{file} is UTF-16, not UTF-8",
+                     "save the file as UTF-8 (your editor's 'Save with encoding')", (1, 1))
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = raw[: exc.start].decode("utf-8", "replace")
+        line = before.count("\n") + 1
+        col = len(before) - (before.rfind("\n") + 1) + 1
+        return _fail(file, "YAML-ENCODING",
+                     f"byte 0x{raw[exc.start]:02x} is not UTF-8 text",
+                     "save the file as UTF-8 (your editor's 'Save with encoding')", (line, col))
+    return load_text(text, schema, file)
+
+
+def load_text(text: str, schema: Mapping[str, Any], file: str) -> Loaded:
+    """Load YAML from text; see :func:`load_file` for the arguments and result."""
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        return _syntax_error(file, text, exc)
+    except yaml.YAMLError as exc:  # pragma: no cover - every libyaml error is marked
+        return _fail(file, "YAML-SYNTAX", f"not valid YAML: {exc}", None, (1, 1))
+    loaded = Loaded(file)
+    if root is None:
+        loaded.findings.append(Finding(
+            "YAML-EMPTY", "error", f"{file} is empty", Location(file, 1, 1, ""),
+            "start from the example in README.md, or run `acap init`"))
+        return loaded
+    _Builder(loaded, schema).run(root)
+    return loaded
+
+
+def _fail(file: str, rule: str, msg: str, hint: str | None,
+          at: tuple[int, int] | None) -> Loaded:
+    loc = Location(file, *at) if at else Location(file)
+    return Loaded(file, findings=[Finding(rule, "error", msg, loc, hint)])
+
+
+def _syntax_error(file: str, text: str, exc: yaml.MarkedYAMLError) -> Loaded:
+    mark = exc.problem_mark or exc.context_mark
+    line = mark.line + 1 if mark else 1
+    col = mark.column + 1 if mark else 1
+    problem = exc.problem or "not valid YAML"
+    hint = "check the indentation and the punctuation (: - [ ] { } quotes) on this line"
+    lines = text.splitlines()
+    here = lines[line - 1] if 0 < line <= len(lines) else ""
+    if "\t" in here[: col] or "\t" in problem:
+        problem, hint = "a tab character", "YAML indents with spaces, never tabs: replace it"
+    elif "nesting depth" in problem:
+        hint = "an operator file nests a few levels deep; look for stray [ or {"
+    return _fail(file, "YAML-SYNTAX", f"not valid YAML: {problem}", hint, (line, col))
+
+
+class _Schema:
+    """Just enough of JSON Schema to know what a place in the data expects."""
+
+    def __init__(self, root: Mapping[str, Any]) -> None:
+        self.root = root
+
+    def resolve(self, node: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
+        """Flatten ``$ref``/``allOf``/``anyOf``/``oneOf`` into candidate subschemas."""
+        out: list[Mapping[str, Any]] = []
+        stack = [node] if node is not None else []
+        while stack:
+            s = stack.pop()
+            if not isinstance(s, Mapping):
+                continue
+            ref = s.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/"):
+                target: Any = self.root
+                for part in ref[2:].split("/"):
+                    target = target[part]
+                stack.append(target)
+            for kw in ("allOf", "anyOf", "oneOf"):
+                stack.extend(s.get(kw, ()))
+            out.append(s)
+        return out
+
+    def types(self, node: Mapping[str, Any] | None) -> set[str]:
+        """JSON types the place may hold; empty when the schema does not say."""
+        found: set[str] = set()
+        for s in self.resolve(node):
+            t = s.get("type")
+            if isinstance(t, str):
+                found.add(t)
+            elif isinstance(t, list):
+                found.update(t)
+            if "enum" in s or "const" in s:
+                vals = s.get("enum", [s.get("const")])
+                found.update(_json_type(v) for v in vals)
+        return found
+
+    def child(self, node: Mapping[str, Any] | None, key: str | int) -> Mapping[str, Any] | None:
+        """Subschema for a mapping key or a sequence index, if the schema has one."""
+        for s in self.resolve(node):
+            if isinstance(key, int):
+                if isinstance(s.get("items"), Mapping):
+                    return s["items"]  # type: ignore[no-any-return]
+                continue
+            props = s.get("properties", {})
+            if key in props:
+                return props[key]  # type: ignore[no-any-return]
+            for pattern, sub in s.get("patternProperties", {}).items():
+                if re.search(pattern, key):
+                    return sub  # type: ignore[no-any-return]
+            if isinstance(s.get("additionalProperties"), Mapping):
+                return s["additionalProperties"]  # type: ignore[no-any-return]
+        return None
+
+
+def _json_type(v: Any) -> str:
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, int):
+        return "integer"
+    if isinstance(v, float):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    return "null"
+
+
+class _Builder:
+    """Walks the node tree once, building data, locations and findings."""
+
+    def __init__(self, loaded: Loaded, schema: Mapping[str, Any]) -> None:
+        self.loaded = loaded
+        self.schema = _Schema(schema)
+        self.budget = MAX_NODES
+        self.bombed = False
+
+    def run(self, root: yaml.Node) -> None:
+        self.loaded.data = self.node(root, "", self.schema.root, 0)
+
+    def error(self, rule: str, msg: str, node: yaml.Node, hint: str | None,
+              pointer: str) -> None:
+        m = node.start_mark
+        self.loaded.findings.append(
+            Finding(rule, "error", msg, Location(self.loaded.file, m.line + 1, m.column + 1,
+                                                 pointer), hint))
+
+    def node(self, node: yaml.Node, ptr: str, schema: Mapping[str, Any] | None,
+             depth: int) -> Any:
+        self.budget -= 1
+        if self.budget < 0:
+            if not self.bombed:
+                self.bombed = True
+                self.error("YAML-ALIAS", "anchors and aliases expand to too many values",
+                           node, "write the values out instead of using * aliases", ptr)
+            return None
+        if depth > MAX_DEPTH:
+            self.error("YAML-DEPTH", f"nested more than {MAX_DEPTH} levels deep", node,
+                       "an operator file nests a few levels deep; look for stray indentation",
+                       ptr)
+            return None
+        self.loaded.values[ptr] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        if isinstance(node, yaml.MappingNode):
+            return self.mapping(node, ptr, schema, depth)
+        if isinstance(node, yaml.SequenceNode):
+            return [self.node(item, pointer_join(ptr, i), self.schema.child(schema, i), depth + 1)
+                    for i, item in enumerate(node.value)]
+        assert isinstance(node, yaml.ScalarNode)
+        return self.scalar(node, ptr, schema)
+
+    def mapping(self, node: yaml.MappingNode, ptr: str, schema: Mapping[str, Any] | None,
+                depth: int) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        first_line: dict[str, int] = {}
+        for knode, vnode in node.value:
+            if knode.tag == _MERGE:
+                self.error("YAML-MERGE", "merge keys (<<) are not supported", knode,
+                           "write the keys out in full", ptr)
+                continue
+            if not isinstance(knode, yaml.ScalarNode):
+                self.error("YAML-KEY", "a key must be a plain name", knode,
+                           "write the key as a word followed by a colon", ptr)
+                continue
+            key = knode.value
+            child = pointer_join(ptr, key)
+            if key in first_line:
+                self.error("YAML-DUPLICATE-KEY",
+                           f"duplicate key '{key}' (first at line {first_line[key]})", knode,
+                           f"keep one '{key}' and delete the other", child)
+                continue
+            first_line[key] = knode.start_mark.line + 1
+            self.loaded.keys[child] = (knode.start_mark.line + 1, knode.start_mark.column + 1)
+            out[key] = self.node(vnode, child, self.schema.child(schema, key), depth + 1)
+        return out
+
+    def scalar(self, node: yaml.ScalarNode, ptr: str, schema: Mapping[str, Any] | None) -> Any:
+        text: str = node.value
+        if node.style is not None and node.style != "":  # quoted, literal | or folded >
+            if node.tag not in (_STR, "!"):
+                self.error("YAML-TAG", f"the tag {node.tag} is not used in operator.yaml", node,
+                           "remove the tag", ptr)
+            return text
+        if not node.tag.startswith("tag:yaml.org,2002:"):
+            self.error("YAML-TAG", f"the tag {node.tag} is not used in operator.yaml", node,
+                       "remove the tag", ptr)
+            return text
+        if node.tag == _STR and text not in _NULL_FORMS:
+            # Explicit !!str, or libyaml resolved it as text: text it is.
+            return text
+        want = self.schema.types(schema)
+        if "string" in want or not want:
+            # Where text is expected, a plain scalar is exactly what was typed:
+            # `no`, `1.10`, `10:30`, `+441234567890`, `01234`, `2026-01-01` all stay text.
+            return None if text in _NULL_FORMS else text
+        if text in _NULL_FORMS:
+            return None
+        if "boolean" in want:
+            if text in _TRUE_FORMS:
+                return True
+            if text in _FALSE_FORMS:
+                return False
+            if text in _YAML11_BOOLS:
+                self.error("YAML-AMBIGUOUS",
+                           f"'{text}' is not true or false (YAML 1.1 reads it as a boolean, "
+                           "YAML 1.2 as text)", node, "write true or false", ptr)
+                return None
+        if want & {"integer", "number"}:
+            if _INT_RE.fullmatch(text):
+                return int(text)
+            if re.fullmatch(r"[-+]?0[0-9]+", text):
+                self.error("YAML-AMBIGUOUS",
+                           f"'{text}' has a leading zero (YAML 1.1 reads it as an octal number)",
+                           node, f"write {int(text)}, or quote it if you mean text", ptr)
+                return None
+            if "number" in want and _FLOAT_RE.fullmatch(text):
+                return float(text)
+            if re.fullmatch(r"[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?", text):
+                self.error("YAML-AMBIGUOUS",
+                           f"'{text}' looks like a time (YAML 1.1 reads it as a base-60 number)",
+                           node, f'quote it: "{text}"', ptr)
+                return None
+        return text  # the wrong type: JSON Schema reports it with the place's rule

@@ -1,0 +1,271 @@
+"""operator.yaml: load it strictly, check it against its schema, and read it.
+
+:func:`load_operator` is the one entry point. It returns an
+:class:`OperatorConfig` that keeps both the data (defaults not applied; use
+the accessors) and the location of every value, so that any later check can
+point at the line to fix. Schema faults are findings with a did-you-mean for
+unknown keys and a rule id where the field belongs to a requirement
+(``x-rule`` in the schema, e.g. ``OR-3.5`` for ``assistantAccess``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from . import schemas
+from .findings import Finding, Location
+from .loader import Loaded, load_file, pointer_join
+
+#: The On Request extension URI (spec, front matter; OR-3.1).
+EXTENSION_URI = "https://agent-capability.org/ext/on-request/v1"
+DEFAULT_KEY_FILE = ".acap/signing-key.pem"
+DEFAULT_PREVIOUS_KEYS = "keys/previous-keys.json"
+#: Environment variable holding the private key itself (PEM or JWK text), for CI secrets.
+KEY_ENV = "ACAP_SIGNING_KEY"
+
+
+@dataclass
+class OperatorConfig:
+    """A loaded operator.yaml.
+
+    Attributes:
+        path: the file.
+        loaded: data and value locations from :mod:`acap.loader`.
+        findings: loading and schema findings (empty when the file is valid).
+    """
+
+    path: Path
+    loaded: Loaded
+    findings: list[Finding] = field(default_factory=list)
+
+    # -- data access ---------------------------------------------------------------
+    @property
+    def data(self) -> dict[str, Any]:
+        """The raw data; ``{}`` when the file could not be read as a mapping."""
+        d = self.loaded.data
+        return d if isinstance(d, dict) else {}
+
+    @property
+    def base_dir(self) -> Path:
+        """The folder of operator.yaml; relative paths in it are relative to this."""
+        return self.path.parent
+
+    def at(self, pointer: str, *, key: bool = False) -> Location:
+        """The location of a JSON pointer into the file (of its key with ``key=True``)."""
+        return self.loaded.location(pointer, key=key)
+
+    def skills(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Each skill with its JSON pointer: ``("/skills/0", {...})``."""
+        for i, s in enumerate(self.data.get("skills") or []):
+            if isinstance(s, dict):
+                yield f"/skills/{i}", s
+
+    def on_request_skills(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """The skills with ``kind: on-request``, with their pointers."""
+        return ((p, s) for p, s in self.skills() if s.get("kind") == "on-request")
+
+    @property
+    def website(self) -> str:
+        """operator.website (AgentCard.provider.url)."""
+        return str(self.data.get("operator", {}).get("website", ""))
+
+    @property
+    def card_host(self) -> str:
+        """Host the card is published on: ``cardHost``, else operator.website's host."""
+        host = self.data.get("cardHost")
+        if isinstance(host, str) and host:
+            return host.lower()
+        return (urlsplit(self.website).hostname or "").lower()
+
+    @property
+    def card_url(self) -> str:
+        """The card's URL (A2A §8.2 well-known location on the card host)."""
+        return f"https://{self.card_host}/.well-known/agent-card.json"
+
+    @property
+    def jwks_url(self) -> str:
+        """The JWKS URL put in ``jku``: on the card's own origin."""
+        return f"https://{self.card_host}/.well-known/jwks.json"
+
+    @property
+    def hosts(self) -> dict[str, dict[str, Any]]:
+        """Every host acap builds, card host first: ``{host: settings}``."""
+        out: dict[str, dict[str, Any]] = {self.card_host: {}}
+        for host, settings in (self.data.get("hosts") or {}).items():
+            out[str(host).lower()] = settings if isinstance(settings, dict) else {}
+        return out
+
+    @property
+    def own_origins(self) -> list[str]:
+        """Origins the operator declares as its own (OR-3.4): website, hosts, ownOrigins."""
+        origins = []
+        site = urlsplit(self.website)
+        if site.scheme and site.hostname:
+            origins.append(f"{site.scheme}://{site.netloc.lower()}")
+        origins += [f"https://{h}" for h in self.hosts]
+        for o in self.data.get("ownOrigins") or []:
+            u = urlsplit(str(o))
+            origins.append(f"{u.scheme}://{u.netloc.lower()}")
+        return list(dict.fromkeys(origins))
+
+    @property
+    def signing(self) -> dict[str, Any]:
+        """The ``signing`` section, ``{}`` when absent."""
+        s = self.data.get("signing")
+        return s if isinstance(s, dict) else {}
+
+    @property
+    def key_file(self) -> Path:
+        """Where the private key lives (absolute), default ``.acap/signing-key.pem``."""
+        return self.base_dir / str(self.signing.get("keyFile", DEFAULT_KEY_FILE))
+
+    @property
+    def previous_keys_file(self) -> Path:
+        """Public JWKS of previous keys kept for rotation (absolute)."""
+        return self.base_dir / str(self.signing.get("previousKeys", DEFAULT_PREVIOUS_KEYS))
+
+    @property
+    def key_from_env(self) -> str | None:
+        """The private key text from ``ACAP_SIGNING_KEY``, if set and non-empty."""
+        return os.environ.get(KEY_ENV) or None
+
+
+def load_operator(path: str | Path, display: str | None = None) -> OperatorConfig:
+    """Load operator.yaml and check it against ``operator.schema.json``.
+
+    Args:
+        path: the file.
+        display: how to name the file in findings (default: as given).
+
+    Returns:
+        An :class:`OperatorConfig`; ``findings`` holds every loading and schema
+        fault (rules ``YAML-*``, ``SCHEMA-*`` or the field's ``OR-*`` rule).
+        Never raises for bad content or a missing file.
+    """
+    p = Path(path)
+    loaded = load_file(p, schemas.schema(schemas.OPERATOR), display or str(path))
+    cfg = OperatorConfig(p, loaded, list(loaded.findings))
+    if loaded.data is None and loaded.findings:
+        return cfg
+    if not isinstance(loaded.data, dict):
+        what = "a list" if isinstance(loaded.data, list) else "a single value"
+        cfg.findings.append(Finding(
+            "SCHEMA-TYPE", "error", f"the top level of {loaded.file} must be keys "
+            f"(operator:, agent:, skills: ...), found {what}", loaded.location(""),
+            "start from the example in README.md, or run `acap init`"))
+        return cfg
+    already = {f.location.pointer for f in loaded.findings}
+    cfg.findings.extend(schema_findings(loaded, schemas.OPERATOR, skip=already))
+    return cfg
+
+
+_TYPE_WORDS = {
+    "string": "text", "boolean": "true or false", "integer": "a whole number",
+    "number": "a number", "array": "a list", "object": "keys and values", "null": "nothing",
+}
+
+
+def _type_word(t: Any) -> str:
+    if isinstance(t, list):
+        return " or ".join(_TYPE_WORDS.get(x, x) for x in t)
+    return _TYPE_WORDS.get(t, str(t))
+
+
+def _found(v: Any) -> str:
+    if v is None:
+        return "nothing"
+    if isinstance(v, bool):
+        return "true or false"
+    if isinstance(v, (int, float)):
+        return f"the number {v}"
+    if isinstance(v, str):
+        return f"the text '{v}'"
+    return "a list" if isinstance(v, list) else "keys and values"
+
+
+def schema_findings(loaded: Loaded, schema_name: str, skip: set[str | None]) -> list[Finding]:
+    """Validate ``loaded.data`` against a shipped schema; every error as a finding.
+
+    Args:
+        loaded: the loaded file (data and locations).
+        schema_name: one of :data:`acap.schemas.ALL`.
+        skip: JSON pointers already reported while loading (not reported twice).
+
+    Returns:
+        Findings, one per schema error (``anyOf`` errors are reduced to their
+        most specific branch). Unknown keys come with a did-you-mean.
+    """
+    v = schemas.validator(schema_name)
+    out: list[Finding] = []
+    for err in v.iter_errors(loaded.data):
+        out.extend(_translate(err, loaded, skip))
+    return out
+
+
+def _pointer(path: Any) -> str:
+    p = ""
+    for part in path:
+        p = pointer_join(p, part)
+    return p
+
+
+def _translate(err: Any, loaded: Loaded, skip: set[str | None]) -> list[Finding]:
+    ptr = _pointer(err.absolute_path)
+    if ptr in skip:
+        return []
+    name = ptr.rsplit("/", 1)[-1] or "the file"
+    sch = err.schema if isinstance(err.schema, dict) else {}
+    rule = sch.get("x-rule") or f"SCHEMA-{err.validator.upper()}"
+    kw = err.validator
+    if kw in ("anyOf", "oneOf") and err.context:
+        best = max(err.context, key=lambda e: len(list(e.absolute_path)))
+        return _translate(best, loaded, skip)
+    if kw == "additionalProperties":
+        allowed = list(sch.get("properties", {}))
+        out = []
+        for key in err.instance:
+            if key in allowed:
+                continue
+            near = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+            hint = (f"did you mean '{near[0]}'?" if near else
+                    "remove it; allowed here: " + ", ".join(allowed) if allowed else "remove it")
+            out.append(Finding("SCHEMA-UNKNOWN-KEY", "error", f"unknown key '{key}'",
+                               loaded.location(pointer_join(ptr, key), key=True), hint))
+        return out
+    loc = loaded.location(ptr)
+    if kw == "required":
+        missing = err.message.split("'")[1] if "'" in err.message else err.message
+        where = f"'{name}'" if ptr else "the file"
+        return [Finding("SCHEMA-REQUIRED", "error", f"{where} needs '{missing}'", loc,
+                        f"add {missing}: ... (see README.md, operator.yaml reference)")]
+    if kw == "type":
+        if err.instance is None:
+            return [Finding(rule if rule.startswith("OR-") else "SCHEMA-EMPTY", "error",
+                            f"'{name}' has no value", loc,
+                            "write a value after the colon, or delete the line")]
+        hint = f"write {_type_word(err.validator_value)}"
+        if isinstance(err.instance, str) and err.validator_value == "boolean":
+            hint = "write true or false, without quotes"
+        elif isinstance(err.instance, str) and err.validator_value in ("integer", "number"):
+            hint = "write the number without quotes"
+        return [Finding(rule, "error",
+                        f"'{name}' must be {_type_word(err.validator_value)}, "
+                        f"found {_found(err.instance)}", loc, hint)]
+    if kw in ("enum", "const"):
+        options = [str(o) for o in (sch.get("enum") or [sch.get("const")])]
+        near = difflib.get_close_matches(str(err.instance), options, n=1, cutoff=0.5)
+        hint = f"did you mean '{near[0]}'?" if near else "write one of: " + ", ".join(options)
+        return [Finding(rule, "error", f"'{name}' cannot be {_found(err.instance)}; "
+                        f"it is one of: {', '.join(options)}", loc, hint)]
+    if kw in ("minItems", "minProperties"):
+        return [Finding(rule, "error", f"'{name}' is empty", loc, "give at least one entry")]
+    if kw == "minLength":
+        return [Finding(rule if rule.startswith("OR-") else "SCHEMA-EMPTY", "error",
+                        f"'{name}' is empty", loc, "write the text, or delete the line")]
+    return [Finding(rule, "error", f"'{name}': {err.message}", loc, None)]

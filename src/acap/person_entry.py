@@ -1,0 +1,71 @@
+"""personEntry values: an https address, or a telephone number (OR-3.4).
+
+Telephone numbers are validated and written in RFC 3966 global form by the
+``phonenumbers`` library (libphonenumber's data), so ``+44 20 7946 0000`` in
+operator.yaml becomes ``tel:+44-20-7946-0000`` in the card: no spaces, and the
+same string for every caller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Phone:
+    """A parsed telephone number.
+
+    Attributes:
+        tel: RFC 3966 global form, ``tel:+44-20-7946-0000``.
+        display: international display form, ``+44 20 7946 0000``.
+        e164: E.164, ``+442079460000``.
+    """
+
+    tel: str
+    display: str
+    e164: str
+
+
+def looks_like_phone(value: str) -> bool:
+    """True when ``value`` is meant as a telephone number (``tel:`` or a leading ``+``)."""
+    v = value.strip()
+    return v.lower().startswith("tel:") or v.startswith("+")
+
+
+def parse_phone(value: str) -> Phone | None:
+    """Parse a number in international form (``+...`` or ``tel:+...``).
+
+    Returns:
+        A :class:`Phone`, or ``None`` when it is not a valid number in global
+        form (a local number without ``+country`` is not: callers are anywhere).
+    """
+    import phonenumbers  # imported on first use: its metadata is large
+
+    text = value.strip()
+    if text.lower().startswith("tel:"):
+        text = text[4:].split(";", 1)[0]
+    if not text.startswith("+"):
+        return None
+    try:
+        num = phonenumbers.parse(text, None)
+    except phonenumbers.NumberParseException:
+        return None
+    if not phonenumbers.is_valid_number(num):
+        return None
+    fmt = phonenumbers.PhoneNumberFormat
+    return Phone(phonenumbers.format_number(num, fmt.RFC3966),
+                 phonenumbers.format_number(num, fmt.INTERNATIONAL),
+                 phonenumbers.format_number(num, fmt.E164))
+
+
+def normalise_person_entry(value: str) -> str:
+    """The personEntry as written in the card.
+
+    A telephone number becomes its RFC 3966 ``tel:`` URI; anything else is
+    returned stripped of surrounding space (checks report what is wrong with it).
+    """
+    if looks_like_phone(value):
+        phone = parse_phone(value)
+        if phone:
+            return phone.tel
+    return value.strip()

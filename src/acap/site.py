@@ -1,0 +1,146 @@
+"""site/: files addressed by URL, written all at once or not at all.
+
+Every output file has a URL; its place in site/ is ``<host>/<path of the URL>``
+(a path without a file name, like ``https://ask.example.com/talk``, is the
+folder's ``index.html``). A build collects files in a :class:`SiteFiles`
+in memory, then :func:`write_site` writes them into a new folder beside site/
+and swaps it in only when every file is written: a failed build leaves the
+previous site/ as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote, urlsplit
+
+#: Build record at the site root, outside every host folder (never published).
+MANIFEST = ".acap/manifest.json"
+
+
+class SitePathError(ValueError):
+    """A URL cannot be a file under site/ (not https, no host, or ``..`` in the path)."""
+
+
+def url_to_path(url: str) -> str:
+    """The relative path under site/ for ``url``.
+
+    ``https://example.com/.well-known/agent-card.json`` ->
+    ``example.com/.well-known/agent-card.json``;
+    ``https://ask.example.com/talk`` -> ``ask.example.com/talk/index.html``.
+
+    Raises:
+        SitePathError: not an https URL with a host, or a path that climbs (``..``).
+    """
+    u = urlsplit(url)
+    if u.scheme != "https" or not u.hostname:
+        raise SitePathError(f"not an https URL with a host: {url}")
+    path = unquote(u.path) or "/"
+    parts = [p for p in PurePosixPath(path).parts if p != "/"]
+    if any(p in ("..", ".") for p in parts):
+        raise SitePathError(f"the path of {url} climbs out of its folder")
+    if path.endswith("/") or not parts or "." not in parts[-1] or parts[-1].startswith("."):
+        parts.append("index.html")
+    return "/".join([u.hostname.lower(), *parts])
+
+
+class SiteFiles:
+    """The files of a build, by relative path under site/, with their URLs."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, bytes] = {}
+        self._urls: dict[str, str] = {}
+
+    def add(self, url: str, data: bytes) -> str:
+        """Add the file served at ``url``; returns its relative path.
+
+        Raises:
+            SitePathError: see :func:`url_to_path`; or two different contents for
+                one path.
+        """
+        return self.add_path(url_to_path(url), data, url)
+
+    def add_path(self, rel: str, data: bytes, url: str | None = None) -> str:
+        """Add a file by relative path (``host/...``), e.g. hosting files like ``CNAME``."""
+        if rel in self._files and self._files[rel] != data:
+            raise SitePathError(f"two different files want {rel}")
+        self._files[rel] = data
+        if url:
+            self._urls[rel] = url
+        return rel
+
+    def __contains__(self, rel: str) -> bool:
+        return rel in self._files
+
+    def __getitem__(self, rel: str) -> bytes:
+        return self._files[rel]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._files))
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def hosts(self) -> list[str]:
+        """Host folders present, sorted."""
+        return sorted({rel.split("/", 1)[0] for rel in self._files if not rel.startswith(".")})
+
+    def digest(self) -> dict[str, str]:
+        """``{relative path: sha256 hex}`` of every file."""
+        return {rel: hashlib.sha256(self._files[rel]).hexdigest() for rel in self}
+
+
+def write_site(files: SiteFiles, site_dir: Path, manifest: dict[str, object]) -> None:
+    """Write ``files`` (and the build manifest) as the new ``site_dir``, atomically.
+
+    The new tree is written in a temporary folder beside ``site_dir``, then the
+    old folder is renamed away and the new one renamed in (two renames on the
+    same file system; the old folder is restored if the second fails). Any
+    error before the swap leaves ``site_dir`` untouched.
+
+    Raises:
+        OSError: the folder could not be written; nothing was changed.
+    """
+    site_dir = site_dir.absolute()
+    site_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
+    try:
+        for rel in files:
+            target = tmp / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(files[rel])
+        man = tmp / MANIFEST
+        man.parent.mkdir(parents=True, exist_ok=True)
+        man.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        os.chmod(tmp, 0o755)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    old = None
+    if site_dir.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-old-", dir=site_dir.parent))
+        os.rename(site_dir, old / "site")
+    try:
+        os.rename(tmp, site_dir)
+    except BaseException:
+        if old:
+            os.rename(old / "site", site_dir)
+            shutil.rmtree(old, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if old:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def read_manifest(site_dir: Path) -> dict[str, object] | None:
+    """The manifest of the last build in ``site_dir``, or ``None`` if there is none."""
+    try:
+        data = json.loads((site_dir / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
