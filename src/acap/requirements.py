@@ -1,0 +1,81 @@
+"""The requirement registry: every On Request requirement id, and acap's own rule ids.
+
+One data file, ``acap/data/requirements.json``, feeds the validator (which
+cites the ids), the specification pages (which render them with anchors equal
+to the id, ``#OR-3.4``) and the conformance page. Nothing else lists them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One requirement of the On Request extension.
+
+    Attributes:
+        id: as the spec writes it, ``OR-3.4``.
+        section: spec section, ``3`` or ``5.4``.
+        level: ``MUST``, ``MUST NOT``, ``SHOULD`` or ``MAY`` (RFC 2119): the
+            keyword governing what acap checks.
+        levels: every RFC 2119 keyword the spec's text of it uses, in order
+            (empty when the spec states it without one; see ``level_note``).
+        statement: one line, in acap's words.
+        where: where acap checks it: any of ``build``, ``card``, ``reply``.
+        not_checkable: why acap cannot check it (when ``where`` is empty).
+    """
+
+    id: str
+    section: str
+    level: str
+    statement: str
+    where: tuple[str, ...]
+    not_checkable: str | None = None
+    levels: tuple[str, ...] = ()
+    level_note: str | None = None
+
+    @property
+    def checkable(self) -> bool:
+        """True when acap checks it somewhere."""
+        return bool(self.where)
+
+
+@cache
+def _doc() -> dict[str, object]:
+    raw = resources.files("acap").joinpath("data/requirements.json").read_bytes()
+    data: dict[str, object] = json.loads(raw)
+    return data
+
+
+@cache
+def requirements() -> tuple[Requirement, ...]:
+    """All 23 On Request requirements, in spec order."""
+    out = []
+    for e in _doc()["requirements"]:  # type: ignore[attr-defined]
+        out.append(Requirement(e["id"], e["section"], e["level"], e["statement"],
+                               tuple(e["where"]), e.get("notCheckable"),
+                               tuple(e.get("levels", ())), e.get("levelNote")))
+    return tuple(out)
+
+
+@cache
+def rule_ids() -> frozenset[str]:
+    """Every rule id a finding may carry: the requirement ids and acap's own."""
+    own = {e["id"] for e in _doc()["rules"]}  # type: ignore[attr-defined]
+    return frozenset({r.id for r in requirements()} | own)
+
+
+def requirement(rid: str) -> Requirement:
+    """The requirement with id ``rid``.
+
+    Raises:
+        KeyError: no such id.
+    """
+    for r in requirements():
+        if r.id == rid:
+            return r
+    raise KeyError(rid)
