@@ -162,6 +162,6 @@ def canonicalize(value: Any) -> bytes:
             or another value JSON cannot hold.
     """
     try:
-        return rfc8785.dumps(value)  # type: ignore[no-any-return]
+        return rfc8785.dumps(value)
     except (rfc8785.CanonicalizationError, RecursionError, TypeError) as exc:
         raise CanonicalizationError(f"cannot canonicalize: {exc}") from exc

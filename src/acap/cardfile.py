@@ -132,11 +132,11 @@ def json_lines(text: str) -> dict[str, tuple[int, int]]:
     """JSON pointer -> 1-based (line, column) of each value in a JSON text; ``{}`` on failure."""
     import yaml
 
-    from .loader import _Loader, pointer_join
+    from .loader import YamlLoader, pointer_join
 
     out: dict[str, tuple[int, int]] = {}
     try:
-        root = yaml.compose(text, Loader=_Loader)
+        root = yaml.compose(text, Loader=YamlLoader)
     except (yaml.YAMLError, RecursionError):
         return out
 

@@ -193,8 +193,8 @@ def keys_retire(kid: str, config: Path) -> None:
               show_default=True)
 def keys_list(config: Path) -> None:
     """Show the current key and previous keys (public facts only)."""
-    from .keystore import describe_key, resolve_signing_key
     from .keys import read_jwks, thumbprint
+    from .keystore import describe_key, resolve_signing_key
 
     cfg = _cfg(config)
     res = resolve_signing_key(cfg, cfg.base_dir / "site", create=False)

@@ -69,7 +69,7 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = DEFAUL
     req = urllib.request.Request(url, headers={"Accept": accept,
                                                "User-Agent": f"acap/{__version__}"})
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 - scheme checked
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
             body = resp.read(max_bytes + 1)
             status, headers, final = resp.status, resp.headers, resp.geturl()
     except urllib.error.HTTPError as exc:

@@ -147,7 +147,7 @@ class Report:
         return "\n".join(lines)
 
     def format_json(self) -> str:
-        """All findings as one JSON document: ``{"findings": [...], "errors": N, "warnings": N}``."""
+        """All findings as JSON: ``{"findings": [...], "errors": N, "warnings": N}``."""
         return json.dumps(
             {
                 "findings": [f.to_json() for f in self.sorted()],

@@ -22,6 +22,8 @@ All faults of a file are collected; loading never stops at the first one.
 
 from __future__ import annotations
 
+__all__ = ["Loaded", "YamlLoader", "load_bytes", "load_file", "load_text", "pointer_join"]
+
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -32,10 +34,11 @@ import yaml
 
 from .findings import Finding, Location
 
+YamlLoader: Any
 try:  # libyaml is ~10x faster; both give the same nodes and marks
-    from yaml import CSafeLoader as _Loader
+    from yaml import CSafeLoader as YamlLoader
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+    from yaml import SafeLoader as YamlLoader
 
 #: An operator file is a few kilobytes; anything past this is refused unread.
 MAX_BYTES = 1024 * 1024
@@ -144,7 +147,7 @@ def load_bytes(raw: bytes, schema: Mapping[str, Any], file: str) -> Loaded:
 def load_text(text: str, schema: Mapping[str, Any], file: str) -> Loaded:
     """Load YAML from text; see :func:`load_file` for the arguments and result."""
     try:
-        root = yaml.compose(text, Loader=_Loader)
+        root = yaml.compose(text, Loader=YamlLoader)
     except yaml.MarkedYAMLError as exc:
         return _syntax_error(file, text, exc)
     except yaml.YAMLError as exc:  # pragma: no cover - every libyaml error is marked

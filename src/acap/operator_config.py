@@ -173,7 +173,7 @@ _TYPE_WORDS = {
 
 def _type_word(t: Any) -> str:
     if isinstance(t, list):
-        return " or ".join(_TYPE_WORDS.get(x, x) for x in t)
+        return " or ".join(_TYPE_WORDS.get(str(x), str(x)) for x in t)
     return _TYPE_WORDS.get(t, str(t))
 
 
@@ -233,8 +233,10 @@ def _translate(err: Any, loaded: Loaded, skip: set[str | None]) -> list[Finding]
             if key in allowed:
                 continue
             near = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
-            hint = (f"did you mean '{near[0]}'?" if near else
-                    "remove it; allowed here: " + ", ".join(allowed) if allowed else "remove it")
+            if near:
+                hint = f"did you mean '{near[0]}'?"
+            else:
+                hint = "remove it; allowed here: " + ", ".join(allowed) if allowed else "remove it"
             out.append(Finding("SCHEMA-UNKNOWN-KEY", "error", f"unknown key '{key}'",
                                loaded.location(pointer_join(ptr, key), key=True), hint))
         return out

@@ -15,7 +15,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
@@ -95,7 +95,7 @@ class SiteFiles:
         return {rel: hashlib.sha256(self._files[rel]).hexdigest() for rel in self}
 
 
-def write_site(files: SiteFiles, site_dir: Path, manifest: dict[str, object]) -> None:
+def write_site(files: SiteFiles, site_dir: Path, manifest: Mapping[str, object]) -> None:
     """Write ``files`` (and the build manifest) as the new ``site_dir``, atomically.
 
     The new tree is written in a temporary folder beside ``site_dir``, then the

@@ -1,0 +1,38 @@
+"""Shared fixtures. Tests generate their own keys; nothing secret is committed."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "operator.yaml"
+
+
+@pytest.fixture(autouse=True)
+def _no_env_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A developer's ACAP_SIGNING_KEY never leaks into a test."""
+    monkeypatch.delenv("ACAP_SIGNING_KEY", raising=False)
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> Path:
+    """A copy of the bundled operator.yaml in an empty folder; returns its path."""
+    target = tmp_path / "operator.yaml"
+    shutil.copyfile(EXAMPLE, target)
+    return target
+
+
+@pytest.fixture
+def write_operator(tmp_path: Path) -> Callable[[str], Path]:
+    """Write operator.yaml text into a fresh folder and return the file's path."""
+
+    def write(text: str, name: str = "operator.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    return write
