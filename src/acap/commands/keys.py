@@ -1,0 +1,110 @@
+"""``acap keys``: make, rotate, retire and list signing keys."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+@click.group()
+def keys() -> None:
+    """Make, rotate and retire signing keys (never printed)."""
+
+
+def _cfg(config: Path) -> Any:
+    from ..operator_config import load_operator
+
+    cfg = load_operator(config)
+    errors = [f for f in cfg.findings if f.level == "error"]
+    if errors:
+        for f in errors:
+            click.echo(f.format_text(), err=True)
+        sys.exit(1)
+    return cfg
+
+
+@keys.command("new")
+@click.option("-c", "--config", type=click.Path(path_type=Path), default=Path("operator.yaml"),
+              show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Key file to write [default: signing.keyFile of operator.yaml].")
+@click.option("--alg", type=click.Choice(["ES256", "EdDSA", "RS256", "PS256"]), default=None,
+              help="Algorithm [default: signing.algorithm, else ES256].")
+def keys_new(config: Path, out: Path | None, alg: str | None) -> None:
+    """Write a new private key file (mode 0600). Never overwrites one."""
+    from ..keys import KeyProblem
+    from ..keystore import new_key_file
+
+    if out is None:
+        cfg = _cfg(config)
+        out = cfg.key_file
+        alg = alg or cfg.signing.get("algorithm")
+    try:
+        tp = new_key_file(out, alg or "ES256")
+    except FileExistsError:
+        click.echo(f"error: {out} exists; acap never overwrites a key "
+                   "(use `acap keys rotate` to replace it)", err=True)
+        sys.exit(1)
+    except KeyProblem as exc:
+        click.echo(f"error: {exc}\n    hint: {exc.hint}", err=True)
+        sys.exit(1)
+    click.echo(f"wrote {out} ({alg or 'ES256'}, thumbprint {tp}); keep it out of git")
+
+
+@keys.command("rotate")
+@click.option("-c", "--config", type=click.Path(path_type=Path), default=Path("operator.yaml"),
+              show_default=True)
+@click.option("--kid", default=None, help="kid of the new key [default: the next number].")
+def keys_rotate(config: Path, kid: str | None) -> None:
+    """Make a new current key; keep the old public key in the JWKS."""
+    from ..keys import KeyProblem
+    from ..keystore import rotate
+
+    cfg = _cfg(config)
+    try:
+        old, new = rotate(cfg, kid)
+    except KeyProblem as exc:
+        click.echo(f"error: {exc}\n    hint: {exc.hint}", err=True)
+        sys.exit(1)
+    click.echo(f"rotated: {old} -> {new}. {old} stays in the JWKS until "
+               f"`acap keys retire {old}`. Run `acap build` and `acap publish` now.")
+
+
+@keys.command("retire")
+@click.argument("kid")
+@click.option("-c", "--config", type=click.Path(path_type=Path), default=Path("operator.yaml"),
+              show_default=True)
+def keys_retire(kid: str, config: Path) -> None:
+    """Remove a previous key KID from the JWKS."""
+    from ..keys import KeyProblem
+    from ..keystore import retire
+
+    cfg = _cfg(config)
+    try:
+        retire(cfg, kid)
+    except KeyProblem as exc:
+        click.echo(f"error: {exc}\n    hint: {exc.hint}", err=True)
+        sys.exit(1)
+    click.echo(f"retired {kid}: it leaves the JWKS at the next build")
+
+
+@keys.command("list")
+@click.option("-c", "--config", type=click.Path(path_type=Path), default=Path("operator.yaml"),
+              show_default=True)
+def keys_list(config: Path) -> None:
+    """Show the current key and previous keys (public facts only)."""
+    from ..keys import read_jwks, thumbprint
+    from ..keystore import describe_key, resolve_signing_key
+
+    cfg = _cfg(config)
+    res = resolve_signing_key(cfg, cfg.base_dir / "site", create=False)
+    for f in res.findings:
+        click.echo(f.format_text(), err=True)
+    if res.key:
+        click.echo(f"current:  {describe_key(res.key)}")
+    for k in read_jwks(cfg.previous_keys_file):
+        click.echo(f"previous: kid {k.get('kid')}, {k.get('alg', '?')}, "
+                   f"RFC 7638 thumbprint {thumbprint(k)}")

@@ -1,0 +1,38 @@
+"""``acap verify``: check every signature of a card."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ._common import FORMATS, emit_report
+
+
+@click.command()
+@click.argument("card")
+@click.option("--jwks", default=None, help="JWKS file or URL [default: the signature's jku].")
+@click.option("--format", "fmt", type=FORMATS, default="text", show_default=True)
+def verify(card: str, jwks: str | None, fmt: str) -> None:
+    """Check every signature of CARD (a path or an https URL)."""
+    import json
+
+    from ..verify import verify_file
+
+    res = verify_file(card, jwks)
+    if fmt == "json":
+        click.echo(json.dumps({
+            "card": res.source, "ok": res.ok, "jwks": res.jwks_source,
+            "signatures": [s.__dict__ for s in res.signatures],
+            "findings": [f.to_json() for f in res.report.sorted()],
+        }, indent=2, ensure_ascii=False))
+    else:
+        for s in res.signatures:
+            state = "valid" if s.valid else "INVALID"
+            click.echo(f"signature {s.index}: kid {s.kid or '-'}, alg {s.alg or '-'}: {state}"
+                       + ("" if s.reason == "valid" else f" ({s.reason})"))
+        if res.jwks_source:
+            click.echo(f"keys from {res.jwks_source}")
+        emit_report(res.report, fmt)
+        click.echo("verified" if res.ok else "NOT verified")
+    sys.exit(0 if res.ok else 1)
