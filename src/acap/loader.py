@@ -57,6 +57,11 @@ _YAML11_BOOLS = {
 }
 _INT_RE = re.compile(r"[-+]?(0|[1-9][0-9]*)")
 _FLOAT_RE = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+#: Plain scalars YAML 1.1 reads as something other than what YAML 1.2 (and the
+#: user) means, in a place that expects a number: octal, base 60, a date.
+_OCTAL_RE = re.compile(r"[-+]?0[0-9_]+")
+_SEXAGESIMAL_RE = re.compile(r"[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?")
+_DATE_RE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ].*)?")
 
 
 @dataclass
@@ -69,6 +74,9 @@ class Loaded:
             when the file could not be parsed at all.
         values: JSON pointer -> (line, column) of each value, 1-based.
         keys: JSON pointer -> (line, column) of the key that names each value.
+        quoted: JSON pointers of scalars written in quotes (or as ``|``/``>``
+            blocks), so that a hint can say "remove the quotes" only to a user
+            who wrote them.
         findings: everything wrong found while loading.
     """
 
@@ -76,6 +84,7 @@ class Loaded:
     data: Any = None
     values: dict[str, tuple[int, int]] = field(default_factory=dict)
     keys: dict[str, tuple[int, int]] = field(default_factory=dict)
+    quoted: set[str] = field(default_factory=set)
     findings: list[Finding] = field(default_factory=list)
 
     def location(self, pointer: str, *, key: bool = False) -> Location:
@@ -322,6 +331,7 @@ class _Builder:
     def scalar(self, node: yaml.ScalarNode, ptr: str, schema: Mapping[str, Any] | None) -> Any:
         text: str = node.value
         if node.style is not None and node.style != "":  # quoted, literal | or folded >
+            self.loaded.quoted.add(ptr)
             if node.tag not in (_STR, "!"):
                 self.error("YAML-TAG", f"the tag {node.tag} is not used in operator.yaml", node,
                            "remove the tag", ptr)
@@ -353,16 +363,26 @@ class _Builder:
         if want & {"integer", "number"}:
             if _INT_RE.fullmatch(text):
                 return int(text)
-            if re.fullmatch(r"[-+]?0[0-9]+", text):
-                self.error("YAML-AMBIGUOUS",
-                           f"'{text}' has a leading zero (YAML 1.1 reads it as an octal number)",
-                           node, f"write {int(text)}, or quote it if you mean text", ptr)
-                return None
             if "number" in want and _FLOAT_RE.fullmatch(text):
                 return float(text)
-            if re.fullmatch(r"[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?", text):
+            # The fix is a number in plain digits: quoting would make it text,
+            # which a number place does not take either.
+            if _OCTAL_RE.fullmatch(text):
+                digits = text.replace("_", "").lstrip("+-").lstrip("0") or "0"
+                sign = "-" if text.startswith("-") else ""
                 self.error("YAML-AMBIGUOUS",
-                           f"'{text}' looks like a time (YAML 1.1 reads it as a base-60 number)",
-                           node, f'quote it: "{text}"', ptr)
+                           f"'{text}' has a leading zero (YAML 1.1 reads it as an octal number)",
+                           node, f"write {sign}{digits}, without the leading zero", ptr)
+                return None
+            if _SEXAGESIMAL_RE.fullmatch(text):
+                self.error("YAML-AMBIGUOUS",
+                           f"'{text}' is not a number (YAML 1.1 reads it as a base-60 number, "
+                           "like a time)", node, "write the number in plain digits, e.g. 2",
+                           ptr)
+                return None
+            if _DATE_RE.fullmatch(text):
+                self.error("YAML-AMBIGUOUS",
+                           f"'{text}' is not a number (YAML 1.1 reads it as a date)", node,
+                           "write the number in plain digits, e.g. 2", ptr)
                 return None
         return text  # the wrong type: JSON Schema reports it with the place's rule

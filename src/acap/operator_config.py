@@ -215,14 +215,42 @@ def _pointer(path: Any) -> str:
     return p
 
 
+#: The rule id of each JSON Schema keyword's findings (all listed in requirements.json).
+_KEYWORD_RULES = {
+    "type": "SCHEMA-TYPE", "required": "SCHEMA-REQUIRED", "enum": "SCHEMA-ENUM",
+    "const": "SCHEMA-ENUM", "minItems": "SCHEMA-EMPTY", "minProperties": "SCHEMA-EMPTY",
+    "minLength": "SCHEMA-EMPTY", "additionalProperties": "SCHEMA-UNKNOWN-KEY",
+}
+
+
+def _exactly_one(err: Any) -> list[str] | None:
+    """The key names of a ``oneOf`` whose branches are each ``{"required": [name]}``."""
+    names = []
+    for branch in err.validator_value:
+        req = branch.get("required") if isinstance(branch, dict) else None
+        if not (isinstance(req, list) and len(req) == 1 and len(branch) == 1):
+            return None
+        names.append(req[0])
+    return names
+
+
 def _translate(err: Any, loaded: Loaded, skip: set[str | None]) -> list[Finding]:
     ptr = _pointer(err.absolute_path)
     if ptr in skip:
         return []
     name = ptr.rsplit("/", 1)[-1] or "the file"
     sch = err.schema if isinstance(err.schema, dict) else {}
-    rule = sch.get("x-rule") or f"SCHEMA-{err.validator.upper()}"
     kw = err.validator
+    rule = sch.get("x-rule") or _KEYWORD_RULES.get(kw, "SCHEMA-VALUE")
+    if kw == "oneOf" and (options := _exactly_one(err)) is not None:
+        present = [o for o in options if isinstance(err.instance, dict) and o in err.instance]
+        found = ("none of them" if not present else
+                 "both " + " and ".join(present) if len(present) == 2 else
+                 ", ".join(present))
+        return [Finding(rule, "error",
+                        f"'{name}' needs exactly one of {', '.join(options)}; found {found}",
+                        loaded.location(ptr, key=True),
+                        "keep one of them" if present else f"add one of: {', '.join(options)}")]
     if kw in ("anyOf", "oneOf") and err.context:
         best = max(err.context, key=lambda e: len(list(e.absolute_path)))
         return _translate(best, loaded, skip)
@@ -251,13 +279,17 @@ def _translate(err: Any, loaded: Loaded, skip: set[str | None]) -> list[Finding]
             return [Finding(rule if rule.startswith("OR-") else "SCHEMA-EMPTY", "error",
                             f"'{name}' has no value", loc,
                             "write a value after the colon, or delete the line")]
-        hint = f"write {_type_word(err.validator_value)}"
-        if isinstance(err.instance, str) and err.validator_value == "boolean":
-            hint = "write true or false, without quotes"
-        elif isinstance(err.instance, str) and err.validator_value in ("integer", "number"):
-            hint = "write the number without quotes"
+        want = err.validator_value
+        hint = f"write {_type_word(want)}"
+        quoted = ptr in loaded.quoted and isinstance(err.instance, str)
+        if want == "boolean":
+            hint = "remove the quotes: write true or false" if quoted else "write true or false"
+        elif want in ("integer", "number"):
+            example = "2" if want == "integer" else "2.5"
+            hint = (f"remove the quotes: write {_type_word(want)} such as {example}" if quoted
+                    else f"write {_type_word(want)} such as {example}")
         return [Finding(rule, "error",
-                        f"'{name}' must be {_type_word(err.validator_value)}, "
+                        f"'{name}' must be {_type_word(want)}, "
                         f"found {_found(err.instance)}", loc, hint)]
     if kw in ("enum", "const"):
         options = [str(o) for o in (sch.get("enum") or [sch.get("const")])]
@@ -270,4 +302,9 @@ def _translate(err: Any, loaded: Loaded, skip: set[str | None]) -> list[Finding]
     if kw == "minLength":
         return [Finding(rule if rule.startswith("OR-") else "SCHEMA-EMPTY", "error",
                         f"'{name}' is empty", loc, "write the text, or delete the line")]
+    if kw in ("minimum", "maximum"):
+        bound = "at least" if kw == "minimum" else "at most"
+        return [Finding(rule, "error", f"'{name}' is {err.instance}; it must be {bound} "
+                        f"{err.validator_value}", loc,
+                        f"write a number {bound} {err.validator_value}")]
     return [Finding(rule, "error", f"'{name}': {err.message}", loc, None)]
