@@ -124,7 +124,18 @@ def security_requirements(sign_in: dict[str, Any] | list[dict[str, Any]]) -> lis
 
 
 def security_scheme(s: dict[str, Any]) -> dict[str, Any]:
-    """One A2A SecurityScheme (oneof) from an operator.yaml ``signIn`` entry."""
+    """One A2A SecurityScheme from an operator.yaml ``signIn`` entry (a2a.proto v1.0.1).
+
+    SecurityScheme is a proto ``oneof``: the entry names exactly one kind
+    (operator.schema.json enforces it), and the result has exactly one member,
+    ``openIdConnectSecurityScheme``, ``oauth2SecurityScheme``,
+    ``apiKeySecurityScheme``, ``httpAuthSecurityScheme`` or ``mtlsSecurityScheme``.
+    OAuthFlows is a ``oneof`` too: one flow. ``pkceRequired: false`` is the proto
+    default and is left out.
+
+    Raises:
+        ValueError: the entry names no kind of scheme (a schema-valid file never does).
+    """
     desc = {"description": s["description"]} if s.get("description") else {}
     if "openIdConnectUrl" in s:
         return {"openIdConnectSecurityScheme": {**desc, "openIdConnectUrl": s["openIdConnectUrl"]}}
@@ -138,9 +149,18 @@ def security_scheme(s: dict[str, Any]) -> dict[str, Any]:
         return {"httpAuthSecurityScheme": h}
     if "oauth2" in s:
         o = s["oauth2"]
-        flows = {k: v for k, v in o.items() if k != "metadataUrl"}
+        flows = {}
+        for kind in ("authorizationCode", "clientCredentials", "deviceCode"):
+            if kind in o:
+                flow = {k: (dict(v) if isinstance(v, dict) else v) for k, v in o[kind].items()
+                        if not (k == "pkceRequired" and v is False)}
+                flows[kind] = flow
         out: dict[str, Any] = {**desc, "flows": flows}
         if o.get("metadataUrl"):
             out["oauth2MetadataUrl"] = o["metadataUrl"]
         return {"oauth2SecurityScheme": out}
-    return {"mtlsSecurityScheme": {"description": s.get("mutualTls") or s.get("description")}}
+    if "mutualTls" in s:
+        # MutualTlsSecurityScheme has only a description: say which certificates count.
+        text = " ".join(t for t in (s.get("description"), s.get("mutualTls")) if t)
+        return {"mtlsSecurityScheme": {"description": text}}
+    raise ValueError("a signIn entry names no kind of scheme")
