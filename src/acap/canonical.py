@@ -131,14 +131,17 @@ def payload_object(card: dict[str, Any], mode: Mode = SDK) -> dict[str, Any]:
 
 def _drop_proto_defaults(card: dict[str, Any]) -> dict[str, Any]:
     # Plain (non-optional, non-REQUIRED) proto bools and the SDKs' MessageToDict:
-    # `false` is the default and is not written out.
+    # `false` is the default and is not written out. The card may come from
+    # anywhere (acap verify), so every level is checked for its shape first.
     caps = card.get("capabilities")
-    if isinstance(caps, dict):
-        for ext in caps.get("extensions") or []:
-            if isinstance(ext, dict) and ext.get("required") is False:
-                del ext["required"]
-    for scheme in (card.get("securitySchemes") or {}).values():
-        flows = (scheme or {}).get("oauth2SecurityScheme", {}).get("flows", {})
+    exts = caps.get("extensions") if isinstance(caps, dict) else None
+    for ext in exts if isinstance(exts, list) else ():
+        if isinstance(ext, dict) and ext.get("required") is False:
+            del ext["required"]
+    schemes = card.get("securitySchemes")
+    for scheme in schemes.values() if isinstance(schemes, dict) else ():
+        oauth = scheme.get("oauth2SecurityScheme") if isinstance(scheme, dict) else None
+        flows = oauth.get("flows") if isinstance(oauth, dict) else None
         ac = flows.get("authorizationCode") if isinstance(flows, dict) else None
         if isinstance(ac, dict) and ac.get("pkceRequired") is False:
             del ac["pkceRequired"]
