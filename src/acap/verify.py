@@ -25,11 +25,11 @@ from urllib.parse import urlsplit
 from . import schemas
 from .canonical import SDK, SPEC, CanonicalizationError, canonical_payload
 from .cardfile import CardFile, read_card
-from .fetch import FetchError, fetch
+from .fetch import FetchError, allowed_url, fetch
 from .findings import Finding, Location, Report
 from .keys import PRIVATE_MEMBERS, b64url, b64url_decode
 from .loader import pointer_join
-from .site import SitePathError, url_to_path
+from .site import url_to_path
 
 #: Algorithms acap verifies (RFC 7518 §3.1, RFC 8037): asymmetric only.
 ACCEPTED_ALGS = ("ES256", "ES384", "ES512", "EdDSA", "Ed25519", "RS256", "RS384", "RS512",
@@ -144,14 +144,25 @@ def _key_lookup(cf: CardFile, jwks: str | None, card_url: str | None,
         site_root = Path(cf.source).resolve().parents[2]
         try:
             candidate = site_root / url_to_path(jku)
-        except SitePathError:
+        except ValueError:  # SitePathError, or a URL urlsplit cannot read
             return None
         return str(candidate) if candidate.is_file() else None
 
     def lookup(kid: str | None, jku: str | None) -> tuple[dict[str, Any] | None, str]:
-        where = jwks or (jku and (local_copy(jku) or jku))
+        # --jwks is the user's choice (a path or URL). Otherwise keys come from
+        # the jku URL: over https only, never from a local path a card names, and
+        # not from another origin than the card's (an attacker's card would name
+        # the attacker's keys there).
+        where = jwks
         if not where:
-            return None, "no jku in the protected header and no --jwks given"
+            if not jku:
+                return None, "no jku in the protected header and no --jwks given"
+            if card_url and _origin(jku) != _origin(card_url):
+                return None, ("the jku is on another origin than the card, so its keys were "
+                              "not fetched; give --jwks to check against keys you trust")
+            where = local_copy(jku) or (jku if allowed_url(jku) else None)
+            if not where:
+                return None, f"the jku {jku!r} is not an https URL"
         result.jwks_source = where
         doc = doc_for(where)
         if isinstance(doc, str):
@@ -233,6 +244,10 @@ def _check_one(i: int, sig: Any, payloads: list[tuple[str, str]], lookup: KeyLoo
             or not isinstance(sig.get("signature"), str):
         bad.reason = "not an AgentCardSignature {protected, signature}"
         return bad
+    for member in ("protected", "signature"):
+        if not _canonical_b64url(sig[member]):
+            bad.reason = f"the {member} member is not canonical base64url (RFC 7515 §2)"
+            return bad
     try:
         header = json.loads(b64url_decode(sig["protected"]))
         if not isinstance(header, dict):
@@ -261,9 +276,10 @@ def _check_one(i: int, sig: Any, payloads: list[tuple[str, str]], lookup: KeyLoo
                                "protected header; @a2a-js/sdk rejects it", at(ptr),
                                'sign with typ: "JOSE" (A2A §8.4.2)'))
     if check.jku and card_url and _origin(check.jku) != _origin(card_url):
+        theirs = _origin(check.jku) or f"{check.jku!r}, not a URL"
         res.report.add(Finding("SIG-JKU-ORIGIN", "error",
                                f"signature {i} names a jku on another origin "
-                               f"({_origin(check.jku)}) than the card ({_origin(card_url)})",
+                               f"({theirs}) than the card ({_origin(card_url)})",
                                at(ptr), "publish the JWKS on the card's own origin"))
     jwk, source = lookup(check.kid, check.jku)
     if jwk is None:
@@ -303,9 +319,25 @@ def _jws_valid(protected: str, payload: str, signature: str, jwk: dict[str, Any]
     return True
 
 
-def _origin(url: str) -> str:
-    u = urlsplit(url)
-    return f"{u.scheme}://{(u.netloc or '').lower()}"
+def _origin(url: str) -> str | None:
+    """``scheme://host[:port]`` of a URL, lower-cased; ``None`` when it is not a URL."""
+    try:
+        u = urlsplit(url)
+        port = u.port
+    except ValueError:
+        return None
+    if not u.scheme or not u.hostname:
+        return None
+    return f"{u.scheme.lower()}://{u.hostname}" + (f":{port}" if port is not None else "")
+
+
+def _canonical_b64url(text: str) -> bool:
+    """True when ``text`` is base64url with no padding, no stray characters and zero
+    padding bits, so that exactly one string encodes the bytes (RFC 7515 §2)."""
+    try:
+        return b64url(b64url_decode(text)) == text
+    except ValueError:
+        return False
 
 
 def _ref_of(sub: dict[str, Any]) -> str | None:
