@@ -31,7 +31,12 @@ def build_card(cfg: OperatorConfig) -> dict[str, Any]:
 
     Returns:
         The card as a JSON-ready dict, without ``signatures``.
+
+    Raises:
+        ValueError: ``cfg`` has error findings (the card would be incomplete).
     """
+    if any(f.level == "error" for f in cfg.findings):
+        raise ValueError(f"{cfg.loaded.file} has errors (see its findings); no card is built")
     d = cfg.data
     agent = d["agent"]
     card: dict[str, Any] = {
