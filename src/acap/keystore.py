@@ -18,6 +18,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .findings import Finding
 from .keys import (
@@ -167,7 +168,8 @@ def rotate(cfg: OperatorConfig, new_kid: str | None = None,
     The old private key file is renamed ``<keyFile>.N.old`` rather than
     deleted, and its public JWK is appended to ``signing.previousKeys``. When
     operator.yaml names ``signing.kid``, the new kid is written there in place
-    (only that value changes; comments stay).
+    (only that value changes; comments stay). Everything that can fail is
+    checked before the first file changes.
 
     Args:
         cfg: the loaded operator.yaml.
@@ -180,8 +182,13 @@ def rotate(cfg: OperatorConfig, new_kid: str | None = None,
         ``(old kid, new kid)``.
 
     Raises:
-        KeyProblem: no current key file, no kid to use, or a kid clash.
+        KeyProblem: the key comes from ``ACAP_SIGNING_KEY``; no current key file;
+            no kid to use; a kid clash; or ``signing.kid`` cannot be rewritten.
     """
+    if cfg.key_from_env:
+        raise KeyProblem(f"the signing key comes from {KEY_ENV}, so acap cannot rotate it",
+                         f"make a new key (`acap keys new --out FILE`), put it in {KEY_ENV} "
+                         "and add the old public key to signing.previousKeys")
     path = cfg.key_file
     if not path.exists():
         raise KeyProblem(f"no key file at {_show(path, cfg)} to rotate",
@@ -191,46 +198,86 @@ def rotate(cfg: OperatorConfig, new_kid: str | None = None,
     previous = read_jwks(cfg.previous_keys_file)
     new_alg = alg or old.alg
     private = generate_private_key(new_alg if new_alg in ("EdDSA", "RS256", "PS256") else "ES256")
-    kid = new_kid or (next_kid(pinned) if pinned else None) or \
-        thumbprint(public_jwk(private.public_key()))
-    if pinned and not new_kid and kid is None:
-        raise KeyProblem(f"cannot derive a new kid from '{pinned}'",
-                         "run `acap keys rotate --kid NEW-KID`")
-    if kid == old.kid or any(k.get("kid") == kid for k in previous):
-        raise KeyProblem(f"kid '{kid}' is already used", "choose another with --kid")
     if new_kid and not pinned:
         raise KeyProblem("operator.yaml names no signing.kid, so keys are named by thumbprint",
                          "add signing.kid to operator.yaml first, or rotate without --kid")
+    if pinned:
+        kid = new_kid or next_kid(pinned)
+        if kid is None:
+            raise KeyProblem(f"cannot derive a new kid from '{pinned}' (it does not end in a "
+                             "number)", "run `acap keys rotate --kid NEW-KID`")
+    else:
+        kid = thumbprint(public_jwk(private.public_key()))
+    if kid == old.kid or any(k.get("kid") == kid for k in previous):
+        raise KeyProblem(f"kid '{kid}' is already used", "choose another with --kid")
+    new_text = replaced_scalar(cfg, "/signing/kid", kid) if pinned else None
+
     previous.append(old.public_jwk())
-    cfg.previous_keys_file.parent.mkdir(parents=True, exist_ok=True)
-    cfg.previous_keys_file.write_text(json.dumps({"keys": previous}, indent=2) + "\n",
-                                      encoding="utf-8")
+    _write_atomic(cfg.previous_keys_file,
+                  (json.dumps({"keys": previous}, indent=2) + "\n").encode("utf-8"))
     os.rename(path, _unused(path))
     write_private_key(path, private, new_alg)
-    if pinned:
-        replace_scalar(cfg, "/signing/kid", kid)
+    if new_text is not None:
+        _write_atomic(cfg.path, new_text.encode("utf-8"))
     return old.kid, kid
 
 
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` in one rename, keeping the file's mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.acap-tmp")
+    tmp.write_bytes(data)
+    try:
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def replaced_scalar(cfg: OperatorConfig, pointer: str, value: str) -> str:
+    """The text of operator.yaml with one scalar value replaced, comments and layout kept.
+
+    The scalar is found by its start and end marks in the YAML node tree, so
+    block and flow style, quotes and trailing comments all survive.
+
+    Args:
+        cfg: the loaded operator.yaml (its file is read again, as it is now).
+        pointer: JSON pointer of a scalar, e.g. ``/signing/kid``.
+        value: the new text.
+
+    Raises:
+        KeyProblem: the file changed in a way that hides the scalar, or it spans lines.
+    """
+    import yaml
+
+    from .loader import YamlLoader
+
+    text = cfg.path.read_bytes().decode("utf-8")  # bytes: keep CRLF line ends as they are
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    text = text[len(bom):]
+    node: Any = yaml.compose(text, Loader=YamlLoader)
+    for token in pointer.split("/")[1:]:
+        if not isinstance(node, yaml.MappingNode):
+            node = None
+            break
+        node = next((v for k, v in node.value if getattr(k, "value", None) == token), None)
+    if not isinstance(node, yaml.ScalarNode) or node.start_mark.line != node.end_mark.line:
+        raise KeyProblem(f"cannot rewrite {pointer} in {cfg.path.name}",
+                         f"edit it by hand: set it to {value}")
+    token = value if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", value) else json.dumps(
+        value, ensure_ascii=False)
+    return bom + text[: node.start_mark.index] + token + text[node.end_mark.index:]
+
+
 def replace_scalar(cfg: OperatorConfig, pointer: str, value: str) -> None:
-    """Rewrite one plain or quoted scalar of operator.yaml in place, keeping comments.
+    """Rewrite one scalar of operator.yaml in place (see :func:`replaced_scalar`).
 
     Raises:
         KeyProblem: the value is not a one-line scalar acap can safely rewrite.
     """
-    line, col = cfg.loaded.values[pointer]
-    text = cfg.path.read_text(encoding="utf-8")
-    lines = text.splitlines(keepends=True)
-    row = lines[line - 1]
-    start = col - 1
-    m = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\']|\'\')*\'|[^\s#][^#\n]*?(?=\s+#|\s*$)')
-    found = m.match(row, start)
-    if not found:
-        raise KeyProblem(f"cannot rewrite {pointer} at line {line}",
-                         f"edit it by hand: set it to {value}")
-    token = value if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", value) else json.dumps(value)
-    lines[line - 1] = row[:start] + token + row[found.end():]
-    cfg.path.write_text("".join(lines), encoding="utf-8")
+    _write_atomic(cfg.path, replaced_scalar(cfg, pointer, value).encode("utf-8"))
 
 
 def retire(cfg: OperatorConfig, kid: str) -> None:
@@ -245,5 +292,5 @@ def retire(cfg: OperatorConfig, kid: str) -> None:
         raise KeyProblem(f"no previous key has kid '{kid}'",
                          "list them with `acap keys list`; the current key is rotated, "
                          "not retired")
-    cfg.previous_keys_file.write_text(json.dumps({"keys": kept}, indent=2) + "\n",
-                                      encoding="utf-8")
+    _write_atomic(cfg.previous_keys_file,
+                  (json.dumps({"keys": kept}, indent=2) + "\n").encode("utf-8"))
