@@ -256,11 +256,11 @@ def _parse_jwk(text: bytes) -> tuple[PrivateKey, str | None, str | None]:
         key = jwcrypto_jwk.JWK(**members)
     except Exception as exc:  # jwcrypto raises many types for bad input
         raise KeyProblem("this is not a valid JWK", "check the JSON of the key") from exc
-    if not key.has_private:
-        raise KeyProblem("this JWK has no private part", "a signing key needs its private part")
     if key.get("kty") == "oct":
         raise KeyProblem("a symmetric (oct) key cannot sign an Agent Card",
                          "use an EC P-256, Ed25519 or RSA key pair")
+    if not key.has_private:
+        raise KeyProblem("this JWK has no private part", "a signing key needs its private part")
     pyca = key.get_op_key("sign")
     if not isinstance(pyca, PrivateKey):
         raise KeyProblem("this JWK is not a supported private key", "use EC, OKP or RSA")
