@@ -45,6 +45,7 @@ class BuildOptions:
             ``specSite`` (default false).
         create_key: create a signing key when none exists.
         write: write site/ (``False`` checks and builds in memory only).
+        strict: warnings fail the build too (nothing is written).
     """
 
     config: Path = Path("operator.yaml")
@@ -52,6 +53,7 @@ class BuildOptions:
     spec_site: bool | None = None
     create_key: bool = True
     write: bool = True
+    strict: bool = False
 
     def resolved_site_dir(self) -> Path:
         """``site_dir``, or ``site`` next to operator.yaml."""
@@ -99,6 +101,9 @@ class BuildResult:
         card: the signed card, or ``None``.
         notices: messages for the user (never key material).
         written: whether site/ was replaced.
+        card_url: where the card is published (A2A §8.2), or ``None`` when
+            operator.yaml could not be read far enough to say.
+        strict: whether warnings failed the build (``BuildOptions.strict``).
     """
 
     report: Report
@@ -107,6 +112,13 @@ class BuildResult:
     card: dict[str, Any] | None
     notices: list[str]
     written: bool
+    card_url: str | None = None
+    strict: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True when the build succeeded (no error; no warning either with ``strict``)."""
+        return self.report.ok(self.strict)
 
 
 def json_bytes(data: Any) -> bytes:
@@ -192,10 +204,9 @@ def build(options: BuildOptions) -> BuildResult:
 
     Returns:
         A :class:`BuildResult`. User errors are findings in ``report``; site/
-        is replaced only when there is no error (and ``options.write``).
-
-    Raises:
-        OSError: site/ could not be written (it is then left as it was).
+        is replaced only when there is no error (no warning either with
+        ``options.strict``) and ``options.write``. A site/ that cannot be
+        written is a ``SITE-WRITE`` finding, and the previous site/ stays.
     """
     cfg = load_operator(options.config)
     ctx = BuildContext(cfg, options)
@@ -213,9 +224,18 @@ def build(options: BuildOptions) -> BuildResult:
                 break
     site_dir = options.resolved_site_dir()
     written = False
-    if ctx.report.ok() and options.write:
+    if ctx.report.ok(options.strict) and options.write:
         manifest = {"acap": __version__, "inputs": input_digest(cfg),
                     "card": cfg.card_url, "files": ctx.files.digest()}
-        write_site(ctx.files, site_dir, manifest)
-        written = True
-    return BuildResult(ctx.report, ctx.files, site_dir, ctx.card, ctx.notices, written)
+        try:
+            write_site(ctx.files, site_dir, manifest)
+            written = True
+        except OSError as exc:
+            ctx.report.add(Finding("SITE-WRITE", "error",
+                                   f"cannot write {site_dir}: {exc.strerror or exc}",
+                                   Location(str(site_dir)),
+                                   "check that the folder and its parent are writable; the "
+                                   "previous site/ was left as it was"))
+    card_url = cfg.card_url if cfg.card_host else None
+    return BuildResult(ctx.report, ctx.files, site_dir, ctx.card, ctx.notices, written,
+                       card_url, options.strict)

@@ -26,26 +26,18 @@ def build(config: Path, site_dir: Path | None, spec_site: bool | None, strict: b
     from ..build import BuildOptions
     from ..build import build as run_build
 
-    opts = BuildOptions(config=config, site_dir=site_dir, spec_site=spec_site)
-    if strict:
-        opts.write = False
-    result = run_build(opts)
+    result = run_build(BuildOptions(config=config, site_dir=site_dir, spec_site=spec_site,
+                                    strict=strict))
     for note in result.notices:
         click.echo(f"note: {note}", err=True)
     emit_report(result.report, fmt)
-    if strict and result.report.ok() and not result.report.ok(strict=True):
-        click.echo("not written: warnings fail the build with --strict", err=True)
-        sys.exit(1)
-    if strict and result.report.ok():
-        opts.write = True
-        result = run_build(opts)
-    if not result.report.ok():
-        click.echo(f"not built: {config} has errors; site/ was left as it was", err=True)
+    if not result.ok:
+        why = "warnings fail the build with --strict" if result.report.ok() else \
+            f"{config} has errors"
+        click.echo(f"not built: {why}; {result.site_dir} was left as it was", err=True)
         sys.exit(1)
     if fmt == "text":
         hosts = ", ".join(result.files.hosts())
         click.echo(f"built {result.site_dir}/ ({len(result.files)} files: {hosts})")
-        if result.card is not None:
-            from ..operator_config import load_operator
-
-            click.echo(f"card: {load_operator(config).card_url}")
+        if result.card_url:
+            click.echo(f"card: {result.card_url}")
