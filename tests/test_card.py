@@ -265,3 +265,36 @@ def test_build_card_refuses_a_file_with_errors(write_operator: Write) -> None:
     cfg = load_operator(write_operator("specSite: maybe\n"))
     with pytest.raises(ValueError, match="has errors"):
         build_card(cfg)
+
+
+@pytest.mark.parametrize(("line", "where", "message"), [
+    ("operator: {name: A, website: example.com}", (1, 30),
+     "'website' must be an https address such as https://example.com, found the text "
+     "'example.com'"),
+    ("operator: {name: A, website: 'http://a.example'}", (1, 30),
+     "'website' must be an https address such as https://example.com, found the text "
+     "'http://a.example'"),
+])
+def test_website_is_an_https_address(write_operator: Write, line: str,
+                                     where: tuple[int, int], message: str) -> None:
+    cfg = load_operator(write_operator(MINIMAL.replace(MINIMAL.splitlines()[0], line)))
+    [f] = cfg.findings
+    assert (f.rule, (f.location.line, f.location.column), f.message) == (
+        "SCHEMA-VALUE", where, message)
+
+
+@pytest.mark.parametrize("host", ["https://a.example", "a.example/agents", "a.example:8443",
+                                  "localhost"])
+def test_card_host_is_a_host_name(write_operator: Write, host: str) -> None:
+    cfg = load_operator(write_operator(MINIMAL + f"cardHost: '{host}'\n"))
+    [f] = cfg.findings
+    assert (f.rule, f.location.line) == ("SCHEMA-VALUE", 9)
+    assert f.message.startswith("'cardHost' must be a host name such as agent.example.com")
+
+
+def test_international_host_is_published_under_its_a_label(write_operator: Write) -> None:
+    text = MINIMAL.replace("https://a.example}", "https://Pompes-Funèbres.example}")
+    cfg = load_operator(write_operator(text))
+    assert cfg.findings == []
+    assert cfg.card_host == "pompes-funèbres.example".encode("idna").decode()  # stdlib IDNA 2003
+    assert cfg.jwks_url == "https://xn--pompes-funbres-4jb.example/.well-known/jwks.json"

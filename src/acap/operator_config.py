@@ -79,9 +79,12 @@ class OperatorConfig:
     def card_host(self) -> str:
         """Host the card is published on: ``cardHost``, else operator.website's host."""
         host = self.data.get("cardHost")
-        if isinstance(host, str) and host:
-            return host.lower()
-        return (urlsplit(self.website).hostname or "").lower()
+        if not (isinstance(host, str) and host):
+            try:
+                host = urlsplit(self.website).hostname or ""
+            except ValueError:
+                host = ""
+        return _a_label(host.lower().rstrip("."))
 
     @property
     def card_url(self) -> str:
@@ -134,6 +137,19 @@ class OperatorConfig:
     def key_from_env(self) -> str | None:
         """The private key text from ``ACAP_SIGNING_KEY``, if set and non-empty."""
         return os.environ.get(KEY_ENV) or None
+
+
+def _a_label(host: str) -> str:
+    """An internationalised host name in its ASCII (A-label) form, IDNA 2008 (RFC 5891):
+    the form DNS, TLS certificates and static hosts use. Other hosts are returned as is."""
+    if host.isascii():
+        return host
+    import idna  # only for non-ASCII hosts
+
+    try:
+        return str(idna.encode(host, uts46=True).decode("ascii"))
+    except idna.IDNAError:
+        return host
 
 
 def load_operator(path: str | Path, display: str | None = None) -> OperatorConfig:
@@ -302,6 +318,9 @@ def _translate(err: Any, loaded: Loaded, skip: set[str | None]) -> list[Finding]
     if kw == "minLength":
         return [Finding(rule if rule.startswith("OR-") else "SCHEMA-EMPTY", "error",
                         f"'{name}' is empty", loc, "write the text, or delete the line")]
+    if kw == "pattern" and sch.get("x-expected"):
+        return [Finding(rule, "error", f"'{name}' must be {sch['x-expected']}, "
+                        f"found {_found(err.instance)}", loc, f"write {sch['x-expected']}")]
     if kw in ("minimum", "maximum"):
         bound = "at least" if kw == "minimum" else "at most"
         return [Finding(rule, "error", f"'{name}' is {err.instance}; it must be {bound} "
