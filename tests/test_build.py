@@ -283,3 +283,32 @@ def test_building_the_example_imports_no_jwcrypto_or_phonenumbers(example: Path)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+
+
+# -- a site folder that must not be replaced ----------------------------------------------------
+
+@pytest.mark.parametrize("where", [".", "..", "keys"])
+def test_site_dir_that_holds_the_project_is_refused(example: Path, where: str) -> None:
+    (example.parent / "keys").mkdir()
+    (example.parent / "keys" / "previous-keys.json").write_text('{"keys": []}\n',
+                                                                encoding="utf-8")
+    before = tree(example.parent)
+    res = acap("build", "-c", str(example), "--site-dir", str(example.parent / where))
+    assert res.exit_code == 1
+    assert "[SITE-PATH]" in res.stderr
+    assert "which the build reads; a build replaces the whole folder" in res.stderr
+    assert tree(example.parent) == before  # and no key was created either
+
+
+def test_site_dir_with_other_files_is_refused(example: Path, tmp_path: Path) -> None:
+    other = tmp_path / "photos"
+    other.mkdir()
+    (other / "holiday.jpg").write_bytes(b"\xff\xd8")
+    res = acap("build", "-c", str(example), "--site-dir", str(other))
+    assert res.exit_code == 1
+    assert "is not empty and was not written by acap build" in res.stderr
+    assert (other / "holiday.jpg").read_bytes() == b"\xff\xd8"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert acap("build", "-c", str(example), "--site-dir", str(empty)).exit_code == 0
+    assert acap("build", "-c", str(example), "--site-dir", str(empty)).exit_code == 0

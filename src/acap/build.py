@@ -196,6 +196,30 @@ def input_digest(cfg: OperatorConfig) -> str:
     return h.hexdigest()
 
 
+def site_dir_problem(site_dir: Path, cfg: OperatorConfig) -> str | None:
+    """Why ``site_dir`` must not be replaced by a build, or ``None`` when it may.
+
+    A build replaces the whole folder, so the folder may not hold what the build
+    reads (operator.yaml, templates/, the previous keys), and an existing folder
+    must be empty or a previous acap build (it has the build manifest): a
+    mistyped ``--site-dir .`` must never delete a project.
+    """
+    from .site import MANIFEST
+
+    target = site_dir.resolve()
+    for reads in (cfg.path, cfg.previous_keys_file, cfg.base_dir / "templates"):
+        r = reads.resolve()
+        if r == target or target in r.parents:
+            return (f"the site folder {site_dir} holds {reads.name}, which the build reads; "
+                    "a build replaces the whole folder")
+    if target.is_file():
+        return f"the site folder {site_dir} is a file"
+    if target.is_dir() and not (target / MANIFEST).is_file() and any(target.iterdir()):
+        return (f"the site folder {site_dir} is not empty and was not written by acap build; "
+                "a build replaces the whole folder")
+    return None
+
+
 def build(options: BuildOptions) -> BuildResult:
     """Run the whole build.
 
@@ -211,6 +235,9 @@ def build(options: BuildOptions) -> BuildResult:
     cfg = load_operator(options.config)
     ctx = BuildContext(cfg, options)
     ctx.report.extend(cfg.findings)
+    if options.write and (problem := site_dir_problem(options.resolved_site_dir(), cfg)):
+        ctx.report.add(Finding("SITE-PATH", "error", problem, Location(str(options.config)),
+                               "build into a folder of its own, e.g. --site-dir site"))
     if ctx.report.ok():
         ctx.report.extend(check_operator(cfg))
     if ctx.report.ok():
