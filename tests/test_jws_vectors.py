@@ -139,3 +139,14 @@ def test_hs256_is_refused_even_with_its_key() -> None:
     assert (check.alg, check.valid) == ("HS256", False)
     assert "refused" in check.reason
     assert not res.ok
+
+
+@pytest.mark.parametrize(("alg", "wrong"), [("ES256", "RS256"), ("ES256", "EdDSA"),
+                                            ("EdDSA", "ES256"), ("RS256", "ES256")])
+def test_signing_key_refuses_an_algorithm_that_does_not_fit(alg: str, wrong: str) -> None:
+    from acap.keys import KeyProblem
+
+    with pytest.raises(KeyProblem):
+        SigningKey(new_private(alg), wrong, "k")
+    with pytest.raises(KeyProblem):
+        SigningKey(new_private(alg), alg, "")

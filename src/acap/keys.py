@@ -154,6 +154,17 @@ class SigningKey:
     alg: str
     kid: str
 
+    def __post_init__(self) -> None:
+        """Refuse a key that would sign something else than its ``alg`` says.
+
+        Raises:
+            KeyProblem: ``alg`` does not fit the key, or ``kid`` is empty.
+        """
+        if algorithm_for(self.private, self.alg) != self.alg:  # pragma: no cover - defensive
+            raise KeyProblem(f"the key does not sign {self.alg}", "name the key's algorithm")
+        if not isinstance(self.kid, str) or not self.kid:
+            raise KeyProblem("a signing key needs a kid", "set signing.kid in operator.yaml")
+
     def public_jwk(self) -> dict[str, str]:
         """The public JWK with ``kid``, ``alg`` and ``use: sig``; no private member."""
         return {**public_jwk(self.private.public_key()), "kid": self.kid, "alg": self.alg,
