@@ -371,3 +371,21 @@ def test_verify_json_output(tmp_path: Path) -> None:
 def test_verify_usage_error_exits_2() -> None:
     assert acap("verify").exit_code == 2
     assert acap("verify", "x.json", "--format", "yaml").exit_code == 2
+
+
+def test_jwks_with_private_members_is_reported_without_them(tmp_path: Path) -> None:
+    from cardtools import private_jwk, secret_markers
+
+    key = key_for("ES256")
+    path = write_card(tmp_path, signed())
+    leaked = {**private_jwk(key.private), "kid": "chapel-1", "alg": "ES256"}
+    (tmp_path / JWKS).write_text(json.dumps({"keys": [leaked]}), encoding="utf-8")
+    res = verify_file(str(path))
+    assert res.signatures[0].valid
+    assert not res.ok
+    [f] = [f for f in res.report if f.rule == "KEY-PRIVATE"]
+    assert f.message.endswith("publishes private key material")
+    out = acap("verify", str(path))
+    assert out.exit_code == 1
+    for marker in secret_markers(key.private):
+        assert marker not in out.stdout + out.stderr
