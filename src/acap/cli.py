@@ -29,6 +29,7 @@ from .commands.verify import verify  # noqa: E402
 
 for _command in (build, verify, keys):
     cli.add_command(_command)
+cli.add_command(__import__("acap.commands.check_reply", fromlist=["_"]).check_reply)
 
 
 def main() -> None:
