@@ -413,15 +413,16 @@ def _behaviour(ctx: _Ctx, view: ReplyView, markers: list[_Marker], skill: OnRequ
         skill.declared_action or any(m.status == ACTION_REFERRED for m in mine))
     mentions = _mentions(view, skill)
     pe = skill.person_entry
-    for n in view.messages:
-        phrase = denies_existence(message_text(n.data))
+    said = [(message_text(n.data), _parts_pointer(n)) for n in view.messages]
+    said += [(str(e.data.get("message", "")), e.pointer) for e in view.errors]
+    for text, ptr in said:
+        phrase = denies_existence(text)
         if phrase and not is_action:
             ctx.add("OR-5.3", "warning", f"the reply says {phrase!r}, which reads as if the "
                     "information did not exist (an English phrase heuristic: check the words)",
-                    _parts_pointer(n), "say that the operator gives this to the person who "
-                    "asks, and where")
+                    ptr, "say that the operator gives this to the person who asks, and where")
     if is_action:
-        _action(ctx, view, refs, skill, opts, mentions)
+        _action(ctx, view, mine, refs, skill, opts, mentions)
         return
     if view.artifacts or gives:
         at = pointer_join(gives[0].pointer, "status") if gives else view.artifacts[0].pointer
@@ -450,8 +451,9 @@ def _behaviour(ctx: _Ctx, view: ReplyView, markers: list[_Marker], skill: OnRequ
                             f"\"skillId\": \"{skill.id}\"}}}}")
         _state(ctx, view, COMPLETED, "information given on opt-in")
         return
-    # Information referred (§6.2 row 1).
-    if opts.activated and not refs:
+    # Information referred (§6.2 row 1). A marker that is there but invalid was
+    # reported already; "no object" is only for a reply with none.
+    if opts.activated and not mine:
         ctx.add("OR-6.1", "error", "the reply refers the question but carries no §6.1 object "
                 "(status on-request)", view.messages[0].pointer if view.messages else "",
                 f"add \"extensions\": [\"{EXTENSION_URI}\"] and metadata {{\"{EXTENSION_URI}\": "
@@ -471,8 +473,8 @@ def _behaviour(ctx: _Ctx, view: ReplyView, markers: list[_Marker], skill: OnRequ
            "to ask)")
 
 
-def _action(ctx: _Ctx, view: ReplyView, refs: list[_Marker], skill: OnRequestSkill,
-            opts: _Options, mentions: bool) -> None:
+def _action(ctx: _Ctx, view: ReplyView, mine: list[_Marker], refs: list[_Marker],
+            skill: OnRequestSkill, opts: _Options, mentions: bool) -> None:
     pe = skill.person_entry
     why = []
     if not skill.assistant_access:
@@ -481,7 +483,11 @@ def _action(ctx: _Ctx, view: ReplyView, refs: list[_Marker], skill: OnRequestSki
         why.append("the caller acts for no named person")
     if opts.safeguards_hold is False:
         why.append("OR-5.6's conditions do not hold")
-    referred = mentions or bool(refs) or view.state == REJECTED
+    # A referral shows itself by its §6.1 object or a REJECTED task. Without either,
+    # an action that may not be carried out is still a referral if the words give
+    # the personEntry; for one that may be carried out, a personEntry in the words
+    # is only where to follow up.
+    referred = bool(refs) or view.state == REJECTED or (bool(why) and mentions)
     if not referred:
         if why:
             ctx.add("OR-5.7", "error", f"{skill.id} may not be carried out ({'; '.join(why)}), "
@@ -505,7 +511,7 @@ def _action(ctx: _Ctx, view: ReplyView, refs: list[_Marker], skill: OnRequestSki
                             "done yet")
         return
     # Action referred (§6.2 row 2).
-    if opts.activated and not refs:
+    if opts.activated and not mine:
         ctx.add("OR-6.1", "error", "the reply refers the action but carries no §6.1 object "
                 "(status action-referred)", view.messages[0].pointer if view.messages else "",
                 f"add \"extensions\": [\"{EXTENSION_URI}\"] and metadata {{\"{EXTENSION_URI}\": "

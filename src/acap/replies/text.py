@@ -52,10 +52,8 @@ def mentions_person_entry(text: str, person_entry: str) -> bool:
     """
     if not text:
         return False
-    if person_entry in text:
-        return True
     if person_entry.lower().startswith("tel:"):
-        return _mentions_phone(text, person_entry)
+        return person_entry in text or _mentions_phone(text, person_entry)
     want = _norm_url(person_entry)
     if want is None:
         return False
