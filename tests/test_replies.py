@@ -362,7 +362,7 @@ def test_unreadable_and_hostile_replies_are_findings(tmp_path: Path) -> None:
     deep = "[" * 100_000 + "]" * 100_000
     found = check_reply(deep, A1, activated=True)
     assert found and all(f.rule in ("REPLY-JSON", "REPLY-SHAPE") for f in found)
-    assert [f.rule for f in check_reply("[]", A1, activated=True)] == []
+    assert [f.rule for f in check_reply("[]", A1, activated=True)] == ["REPLY-SHAPE"]
     assert [f.rule for f in check_reply('"text"', A1, activated=True)] == ["REPLY-SHAPE"]
 
 
@@ -418,3 +418,18 @@ def test_phrase_heuristics() -> None:
     assert claims_done("Your meeting has been booked.") == "has been booked"
     assert claims_done("It has not been booked yet; staff will confirm.") is None
     assert claims_done("It will be confirmed by staff.") is None
+
+
+def test_readme_example_runs_and_makes_annex_a2() -> None:
+    from types import SimpleNamespace
+
+    from conftest import REPO
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Replies (for agent developers)"):]
+    code = section[section.index("```python\n") + 10:]
+    code = code[:code.index("```")]
+    request = SimpleNamespace(headers={"A2A-Extensions": EXTENSION_URI})
+    scope: dict[str, Any] = {"card": A1, "request": request}
+    exec(compile(code, "README.md", "exec"), scope)
+    assert scope["reply"] == annex("a2-information-referred")

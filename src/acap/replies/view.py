@@ -122,7 +122,7 @@ def _walk(view: ReplyView, data: Any, ptr: str, depth: int = 0) -> None:
         view.unknown.append(ptr)
         return
     if isinstance(data, list):
-        if depth:
+        if depth or not data:
             view.unknown.append(ptr)
             return
         for i, item in enumerate(data):
