@@ -433,3 +433,25 @@ def test_readme_example_runs_and_makes_annex_a2() -> None:
     scope: dict[str, Any] = {"card": A1, "request": request}
     exec(compile(code, "README.md", "exec"), scope)
     assert scope["reply"] == annex("a2-information-referred")
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5)
+    | st.sampled_from([EXTENSION_URI, "ROLE_AGENT", "TASK_STATE_COMPLETED", "on-request",
+                       "given-on-opt-in", "service-pricing", PE]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["messageId", "role", "parts", "text", "metadata", "extensions",
+                         "id", "contextId", "status", "state", "message", "artifacts",
+                         "artifactId", "task", "result", "jsonrpc", "error", "statusUpdate",
+                         "artifactUpdate", "artifact", "status", "skillId", "personEntry",
+                         EXTENSION_URI]), inner, max_size=5),
+    max_leaves=25)
+
+
+@given(_json, st.booleans())
+def test_check_reply_never_raises(data: Any, activated: bool) -> None:
+    for f in check_reply(data, A1, activated=activated, skill_id=None):
+        assert f.level in ("error", "warning") and f.rule
+    check_reply(data, A4_CARD, activated=activated, skill_id="service-pricing",
+                for_named_person=False)
+    compare_replies(data, data, DEFERRED, skill_id="arrangement-booking")
