@@ -19,7 +19,8 @@ def run(*args: str) -> tuple[int, str, str]:
 
 
 def test_annex_a2_passes() -> None:
-    code, out, _ = run(str(CASES / "a2-information-referred.json"), "--card", A1, "--activated")
+    reply = str(CASES / "valid/a2-information-referred.json")
+    code, out, _ = run(reply, "--card", A1, "--activated")
     assert code == 0
     assert "follows §5 and §6" in out
 
@@ -47,7 +48,7 @@ def test_json_format() -> None:
 def test_activation_from_the_request_header() -> None:
     # The A.2 reply to a request that did not activate: marking is allowed, OR-6.1 is not
     # asked for; a plain reply to a request that did activate lacks the object.
-    plain = str(CASES / "plain-referral.json")
+    plain = str(CASES / "valid/plain-referral.json")
     code, _, _ = run(plain, "--card", A1, "--skill", "service-pricing",
                      "--request-extensions", "https://example.com/other/v1")
     assert code == 0
@@ -57,9 +58,9 @@ def test_activation_from_the_request_header() -> None:
 
 
 def test_activation_assumed_from_the_reply_says_so() -> None:
-    code, _, err = run(str(CASES / "a2-information-referred.json"), "--card", A1)
+    code, _, err = run(str(CASES / "valid/a2-information-referred.json"), "--card", A1)
     assert code == 0 and "checked as activated" in err
-    code, _, err = run(str(CASES / "plain-referral.json"), "--card", A1, "--skill",
+    code, _, err = run(str(CASES / "valid/plain-referral.json"), "--card", A1, "--skill",
                        "service-pricing")
     assert code == 0 and "checked as not activated" in err
 
@@ -76,12 +77,12 @@ def test_warnings_pass_unless_strict() -> None:
 def test_compare_checks_or_5_1() -> None:
     code, _, err = run(str(CASES / "or-5.1-gives-only-when-activated.json"), "--card",
                        str(CARDS / "annex-a4-opted-in.json"), "--compare",
-                       str(CASES / "plain-referral-opted-in.json"))
+                       str(CASES / "valid/plain-referral-opted-in.json"))
     assert code == 1 and "[OR-5.1]" in err
 
 
 def test_usage_errors_exit_2() -> None:
-    reply = str(CASES / "a2-information-referred.json")
+    reply = str(CASES / "valid/a2-information-referred.json")
     assert run(reply)[0] == 2  # no --card
     assert run(reply, "--card", A1, "--activated", "--request-extensions", URI)[0] == 2
     assert run(reply, "--card", A1, "--not-activated", "--compare", reply)[0] == 2
@@ -90,6 +91,6 @@ def test_usage_errors_exit_2() -> None:
 def test_unreadable_inputs_are_findings_not_tracebacks(tmp_path: object) -> None:
     code, _, err = run(str(CASES / "reply-json-broken.json"), "--card", A1)
     assert code == 1 and "[REPLY-JSON]" in err and "Traceback" not in err
-    code, _, err = run(str(CASES / "a2-information-referred.json"), "--card",
+    code, _, err = run(str(CASES / "valid/a2-information-referred.json"), "--card",
                        str(CASES / "reply-json-broken.json"))
     assert code == 1 and "[CARD-JSON]" in err

@@ -43,7 +43,8 @@ PE = "https://ask.example.com/talk"
 
 
 def annex(name: str) -> Any:
-    return json.loads((CASES / f"{name}.json").read_text(encoding="utf-8"))
+    """A valid reply case (the Annex replies are among them) as parsed JSON."""
+    return json.loads((CASES / "valid" / f"{name}.json").read_text(encoding="utf-8"))
 
 
 def skill(card: Any, sid: str) -> Any:

@@ -1,77 +1,136 @@
-"""Reply case files (tests/cases/reply/): each reply gives exactly the findings its .expect lists.
+"""Every reply case under tests/cases/reply gives exactly the findings it expects
+(rule, level, line), and every id the registry checks "in a reply check" has one that
+fails it (the meta-test).
 
-Plus the meta-tests: every requirement id the registry checks "in a reply check"
-has a reply case that fails it, and so has every rule id of acap's own that the
-reply checker emits.
+Merging note: tests/test_cases.py (the card and operator cases) keeps a COVERAGE map
+per place; ``reply_coverage`` below is what its ``"reply"`` entry would be.
 """
 
 from __future__ import annotations
 
+import json
+from importlib import resources
 from pathlib import Path
 
 import pytest
 
-from acap.replies.check import OWN_RULES, REPLY_REQUIREMENTS
-from acap.requirements import requirements, rule_ids
-from reply_cases import CASES, Case, all_cases, load_case, missing_failing_cases, run_case
+from acap.replies.check import OWN_RULES, REPLY_REQUIREMENTS, check_reply, read_reply
+from acap.requirements import requirement, requirements, rule_ids
+from reply_cases import (
+    CARDS,
+    CASES,
+    Case,
+    found,
+    missing_failing_cases,
+    reply_case,
+    reply_cases,
+    run_case,
+)
 
-CASE_LIST = all_cases()
+FAILING = reply_cases()
+VALID = reply_cases(valid=True)
 
 
-@pytest.mark.parametrize("case", CASE_LIST, ids=[c.name for c in CASE_LIST])
+@pytest.mark.parametrize("case", FAILING, ids=lambda c: c.id)
 def test_reply_case(case: Case) -> None:
-    got = sorted(((f.rule, f.level, f.location.line) for f in run_case(case)),
-                 key=lambda t: (t[0], t[1], t[2] or 0))
-    want = sorted(case.expects, key=lambda t: (t[0], t[1], t[2] or 0))
-    assert got == want
+    assert case.expected, f"{case.path.name} has no .expect lines"
+    got = run_case(case)
+    assert found(got) == case.expected, "\n".join(f.format_text() for f in got)
 
 
-def test_every_reply_file_has_an_expect_file() -> None:
-    replies = {p.stem for p in CASES.glob("*.json")}
-    expects = {p.stem for p in CASES.glob("*.expect")}
-    assert replies == expects
-    for c in CASE_LIST:
-        assert (CASES / "cards" / f"{c.card}.json").is_file(), c.name
-        if c.compare:
-            assert (CASES / c.compare).is_file(), c.name
+@pytest.mark.parametrize("case", VALID, ids=lambda c: c.id)
+def test_valid_reply_case(case: Case) -> None:
+    got = run_case(case)
+    assert [f for f in got if f.level == "error"] == []
+    assert found(got) == case.expected, "\n".join(f.format_text() for f in got)
 
 
-def reply_ids_of_registry() -> set[str]:
-    return {r.id for r in requirements() if "reply" in r.where}
+def test_case_files_are_whole() -> None:
+    assert {p.stem for p in CASES.glob("*.expect")} == {c.path.stem for c in FAILING}
+    assert {p.stem for p in (CASES / "valid").glob("*.expect")} <= {c.path.stem for c in VALID}
+    for c in FAILING + VALID:
+        assert (CARDS / f"{c.card}.json").is_file(), c.id
+        assert c.compare is None or c.compare.is_file(), c.id
 
 
-def test_registry_reply_ids_are_the_checker_ids() -> None:
-    # The registry says "reply" exactly for the ids the reply checker enforces.
-    assert reply_ids_of_registry() == set(REPLY_REQUIREMENTS)
+# -- hostile inputs: files that cannot be case files ----------------------------------------
+
+def _hostile(tmp: Path) -> dict[str, tuple[Path, str]]:
+    big = tmp / "big.json"
+    big.write_bytes(b" " * (1024 * 1024 + 1))
+    utf16 = tmp / "utf16.json"
+    utf16.write_bytes('{"messageId": "m"}'.encode("utf-16"))
+    deep = tmp / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    return {"missing": (tmp / "missing.json", "REPLY-READ"),
+            "larger-than-1-MiB": (big, "REPLY-READ"),
+            "a-folder": (tmp, "REPLY-READ"),
+            "utf-16": (utf16, "REPLY-JSON"),
+            "deep-nesting": (deep, "REPLY-JSON")}
 
 
-def test_every_reply_checkable_id_has_a_failing_reply_case() -> None:
-    assert missing_failing_cases(reply_ids_of_registry(), CASE_LIST) == []
-    # ... and at level error for the MUST/MUST NOT ids: a warning alone does not
-    # show that the checker can fail a reply for it.
-    errors = {rule for c in CASE_LIST for rule, level, _ in c.expects if level == "error"}
-    assert reply_ids_of_registry() <= errors
+HOSTILE_COVERS = {"REPLY-READ", "REPLY-JSON"}
+HOSTILE_NAMES = ["missing", "larger-than-1-MiB", "a-folder", "utf-16", "deep-nesting"]
 
 
-def test_meta_test_reports_an_id_without_a_case(tmp_path: Path) -> None:
-    # The meta-test fails when an id has no failing case: drop OR-5.8's cases.
-    fewer = [c for c in CASE_LIST if not any(r == "OR-5.8" for r, _, _ in c.expects)]
-    assert missing_failing_cases(reply_ids_of_registry(), fewer) == ["OR-5.8"]
-    assert missing_failing_cases({"OR-6.1", "OR-9.9"}, CASE_LIST) == ["OR-9.9"]
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_hostile_reply_is_one_finding(name: str, tmp_path: Path) -> None:
+    path, rule = _hostile(tmp_path)[name]
+    got = check_reply(read_reply(path), json.loads((CARDS / "annex-a1.json").read_text()),
+                      activated=True)
+    assert [(f.rule, f.level) for f in got] == [(rule, "error")]
 
 
-def test_own_rules_are_registered_and_have_cases() -> None:
-    assert set(OWN_RULES) <= rule_ids()
-    # REPLY-READ (an unreadable file) cannot be a case file; test_replies covers it.
-    assert missing_failing_cases(set(OWN_RULES) - {"REPLY-READ"}, CASE_LIST) == []
+def test_hostile_names_are_all_tested(tmp_path: Path) -> None:
+    assert sorted(_hostile(tmp_path)) == sorted(HOSTILE_NAMES)
+    assert {r for _, r in _hostile(tmp_path).values()} == HOSTILE_COVERS
 
 
-def test_case_format_rejects_unknown_keys(tmp_path: Path) -> None:
-    bad = tmp_path / "x.expect"
-    bad.write_text("activted: false\nexpect: none\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="unknown key"):
-        load_case(bad)
-    bad.write_text("# nothing expected\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="expect"):
-        load_case(bad)
+# -- the registry and the cases ------------------------------------------------------------
 
+def reply_checked_ids() -> set[str]:
+    """Every id the registry says is checked in a reply check (requirements and own rules)."""
+    ids = {r.id for r in requirements() if "reply" in r.where}
+    doc = json.loads(resources.files("acap").joinpath("data/requirements.json").read_bytes())
+    ids |= {e["id"] for e in doc["rules"] if "reply" in e.get("where", ())}
+    return ids
+
+
+def reply_coverage(cases: list[Case]) -> set[str]:
+    """The ids some failing reply example proves."""
+    return {rule for c in cases for rule in c.rules()} | HOSTILE_COVERS
+
+
+def test_registry_reply_ids_are_the_checkers() -> None:
+    assert reply_checked_ids() == set(REPLY_REQUIREMENTS) | set(OWN_RULES)
+    for rid in REPLY_REQUIREMENTS:
+        assert requirement(rid).check_note, f"{rid}: say what a reply check covers"
+
+
+def test_every_reply_checked_id_has_a_failing_example() -> None:
+    missing = sorted(reply_checked_ids() - reply_coverage(FAILING))
+    assert not missing, f"checked in a reply check but no failing example: {missing}"
+    # The requirement ids must each be failed at level error: a heuristic warning
+    # alone does not show that the checker can fail a reply for them.
+    errors = {r for c in FAILING for r, level, _ in c.expected if level == "error"}
+    assert set(REPLY_REQUIREMENTS) <= errors
+
+
+def test_the_meta_test_can_fail() -> None:
+    """Drop OR-5.8's cases, or register an id nobody tests: the meta-test reports it."""
+    fewer = [c for c in FAILING if "OR-5.8" not in c.rules()]
+    assert sorted(reply_checked_ids() - reply_coverage(fewer)) == ["OR-5.8"]
+    assert missing_failing_cases({"OR-6.1", "OR-9.9"}, FAILING) == ["OR-9.9"]
+
+
+def test_cases_cite_only_registered_ids() -> None:
+    assert {r for c in FAILING + VALID for r in c.rules()} - rule_ids() == set()
+
+
+def test_case_format_rejects_what_it_does_not_know(tmp_path: Path) -> None:
+    reply = tmp_path / "x.json"
+    reply.write_text("{}", encoding="utf-8")
+    for bad in ("@activted false", "@activated maybe", "OR-6.1 eror 3", "OR-6.1 error"):
+        reply.with_suffix(".expect").write_text(bad + "\n", encoding="utf-8")
+        with pytest.raises(ValueError):
+            reply_case(reply)
