@@ -384,10 +384,6 @@ def _concerned_skill(ctx: _Ctx, card: Mapping[str, Any], skills: Mapping[str, On
 
 # -- behaviour (§5) ------------------------------------------------------------------------
 
-def _first_text_node(view: ReplyView) -> Node | None:
-    return view.messages[0] if view.messages else None
-
-
 def _mentions(view: ReplyView, skill: OnRequestSkill) -> bool:
     texts = [message_text(n.data) for n in view.messages]
     texts += [str(e.data.get("message", "")) for e in view.errors]
@@ -450,6 +446,16 @@ def _behaviour(ctx: _Ctx, view: ReplyView, markers: list[_Marker], skill: OnRequ
                             f"{{\"{EXTENSION_URI}\": {{\"status\": \"given-on-opt-in\", "
                             f"\"skillId\": \"{skill.id}\"}}}}")
         _state(ctx, view, COMPLETED, "information given on opt-in")
+        return
+    if (skill.assistant_access and opts.for_named_person is not False and not mine
+            and not mentions):
+        # Opened to this caller, and the reply neither refers nor gives an Artifact:
+        # information in a Message, or a refusal that sends the person nowhere.
+        ctx.add("OR-5.4", "error", f"{skill.id} is opened to assistants, but the reply neither "
+                "gives the information as an Artifact nor refers the person to "
+                f"personEntry {pe}", _text_pointer(view),
+                "§6.2: information given on opt-in is an Artifact (marked given-on-opt-in "
+                "when activated); otherwise refer as OR-5.3 says")
         return
     # Information referred (§6.2 row 1). A marker that is there but invalid was
     # reported already; "no object" is only for a reply with none.
