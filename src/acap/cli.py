@@ -27,6 +27,7 @@ from .commands.build import build  # noqa: E402
 from .commands.keys import keys  # noqa: E402
 from .commands.verify import verify  # noqa: E402
 
+cli.add_command(__import__("acap.commands.check_reply", fromlist=["_"]).check_reply)
 for _command in (build, verify, keys):
     cli.add_command(_command)
 

@@ -27,6 +27,8 @@ class Requirement:
         statement: one line, in acap's words.
         where: where acap checks it: any of ``build``, ``card``, ``reply``.
         not_checkable: why acap cannot check it (when ``where`` is empty).
+        check_note: what acap's check covers and, where it can only be partial,
+            what it cannot see (``checkNote`` in the data file).
     """
 
     id: str
@@ -37,6 +39,7 @@ class Requirement:
     not_checkable: str | None = None
     levels: tuple[str, ...] = ()
     level_note: str | None = None
+    check_note: str | None = None
 
     @property
     def checkable(self) -> bool:
@@ -58,7 +61,8 @@ def requirements() -> tuple[Requirement, ...]:
     for e in _doc()["requirements"]:  # type: ignore[attr-defined]
         out.append(Requirement(e["id"], e["section"], e["level"], e["statement"],
                                tuple(e["where"]), e.get("notCheckable"),
-                               tuple(e.get("levels", ())), e.get("levelNote")))
+                               tuple(e.get("levels", ())), e.get("levelNote"),
+                               e.get("checkNote")))
     return tuple(out)
 
 

@@ -1,0 +1,314 @@
+"""acap benchmarks: every figure next to a reference measured in the same run.
+
+Usage::
+
+    python bench/run.py                  # all benchmarks, table + bench/results/latest.json
+    python bench/run.py --quick          # fewer repeats
+    python bench/run.py --only sign      # one group: process, cli, sign, verify, batch
+
+Timing is the standard library's ``time.perf_counter``; each figure is the
+median of repeated runs with min and max shown. Targets (issue 7) are ratios
+of a figure to its reference from the same run, so a noisy machine moves both.
+Run it on an otherwise idle machine for stable numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PY = sys.executable
+#: The libraries the issue names as the reference import (acap's heaviest runtime deps).
+DEP_IMPORTS = "import yaml, jinja2, jsonschema, cryptography.hazmat.primitives.asymmetric.ec, click"
+
+
+@dataclass
+class Figure:
+    """One measured figure (seconds per operation) and its reference."""
+
+    name: str
+    samples: list[float]
+    reference: str | None = None
+    target: str | None = None
+    ratio_limit: float | None = None  # figure / reference must be <= this (or >= if negative)
+    unit: str = "ms"
+    extra: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+
+def time_process(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"benchmark command failed: {' '.join(cmd)}\n{proc.stderr.decode()}")
+    return elapsed
+
+
+def interleaved(commands: dict[str, Callable[[], float]], repeats: int) -> dict[str, list[float]]:
+    """Run each measurement ``repeats`` times, alternating, so drift hits all alike."""
+    out: dict[str, list[float]] = {k: [] for k in commands}
+    for fn in commands.values():  # warm caches (disk, pyc)
+        fn()
+    for _ in range(repeats):
+        for name, fn in commands.items():
+            out[name].append(fn())
+    return out
+
+
+def per_call(fn: Callable[[], object], n: int) -> float:
+    start = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - start) / n
+
+
+def bench_process(repeats: int, work: Path) -> list[Figure]:
+    """Whole-process ``acap build`` (spec site off) against importing the dependencies."""
+    project = work / "process"
+    project.mkdir()
+    shutil.copyfile(REPO / "operator.yaml", project / "operator.yaml")
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "0"}
+    env.pop("ACAP_SIGNING_KEY", None)
+    acap = [PY, "-m", "acap"]
+    time_process([*acap, "build", "--no-spec-site"], project, env)  # creates the key once
+    res = interleaved({
+        "build": lambda: time_process([*acap, "build", "--no-spec-site"], project, env),
+        "deps": lambda: time_process([PY, "-c", DEP_IMPORTS], project, env),
+    }, repeats)
+    return [
+        Figure("acap build (whole process, spec site off)", res["build"],
+               "python -c 'import yaml, jinja2, jsonschema, cryptography, click'",
+               "<= 1.3x reference", 1.3,
+               extra={"reference_median": statistics.median(res["deps"])}),
+    ]
+
+
+def bench_cli(repeats: int, work: Path) -> list[Figure]:
+    """``acap --version`` and ``acap --help`` against ``python -c pass``."""
+    script = shutil.which("acap", path=str(Path(PY).parent)) or "acap"
+    res = interleaved({
+        "version": lambda: time_process([script, "--version"], work),
+        "help": lambda: time_process([script, "--help"], work),
+        "pass": lambda: time_process([PY, "-c", "pass"], work),
+    }, repeats)
+    ref = statistics.median(res["pass"])
+    return [
+        Figure("acap --version", res["version"], "python -c pass", "<= 5x reference", 5.0,
+               extra={"reference_median": ref}),
+        Figure("acap --help", res["help"], "python -c pass", "<= 5x reference", 5.0,
+               extra={"reference_median": ref}),
+    ]
+
+
+def _example_card_and_key() -> tuple[dict[str, object], object, dict[str, object]]:
+    from acap.card import build_card
+    from acap.keys import SigningKey, generate_private_key
+    from acap.operator_config import load_operator
+
+    cfg = load_operator(REPO / "operator.yaml")
+    card = build_card(cfg)
+    private = generate_private_key("ES256")
+    key = SigningKey(private, "ES256", "bench-1")
+    return card, key, key.public_jwk()
+
+
+def bench_sign(repeats: int, n: int) -> list[Figure]:
+    """Sign: acap's Signer, a2a-sdk 1.3's signer, and bare RFC 8785 + ECDSA."""
+    import rfc8785
+    from a2a.client.card_resolver import parse_agent_card
+    from a2a.utils.signing import create_agent_card_signer
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from jwt.api_jwk import PyJWK
+
+    from acap.signing import Signer
+
+    card, key, jwk = _example_card_and_key()
+    signer = Signer(key, jku="https://example.com/.well-known/jwks.json")  # type: ignore[arg-type]
+    card_json = json.dumps(card)
+    private_jwk = PyJWK({**jwk, "d": _d_of(key)})
+    sdk_sign = create_agent_card_signer(private_jwk, {"alg": "ES256", "typ": "JOSE",
+                                                      "kid": "bench-1", "jku": None})
+    pk = key.private  # type: ignore[attr-defined]
+    payload_obj = {k: v for k, v in card.items() if k != "signatures"}
+
+    def acap_sign() -> object:
+        return signer.sign(card)
+
+    def sdk() -> object:
+        return sdk_sign(parse_agent_card(json.loads(card_json)))
+
+    def bare() -> object:
+        data = rfc8785.dumps(payload_obj)
+        return pk.sign(data, ec.ECDSA(hashes.SHA256(), deterministic_signing=True))
+
+    res = interleaved({"acap": lambda: per_call(acap_sign, n), "sdk": lambda: per_call(sdk, n),
+                       "bare": lambda: per_call(bare, n)}, repeats)
+    sdk_m, bare_m = statistics.median(res["sdk"]), statistics.median(res["bare"])
+    return [
+        Figure("sign example card: acap Signer", res["acap"], "a2a-sdk 1.3 signer (from JSON)",
+               ">= 4x faster than a2a-sdk", 1 / 4, extra={"reference_median": sdk_m}),
+        Figure("sign example card: acap Signer ", res["acap"], "bare RFC 8785 + ECDSA P-256",
+               "<= 1.5x bare", 1.5, extra={"reference_median": bare_m}),
+        Figure("sign: a2a-sdk 1.3 signer (from JSON)", res["sdk"]),
+        Figure("sign: bare RFC 8785 + ECDSA", res["bare"]),
+    ]
+
+
+def _d_of(key: object) -> str:
+    from acap.keys import b64url
+
+    priv = key.private  # type: ignore[attr-defined]
+    return b64url(priv.private_numbers().private_value.to_bytes(32, "big"))
+
+
+def bench_verify(repeats: int, n: int) -> list[Figure]:
+    """Verify: acap's verifier, a2a-sdk 1.3's verifier, and bare RFC 8785 + ECDSA verify."""
+    import rfc8785
+    from a2a.client.card_resolver import parse_agent_card
+    from a2a.utils.signing import create_signature_verifier
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+    from jwt.api_jwk import PyJWK
+
+    from acap.keys import b64url, b64url_decode
+    from acap.signing import Signer
+    from acap.verify import verify_card
+
+    card, key, jwk = _example_card_and_key()
+    signed = Signer(key).sign(card)  # type: ignore[arg-type]
+    card_json = json.dumps(signed)
+    pub = PyJWK(jwk)
+    sdk_verify = create_signature_verifier(lambda kid, jku: pub, ["ES256"])
+    pk = key.private.public_key()  # type: ignore[attr-defined]
+    sig = signed["signatures"][0]  # type: ignore[index]
+    raw = b64url_decode(sig["signature"])
+    der = encode_dss_signature(int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big"))
+    body = {k: v for k, v in signed.items() if k != "signatures"}
+
+    def acap_v() -> object:
+        res = verify_card(signed, lambda kid, jku: (jwk, "bench"))
+        assert res.ok
+        return res
+
+    def sdk() -> None:
+        sdk_verify(parse_agent_card(json.loads(card_json)))
+
+    def bare() -> None:
+        payload = b64url(rfc8785.dumps(body))
+        pk.verify(der, f"{sig['protected']}.{payload}".encode(), ec.ECDSA(hashes.SHA256()))
+
+    res = interleaved({"acap": lambda: per_call(acap_v, n), "sdk": lambda: per_call(sdk, n),
+                       "bare": lambda: per_call(bare, n)}, repeats)
+    return [
+        Figure("verify example card: acap", res["acap"], "a2a-sdk 1.3 verifier (from JSON)",
+               None, None, extra={"reference_median": statistics.median(res["sdk"])}),
+        Figure("verify example card: acap ", res["acap"], "bare RFC 8785 + ECDSA verify",
+               None, None, extra={"reference_median": statistics.median(res["bare"])}),
+    ]
+
+
+def make_operators(folder: Path, count: int) -> list[Path]:
+    """``count`` distinct operators (names, skills, keys), one folder each."""
+    sys.path.insert(0, str(REPO / "bench"))
+    from generate import write_operators
+
+    return write_operators(folder, count)
+
+
+def bench_batch(repeats: int, work: Path, count: int) -> list[Figure]:
+    """A batch build of ``count`` generated operators, pages off, in one process."""
+    from acap.batch import BatchOptions, build_many
+
+    ops = make_operators(work / "batch", count)
+    samples = []
+    for r in range(repeats):
+        site = work / f"batch-site-{r}"
+        start = time.perf_counter()
+        result = build_many(BatchOptions(configs=ops, site_dir=site, jobs=1, pages=False))
+        elapsed = time.perf_counter() - start
+        if result.failed:
+            raise SystemExit(f"batch build failed for {len(result.failed)} operators")
+        samples.append(elapsed / count)
+    return [Figure(f"batch build, {count} operators, 1 job (per card)", samples,
+                   None, ">= 1500 cards/s per core", None,
+                   extra={"cards_per_second": 1 / statistics.median(samples)})]
+
+
+def report(figures: list[Figure]) -> str:
+    rows = [("figure", "median", "min", "max", "reference (median)", "ratio", "target", "met")]
+    for f in figures:
+        scale = 1000.0
+        med, lo, hi = f.median * scale, min(f.samples) * scale, max(f.samples) * scale
+        ref = f.extra.get("reference_median")
+        ratio = f.median / ref if ref else None
+        met = ""
+        if f.ratio_limit and ratio is not None:
+            met = "yes" if ratio <= f.ratio_limit else "NO"
+        if "cards_per_second" in f.extra:
+            cps = f.extra["cards_per_second"]
+            met = "yes" if cps >= 1500 else "NO"
+            ratio_s = f"{cps:,.0f} cards/s"
+        else:
+            ratio_s = f"{ratio:.2f}x" if ratio is not None else ""
+        rows.append((f.name.strip(), f"{med:.3f} ms", f"{lo:.3f}", f"{hi:.3f}",
+                     f"{f.reference or ''} {ref * scale:.3f} ms" if ref else "", ratio_s,
+                     f.target or "", met))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = [" | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    lines.insert(1, "-+-".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repeats")
+    ap.add_argument("--only", choices=["process", "cli", "sign", "verify", "batch"], default=None)
+    ap.add_argument("--count", type=int, default=1000, help="operators in the batch build")
+    ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "latest.json")
+    args = ap.parse_args()
+    repeats = 5 if args.quick else 15
+    figures: list[Figure] = []
+    with tempfile.TemporaryDirectory(prefix="acap-bench-") as tmp:
+        work = Path(tmp)
+        groups: dict[str, Callable[[], list[Figure]]] = {
+            "process": lambda: bench_process(repeats, work),
+            "cli": lambda: bench_cli(repeats, work),
+            "sign": lambda: bench_sign(repeats, 200),
+            "verify": lambda: bench_verify(repeats, 100),
+            "batch": lambda: bench_batch(3 if args.quick else 5, work, args.count),
+        }
+        for name, fn in groups.items():
+            if args.only in (None, name):
+                print(f"running {name} ...", file=sys.stderr)
+                figures.extend(fn())
+    print(report(figures))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({
+        "python": sys.version.split()[0], "cpus": os.cpu_count(),
+        "figures": [{"name": f.name.strip(), "median_s": f.median, "min_s": min(f.samples),
+                     "max_s": max(f.samples), "reference": f.reference, "target": f.target,
+                     **f.extra} for f in figures],
+    }, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwrote {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
