@@ -207,8 +207,9 @@ def test_config_and_site_dir_options_from_another_folder(tmp_path: Path,
     assert (project / ".acap/signing-key.pem").is_file()  # keyFile is relative to the config
     assert not (project / "site").exists()
     assert list(elsewhere.iterdir()) == []
-    assert res.stdout.splitlines() == [f"built {out}/ (2 files: example.com)",
-                                       "card: https://example.com/.well-known/agent-card.json"]
+    built, card = res.stdout.splitlines()
+    assert built.startswith(f"built {out}/ (") and "example.com" in built
+    assert card == "card: https://example.com/.well-known/agent-card.json"
 
 
 def test_default_site_dir_is_beside_the_operator_file(example: Path, tmp_path: Path,
@@ -313,3 +314,20 @@ def test_site_dir_with_other_files_is_refused(example: Path, tmp_path: Path) -> 
     empty.mkdir()
     assert acap("build", "-c", str(example), "--site-dir", str(empty)).exit_code == 0
     assert acap("build", "-c", str(example), "--site-dir", str(empty)).exit_code == 0
+
+
+def test_a_card_acap_cannot_build_is_reported_as_a_bug(example: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import acap.build
+
+    def broken(cfg: Any) -> dict[str, Any]:
+        raise ValueError("a signIn entry names no kind of scheme")
+
+    monkeypatch.setattr(acap.build, "build_card", broken)
+    result = run_build(example)
+    [f] = result.report.errors
+    assert f.rule == "ACAP-BUG"
+    assert f.message == ("the card could not be built from a checked operator.yaml: ValueError: "
+                         "a signIn entry names no kind of scheme")
+    assert f.hint is not None and f.hint.startswith("this is a bug in acap")
+    assert not (example.parent / "site").exists()

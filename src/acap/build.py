@@ -135,7 +135,12 @@ def _bug(message: str, file: str) -> Finding:
 def step_card(ctx: BuildContext) -> None:
     """Build the AgentCard, check it against the shipped schemas, sign it, add the JWKS."""
     cfg = ctx.cfg
-    card = build_card(cfg)
+    try:
+        card = build_card(cfg)
+    except (KeyError, TypeError, ValueError) as exc:  # a check that should have caught it
+        ctx.report.add(_bug(f"the card could not be built from a checked operator.yaml: "
+                            f"{type(exc).__name__}: {exc}", cfg.loaded.file))
+        return
     targets = [(schemas.AGENT_CARD, card, "A2A 1.0 AgentCard")]
     targets += [(schemas.EXTENSION, e.get("params"), "On Request params")
                 for e in card["capabilities"].get("extensions", ())]

@@ -239,17 +239,6 @@ _KEYWORD_RULES = {
 }
 
 
-def _exactly_one(err: Any) -> list[str] | None:
-    """The key names of a ``oneOf`` whose branches are each ``{"required": [name]}``."""
-    names = []
-    for branch in err.validator_value:
-        req = branch.get("required") if isinstance(branch, dict) else None
-        if not (isinstance(req, list) and len(req) == 1 and len(branch) == 1):
-            return None
-        names.append(req[0])
-    return names
-
-
 def _translate(err: Any, loaded: Loaded, skip: set[str | None]) -> list[Finding]:
     ptr = _pointer(err.absolute_path)
     if ptr in skip:
@@ -258,15 +247,6 @@ def _translate(err: Any, loaded: Loaded, skip: set[str | None]) -> list[Finding]
     sch = err.schema if isinstance(err.schema, dict) else {}
     kw = err.validator
     rule = sch.get("x-rule") or _KEYWORD_RULES.get(kw, "SCHEMA-VALUE")
-    if kw == "oneOf" and (options := _exactly_one(err)) is not None:
-        present = [o for o in options if isinstance(err.instance, dict) and o in err.instance]
-        found = ("none of them" if not present else
-                 "both " + " and ".join(present) if len(present) == 2 else
-                 ", ".join(present))
-        return [Finding(rule, "error",
-                        f"'{name}' needs exactly one of {', '.join(options)}; found {found}",
-                        loaded.location(ptr, key=True),
-                        "keep one of them" if present else f"add one of: {', '.join(options)}")]
     if kw in ("anyOf", "oneOf") and err.context:
         best = max(err.context, key=lambda e: len(list(e.absolute_path)))
         return _translate(best, loaded, skip)
@@ -318,9 +298,6 @@ def _translate(err: Any, loaded: Loaded, skip: set[str | None]) -> list[Finding]
     if kw == "minLength":
         return [Finding(rule if rule.startswith("OR-") else "SCHEMA-EMPTY", "error",
                         f"'{name}' is empty", loc, "write the text, or delete the line")]
-    if kw == "pattern" and sch.get("x-expected"):
-        return [Finding(rule, "error", f"'{name}' must be {sch['x-expected']}, "
-                        f"found {_found(err.instance)}", loc, f"write {sch['x-expected']}")]
     if kw in ("minimum", "maximum"):
         bound = "at least" if kw == "minimum" else "at most"
         return [Finding(rule, "error", f"'{name}' is {err.instance}; it must be {bound} "
