@@ -115,6 +115,10 @@ def test_same_content_gives_the_same_commit(tmp_path: Path,
 def test_readme_flow_build_then_publish_remote(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """`acap build && acap publish --remote <bare repo>`, as README.md says."""
+    from conftest import REPO
+
+    assert "acap build && acap publish --remote /tmp/pages.git" in \
+        (REPO / "README.md").read_text("utf-8")
     config = project(tmp_path)
     remote = bare_repo(tmp_path / "pages.git")
     monkeypatch.chdir(config.parent)
@@ -378,3 +382,45 @@ def test_two_hosts_on_one_branch_are_refused(tmp_path: Path) -> None:
     res = publish(PublishOptions(config=config))
     err = _errors(res, "PUBLISH-TARGET")
     assert len(err) == 1 and "same branch gh-pages" in err[0].message
+
+
+def test_unreachable_remote_fails_with_gits_reason(tmp_path: Path) -> None:
+    config = project(tmp_path)
+    do_build(config)
+    res = CliRunner().invoke(cli, ["publish", "-c", str(config), "--remote",
+                                   str(tmp_path / "no-such-repo.git")])
+    assert res.exit_code == 1
+    assert "[PUBLISH-FAILED]" in res.stderr
+    assert "does not appear to be a git repository" in res.stderr  # git's own words
+
+
+def test_every_rule_id_publish_and_live_use_is_registered() -> None:
+    import re
+
+    import acap
+    from acap.requirements import rule_ids
+
+    src = Path(acap.__file__).parent
+    used: set[str] = set()
+    for name in ("publish.py", "live.py", "git_pages.py", "dir_mirror.py"):
+        used |= set(re.findall(r'Finding\(\s*"([A-Z0-9.-]+)"', (src / name).read_text("utf-8")))
+    assert {"PUBLISH-STALE", "PUBLISH-ORIGIN", "LIVE-CORS"} <= used
+    assert used - rule_ids() == set()
+
+
+def test_the_users_global_hooks_do_not_run(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A core.hooksPath in the user's git config must not veto acap's own push."""
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "pre-push").write_text("#!/bin/sh\necho 'user hook ran' >&2\nexit 1\n")
+    (hooks / "pre-push").chmod(0o755)
+    gitconfig = tmp_path / "gitconfig"
+    gitconfig.write_text(f"[core]\n\thooksPath = {hooks}\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    remote = bare_repo(tmp_path / "pages.git")
+    config = project(tmp_path)
+    do_build(config)
+    res = publish(PublishOptions(config=config, remote=str(remote)))
+    assert res.ok, res.report.format_text()
+    assert branch_tip(remote) is not None

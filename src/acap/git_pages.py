@@ -164,7 +164,10 @@ class _Repo:
         if extra_env:
             env.update(extra_env)
         try:
-            proc = subprocess.run(["git", *args], input=stdin, capture_output=True,
+            # No hooks: a core.hooksPath in the user's global config must not run
+            # (or veto) anything in acap's throw-away repository.
+            proc = subprocess.run(["git", "-c", f"core.hooksPath={os.devnull}", *args],
+                                  input=stdin, capture_output=True,
                                   cwd=cwd or self.tmp, env=env, check=False)
         except FileNotFoundError as exc:
             raise GitError("git is not installed (acap publishes to a branch with git)") from exc
@@ -175,6 +178,7 @@ class _Repo:
             refused = [ln for ln in out.splitlines() if ln.startswith("!")]
             msg = "\n".join(filter(None, [err, *refused])) or out \
                 or f"exit status {proc.returncode}"
+            msg = "\n".join(line.rstrip() for line in msg.splitlines())
             raise GitError(f"could not {what}: git says:\n{msg}")
         return proc.stdout.decode("utf-8", "replace")
 

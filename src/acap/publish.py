@@ -185,7 +185,6 @@ def resolve_targets(cfg: Any, options: PublishOptions, site_hosts: list[str],
         pub = settings.get("publish")
         if isinstance(pub, dict):
             configured[host] = pub
-    cli = options.remote is not None or options.dir is not None or options.branch is not None
     if options.remote is not None and options.dir is not None:
         report.add(Finding("PUBLISH-TARGET", "error", "--remote and --dir were both given",
                            Location("command line"), "publish to a branch or to a directory"))
@@ -224,14 +223,14 @@ def resolve_targets(cfg: Any, options: PublishOptions, site_hosts: list[str],
                                "hosts built: " + (", ".join(site_hosts) or "none")
                                + "; run acap build"))
             continue
-        t = _target_for(cfg, host, configured.get(host, {}), options, cli, report)
+        t = _target_for(cfg, host, configured.get(host, {}), options, report)
         if t is not None:
             targets.append(t)
     _check_target_conflicts(cfg, options, targets, report)
     return targets
 
 
-def _target_for(cfg: Any, host: str, pub: dict[str, Any], options: PublishOptions, cli: bool,
+def _target_for(cfg: Any, host: str, pub: dict[str, Any], options: PublishOptions,
                 report: Report) -> Target | None:
     ptr = f"/hosts/{host}/publish"
     base = cfg.base_dir
