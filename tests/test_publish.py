@@ -376,12 +376,20 @@ def test_targets_from_operator_yaml_and_their_mistakes(tmp_path: Path) -> None:
 
 def test_two_hosts_on_one_branch_are_refused(tmp_path: Path) -> None:
     config = project(tmp_path)
-    publish_to(config, "example.com", remote="../pages.git")
-    publish_to(config, "agent-capability.org", remote="../pages.git")
     do_build(config)
-    res = publish(PublishOptions(config=config))
+    res = publish(PublishOptions(config=config, hosts=("example.com", "agent-capability.org"),
+                                 remote=str(tmp_path / "pages.git")))
     err = _errors(res, "PUBLISH-TARGET")
     assert len(err) == 1 and "same branch gh-pages" in err[0].message
+    assert res.hosts == []
+    # Each on its own branch is fine.
+    bare_repo(tmp_path / "pages.git")
+    publish_to(config, "example.com", remote="../pages.git")
+    publish_to(config, "agent-capability.org", remote="../pages.git", branch="spec")
+    do_build(config)
+    res = publish(PublishOptions(config=config))
+    assert [(h.target.host, h.outcome) for h in res.hosts] == \
+        [("agent-capability.org", "published"), ("example.com", "published")]
 
 
 def test_unreachable_remote_fails_with_gits_reason(tmp_path: Path) -> None:
