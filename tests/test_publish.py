@@ -432,3 +432,18 @@ def test_the_users_global_hooks_do_not_run(tmp_path: Path,
     res = publish(PublishOptions(config=config, remote=str(remote)))
     assert res.ok, res.report.format_text()
     assert branch_tip(remote) is not None
+
+
+def test_card_host_without_its_card_is_refused(tmp_path: Path) -> None:
+    """Deleting the card *and* its manifest entry still cannot publish a card host without it."""
+    config = project(tmp_path)
+    do_build(config)
+    site = config.parent / "site"
+    rel = "example.com/.well-known/agent-card.json"
+    (site / rel).unlink()
+    man = json.loads((site / ".acap/manifest.json").read_text("utf-8"))
+    del man["files"][rel]
+    (site / ".acap/manifest.json").write_text(json.dumps(man), encoding="utf-8")
+    res = publish(PublishOptions(config=config, remote=str(tmp_path / "pages.git")))
+    assert [f.message for f in _errors(res, "PUBLISH-INTEGRITY")] == \
+        ["site/example.com/ has no Agent Card (.well-known/agent-card.json)"]

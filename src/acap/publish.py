@@ -564,6 +564,10 @@ def preflight(options: PublishOptions) -> Checked:
         root = site_dir / t.host
         files = read_host_files(site_dir, t.host, manifest, report)
         report.extend(private_key_findings(files, root))
+        if t.host == card_host and CARD_PATH.lstrip("/") not in files:
+            report.add(Finding("PUBLISH-INTEGRITY", "error", f"site/{t.host}/ has no Agent Card "
+                               f"({CARD_PATH.lstrip('/')})", Location(str(root)),
+                               "run acap build"))
         report.extend(signature_findings(files, t.host, root))
         if t.kind == "branch":
             files.update(pages_extras(cfg, t.host, files))
