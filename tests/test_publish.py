@@ -291,7 +291,8 @@ def test_target_must_serve_the_card_at_the_root_of_its_origin(
 
 
 def test_github_user_site_with_matching_host_passes_the_origin_check(tmp_path: Path) -> None:
-    from acap.publish import Target, origin_findings
+    from acap.publish_checks import origin_findings
+    from acap.publish_targets import Target
 
     t = Target("someone.github.io", "branch", remote="https://github.com/Someone/someone.github.io")
     assert origin_findings(t, {}, "someone.github.io") == []
@@ -323,8 +324,10 @@ def test_branch_with_files_acap_did_not_publish_needs_force(tmp_path: Path) -> N
     remote = bare_repo(tmp_path / "pages.git")
     work = tmp_path / "someone-else"
     git("init", "-q", "-b", "gh-pages", str(work))
-    (work / "index.html").write_text("<h1>my own site</h1>\n", encoding="utf-8")
-    git("add", "index.html", cwd=work)
+    (work / "my-page.html").write_text("<h1>my own site</h1>\n", encoding="utf-8")
+    (work / ".well-known").mkdir()
+    (work / ".well-known/agent-card.json").write_text("{}\n", encoding="utf-8")
+    git("add", "-A", cwd=work)
     git("commit", "-q", "-m", "hand-made site", cwd=work)
     git("push", "-q", str(remote), "gh-pages", cwd=work)
     foreign = branch_tip(remote)
@@ -333,14 +336,17 @@ def test_branch_with_files_acap_did_not_publish_needs_force(tmp_path: Path) -> N
 
     res = publish(PublishOptions(config=config, remote=str(remote)))
     found = _errors(res, "PUBLISH-FOREIGN")
-    assert len(found) == 1 and "index.html" in found[0].message
+    assert len(found) == 1
+    # Replaced (a card someone put there) and removed (their page): both need --force.
+    assert ".well-known/agent-card.json, my-page.html" in found[0].message
     assert branch_tip(remote) == foreign
 
     res = publish(PublishOptions(config=config, remote=str(remote), force=True))
     assert res.ok, res.report.format_text()
     tip = branch_tip(remote)
     assert git("rev-parse", f"{tip}^", cwd=remote).strip() == foreign  # history kept
-    assert "index.html" not in tree_files(remote, tip)
+    assert "my-page.html" not in tree_files(remote, tip)
+    assert "my-page.html" in tree_files(remote, foreign)
     # Once acap owns the branch, its own stale files go without --force.
     set_cname(config, "example.com", None)
     do_build(config)

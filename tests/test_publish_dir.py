@@ -153,6 +153,8 @@ def test_dry_run_into_a_directory_writes_nothing(tmp_path: Path) -> None:
     www = tmp_path / "www"
     res = CliRunner().invoke(cli, ["publish", "-c", str(config), "--dir", str(www), "--dry-run"])
     assert res.exit_code == 0, res.output
-    assert "  + .well-known/agent-card.json" in res.stdout
-    assert "  + .nojekyll" not in res.stdout
+    # Exactly the built files: a directory gets no Pages extras.
+    added = sorted(line[4:] for line in res.stdout.splitlines() if line.startswith("  + "))
+    assert added == sorted(_host_tree(config))
+    assert ".well-known/agent-card.json" in added
     assert not www.exists()

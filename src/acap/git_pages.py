@@ -111,7 +111,8 @@ class PagesOutcome:
 
 
 class ForeignContent(GitError):
-    """The branch holds files acap did not publish, and publishing would remove them."""
+    """The branch holds files acap did not publish, and publishing would replace or
+    remove them."""
 
     def __init__(self, message: str, outcome: PagesOutcome) -> None:
         super().__init__(message)
@@ -202,8 +203,8 @@ def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host
         branch: the branch name (GitHub Pages: ``gh-pages``).
         host: the host the files are for (in the commit message).
         dry_run: stop after computing the :class:`Plan`; nothing is pushed.
-        force: allow replacing files that acap did not publish (a tip without
-            acap's trailer). History is kept even then: the commit's parent is
+        force: allow replacing or removing files that acap did not publish (a
+            tip without acap's trailer). History is kept even then: the commit's parent is
             the tip, and the push is a fast-forward.
         date: commit date (seconds since the epoch); see :func:`commit_date`.
         progress: called with one line of text per step.
@@ -212,8 +213,8 @@ def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host
         A :class:`PagesOutcome`. Unchanged content makes no commit.
 
     Raises:
-        ForeignContent: the tip is not acap's and files would be removed,
-            without ``force``.
+        ForeignContent: the tip is not acap's and files would be replaced or
+            removed, without ``force``.
         GitError: git failed (unreachable remote, push refused ...); the
             remote and every local repository are unchanged. The message
             carries git's own.
@@ -248,11 +249,12 @@ def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host
         if tip and plan.empty:
             say("up to date: no new commit")
             return outcome
-        if foreign and plan.removed and not force:
+        lost = plan.changed + plan.removed
+        if foreign and lost and not force:
             raise ForeignContent(
-                f"{branch} at {remote} holds {len(plan.removed)} file(s) that acap did not "
-                f"publish, and publishing would remove them from the branch: "
-                + ", ".join(plan.removed[:10]) + (" ..." if len(plan.removed) > 10 else ""),
+                f"{branch} at {remote} holds {len(lost)} file(s) that acap did not "
+                f"publish, and publishing would replace or remove them: "
+                + ", ".join(sorted(lost)[:10]) + (" ..." if len(lost) > 10 else ""),
                 outcome)
         if dry_run:
             return outcome

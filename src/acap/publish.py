@@ -1,7 +1,8 @@
 """``acap publish``: put each host folder of site/ on its static hosting, checked first.
 
 One target per host, from ``hosts.<host>.publish`` in operator.yaml, or from
-the command line (``--host``, ``--remote``, ``--branch``, ``--dir``):
+the command line (``--host``, ``--remote``, ``--branch``, ``--dir``;
+:mod:`acap.publish_targets`):
 
 * a **git branch** (GitHub Pages; default ``gh-pages``): the host folder
   becomes the tree of a new commit on top of the branch's tip, pushed to any
@@ -10,7 +11,7 @@ the command line (``--host``, ``--remote``, ``--branch``, ``--dir``):
   (:mod:`acap.dir_mirror`).
 
 Nothing goes out unless every check passes for every host being published
-(:func:`preflight`):
+(:func:`preflight`, :mod:`acap.publish_checks`):
 
 * site/ was built from the current operator.yaml, templates/ and keys
   (the build manifest's ``inputs`` equal :func:`acap.build.input_digest`),
@@ -31,86 +32,24 @@ folder and is never published.
 
 from __future__ import annotations
 
-import json
-import os
-import re
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
 
 from .findings import Finding, Location, Report
-from .git_pages import DEFAULT_BRANCH, Plan
+from .git_pages import Plan
+from .publish_checks import (
+    CARD_PATH,
+    origin_findings,
+    pages_extras,
+    private_key_findings,
+    read_host_files,
+    signature_findings,
+)
+from .publish_targets import PublishOptions, Target, built_hosts, resolve_targets
 
-#: What a GitHub Pages branch needs beside the built files: no Jekyll run, so
-#: that ``.well-known`` (a dot folder, which Jekyll skips) is served.
-NOJEKYLL = ".nojekyll"
-CARD_PATH = "/.well-known/agent-card.json"
-#: A PEM private key block of any kind (PKCS#8, "EC", "RSA", "ENCRYPTED", "OPENSSH").
-PEM_PRIVATE = re.compile(rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----")
-_GITHUB = re.compile(r"^(?:https://|ssh://git@|git@|git://)github\.com[/:]"
-                     r"(?P<owner>[A-Za-z0-9-]+)/(?P<repo>[A-Za-z0-9._-]+?)(?:\.git)?/?$",
-                     re.IGNORECASE)
-
-
-@dataclass
-class Target:
-    """Where one host folder goes.
-
-    Attributes:
-        host: the host folder under site/ (``example.com``).
-        kind: ``"branch"`` (git, GitHub Pages) or ``"dir"``.
-        remote: git URL or absolute path (``branch`` targets).
-        branch: branch name (``branch`` targets).
-        dir: absolute directory (``dir`` targets).
-        where: where the target was configured (operator.yaml line, or the command line).
-    """
-
-    host: str
-    kind: Literal["branch", "dir"]
-    remote: str | None = None
-    branch: str = DEFAULT_BRANCH
-    dir: Path | None = None
-    where: Location = field(default_factory=lambda: Location("command line"))
-
-    def describe(self) -> str:
-        """``"branch gh-pages of /srv/pages.git"`` or ``"directory /srv/www"``."""
-        if self.kind == "branch":
-            return f"branch {self.branch} of {self.remote}"
-        return f"directory {self.dir}"
-
-
-@dataclass
-class PublishOptions:
-    """What to publish, and where.
-
-    Attributes:
-        config: operator.yaml.
-        site_dir: the built site; default ``site`` beside operator.yaml.
-        hosts: publish only these hosts (``--host``); default every host with a
-            target, or the card host when a target is given on the command line.
-        remote, branch, dir: a target given on the command line; it replaces
-            the configured one of each selected host. Relative paths are
-            relative to the current folder.
-        dry_run: list what would be added, changed and removed; change nothing.
-        force: allow replacing files on a branch that acap did not publish.
-        progress: called with one line of text per step (``"example.com: ..."``).
-    """
-
-    config: Path = Path("operator.yaml")
-    site_dir: Path | None = None
-    hosts: tuple[str, ...] = ()
-    remote: str | None = None
-    branch: str | None = None
-    dir: Path | None = None
-    dry_run: bool = False
-    force: bool = False
-    progress: Callable[[str], None] | None = None
-
-    def resolved_site_dir(self) -> Path:
-        """``site_dir``, or ``site`` next to operator.yaml."""
-        return self.site_dir if self.site_dir is not None else self.config.parent / "site"
+__all__ = ["Checked", "HostResult", "PublishOptions", "PublishResult", "Target", "preflight",
+           "publish"]
 
 
 @dataclass
@@ -148,363 +87,6 @@ class PublishResult:
     def ok(self) -> bool:
         """True when nothing failed."""
         return self.report.ok() and all(h.outcome != "failed" for h in self.hosts)
-
-
-# -- targets -----------------------------------------------------------------------------------
-
-def _is_local(remote: str) -> bool:
-    """True for a git remote on this machine (not ``scheme://``, not scp-like ``host:path``)."""
-    if "://" in remote:
-        return remote.startswith("file://")
-    return ":" not in remote.split("/", 1)[0]
-
-
-def _absolute_remote(remote: str, base: Path) -> str:
-    if remote.startswith("file://") or not _is_local(remote):
-        return remote
-    return str((base / remote).absolute())
-
-
-def _site_hosts(manifest: dict[str, Any]) -> list[str]:
-    files = manifest.get("files")
-    if not isinstance(files, dict):
-        return []
-    return sorted({rel.split("/", 1)[0] for rel in files if "/" in rel and not rel.startswith(".")})
-
-
-def resolve_targets(cfg: Any, options: PublishOptions, site_hosts: list[str],
-                    card_host: str, report: Report) -> list[Target]:
-    """The targets of this run (see :class:`PublishOptions`); problems go to ``report``.
-
-    Rules: ``PUBLISH-TARGET`` (error: no target, a host not built, two hosts
-    on one target, a target that is the project itself; warning: a built host
-    left unpublished).
-    """
-    configured: dict[str, dict[str, Any]] = {}
-    for host, settings in cfg.hosts.items():
-        pub = settings.get("publish")
-        if isinstance(pub, dict):
-            configured[host] = pub
-    if options.remote is not None and options.dir is not None:
-        report.add(Finding("PUBLISH-TARGET", "error", "--remote and --dir were both given",
-                           Location("command line"), "publish to a branch or to a directory"))
-        return []
-    if options.hosts:
-        hosts = [h.lower() for h in options.hosts]
-    elif options.remote is not None or options.dir is not None:
-        hosts = [card_host]
-    else:
-        hosts = [h for h in site_hosts if h in configured]
-        for h in site_hosts:
-            if h not in configured:
-                report.add(Finding(
-                    "PUBLISH-TARGET", "warning", f"site/{h}/ is not published: operator.yaml "
-                    f"gives no hosts.{h}.publish", cfg.at("/hosts", key=True),
-                    f"add hosts: {h}: publish: remote: <git URL> (or dir: <folder>), "
-                    f"or run acap publish --host {h} --remote <git URL>"))
-        for h in configured:
-            if h not in site_hosts:
-                report.add(Finding(
-                    "PUBLISH-TARGET", "warning", f"hosts.{h}.publish is set, but acap build "
-                    f"wrote nothing for {h}", cfg.at(f"/hosts/{h}/publish", key=True),
-                    "nothing is published there"))
-        if not hosts:
-            report.add(Finding(
-                "PUBLISH-TARGET", "error", "no publish target: operator.yaml names none for "
-                "the hosts built (" + ", ".join(site_hosts) + ")", cfg.at("/hosts", key=True),
-                "add hosts: <host>: publish: remote: <git URL>, or run "
-                "acap publish --remote <git URL>"))
-            return []
-    targets: list[Target] = []
-    for host in hosts:
-        if host not in site_hosts:
-            report.add(Finding("PUBLISH-TARGET", "error", f"site/ has no folder for {host}",
-                               Location("command line"),
-                               "hosts built: " + (", ".join(site_hosts) or "none")
-                               + "; run acap build"))
-            continue
-        t = _target_for(cfg, host, configured.get(host, {}), options, report)
-        if t is not None:
-            targets.append(t)
-    _check_target_conflicts(cfg, options, targets, report)
-    return targets
-
-
-def _target_for(cfg: Any, host: str, pub: dict[str, Any], options: PublishOptions,
-                report: Report) -> Target | None:
-    ptr = f"/hosts/{host}/publish"
-    base = cfg.base_dir
-    if "remote" in pub and "dir" in pub and options.remote is None and options.dir is None:
-        report.add(Finding("PUBLISH-TARGET", "error", f"hosts.{host}.publish gives both remote "
-                           "and dir", cfg.at(ptr, key=True), "keep one of them"))
-        return None
-    where = cfg.at(ptr, key=True) if pub else Location("command line")
-    branch = options.branch or str(pub.get("branch") or DEFAULT_BRANCH)
-    if options.remote is not None:
-        return Target(host, "branch", remote=_absolute_remote(options.remote, Path.cwd()),
-                      branch=branch, where=Location("command line"))
-    if options.dir is not None:
-        return Target(host, "dir", dir=options.dir.absolute(), where=Location("command line"))
-    if "remote" in pub:
-        return Target(host, "branch", remote=_absolute_remote(str(pub["remote"]), base),
-                      branch=branch, where=where)
-    if "dir" in pub:
-        return Target(host, "dir", dir=(base / str(pub["dir"])).absolute(), where=where)
-    report.add(Finding("PUBLISH-TARGET", "error", f"no target for {host}: give a remote or a dir",
-                       where if pub else Location("command line"),
-                       f"hosts: {host}: publish: remote: <git URL>, or --remote / --dir"))
-    return None
-
-
-def _inside(a: Path, b: Path) -> bool:
-    try:
-        a.resolve().relative_to(b.resolve())
-    except ValueError:
-        return False
-    return True
-
-
-def _check_target_conflicts(cfg: Any, options: PublishOptions, targets: list[Target],
-                            report: Report) -> None:
-    from .git_pages import check_branch_name
-
-    site_dir = options.resolved_site_dir()
-    seen: dict[tuple[str, str], str] = {}
-    for t in targets:
-        if t.kind == "branch":
-            assert t.remote is not None
-            problem = check_branch_name(t.branch)
-            if problem:
-                report.add(Finding("PUBLISH-TARGET", "error", f"{t.branch!r} is not a branch "
-                                   f"name: {problem}", t.where, "use a name like gh-pages"))
-            key = (t.remote, t.branch)
-        else:
-            assert t.dir is not None
-            key = ("dir", str(t.dir.resolve()))
-            project = cfg.base_dir.absolute()
-            bad = None
-            if _inside(project, t.dir) or _inside(site_dir, t.dir):
-                bad = "it holds your project (or site/): mirroring would delete it"
-            elif _inside(t.dir, site_dir):
-                bad = "it is inside site/, which acap build replaces"
-            elif t.dir.is_symlink():
-                bad = "it is a symbolic link; give the folder it points to"
-            elif t.dir.exists() and not t.dir.is_dir():
-                bad = "it is a file"
-            if bad:
-                report.add(Finding("PUBLISH-TARGET", "error", f"cannot publish {t.host} into "
-                                   f"{t.dir}: {bad}", t.where,
-                                   "give the folder your web server serves for this host"))
-        for (kind, other), host in seen.items():
-            if t.kind == "dir" and kind == "dir" and host != t.host and (
-                    _inside(Path(other), t.dir or Path()) or
-                    _inside(t.dir or Path(), Path(other))):
-                report.add(Finding("PUBLISH-TARGET", "error", f"{t.host} and {host} would be "
-                                   "published into the same folder", t.where,
-                                   "give each host its own folder"))
-        if key in seen and seen[key] != t.host:
-            report.add(Finding("PUBLISH-TARGET", "error", f"{t.host} and {seen[key]} would be "
-                               f"published to the same {t.describe()}", t.where,
-                               "give each host its own branch or repository"))
-        seen.setdefault(key, t.host)
-
-
-# -- checks ------------------------------------------------------------------------------------
-
-def _walk_files(root: Path) -> Iterator[Path]:
-    for dirpath, dirs, names in os.walk(root):
-        dirs.sort()
-        for name in sorted(names + [d for d in dirs if (Path(dirpath) / d).is_symlink()]):
-            yield Path(dirpath) / name
-
-
-def read_host_files(site_dir: Path, host: str, manifest: dict[str, Any],
-                    report: Report) -> dict[str, bytes]:
-    """Read ``site/<host>/`` and check it against the build manifest.
-
-    Returns:
-        ``{path relative to the host root: bytes}`` of every file.
-        Every file that the build did not write, that changed after the build
-        (one byte is enough) or that is missing is a ``PUBLISH-INTEGRITY``
-        error in ``report``.
-    """
-    import hashlib
-
-    root = site_dir / host
-    expected = {rel[len(host) + 1:]: digest
-                for rel, digest in dict(manifest.get("files") or {}).items()
-                if rel.startswith(host + "/")}
-    files: dict[str, bytes] = {}
-    for p in _walk_files(root):
-        rel = p.relative_to(root).as_posix()
-        shown = str(p)
-        if p.is_symlink() or not p.is_file():
-            report.add(Finding("PUBLISH-INTEGRITY", "error", f"{shown} is not a regular file",
-                               Location(shown), "run acap build"))
-            continue
-        data = p.read_bytes()
-        files[rel] = data
-        if rel not in expected:
-            report.add(Finding("PUBLISH-INTEGRITY", "error", f"{shown} was not written by "
-                               "acap build", Location(shown),
-                               "remove it and run acap build; acap publishes only what it built"))
-        elif hashlib.sha256(data).hexdigest() != expected[rel]:
-            report.add(Finding("PUBLISH-INTEGRITY", "error", f"{shown} changed after "
-                               "acap build", Location(shown),
-                               "run acap build (never edit site/ by hand: it is rebuilt)"))
-    for rel in sorted(set(expected) - set(files)):
-        shown = str(root / rel)
-        report.add(Finding("PUBLISH-INTEGRITY", "error", f"{shown} is missing",
-                           Location(shown), "run acap build"))
-    return files
-
-
-def private_key_findings(files: dict[str, bytes], root: Path) -> list[Finding]:
-    """``PUBLISH-PRIVATE-KEY`` errors: PEM private key blocks in any file, and JWKs
-    carrying private members (RFC 7518 §6.2.2, §6.3.2, §6.4.1; RFC 8037 §2) in
-    any JSON file."""
-    from .keys import PRIVATE_MEMBERS
-
-    out: list[Finding] = []
-    for rel, data in sorted(files.items()):
-        shown = str(root / rel)
-        if PEM_PRIVATE.search(data):
-            out.append(Finding("PUBLISH-PRIVATE-KEY", "error", f"{shown} holds a PEM private key",
-                               Location(shown), "delete it, keep keys outside site/, and "
-                               "rotate the key (acap keys rotate): treat it as exposed"))
-            continue
-        if not (rel.endswith((".json", ".jwk", ".jwks", ".jsonld", ".webmanifest"))
-                or data.lstrip()[:1] in (b"{", b"[")):
-            continue
-        try:
-            doc = json.loads(data)
-        except (ValueError, RecursionError):
-            continue
-        for ptr in _private_jwks(doc, "", PRIVATE_MEMBERS):
-            out.append(Finding("PUBLISH-PRIVATE-KEY", "error",
-                               f"{shown} holds a private JWK at {ptr or '/'}",
-                               Location(shown, pointer=ptr), "publish public keys only, and "
-                               "rotate the key (acap keys rotate): treat it as exposed"))
-    return out
-
-
-def _private_jwks(value: Any, ptr: str, private: frozenset[str]) -> Iterator[str]:
-    from .loader import pointer_join
-
-    if isinstance(value, dict):
-        if "kty" in value and private & set(value):
-            yield ptr
-        for k, v in value.items():
-            yield from _private_jwks(v, pointer_join(ptr, k), private)
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _private_jwks(v, pointer_join(ptr, i), private)
-
-
-def signature_findings(files: dict[str, bytes], host: str, root: Path) -> list[Finding]:
-    """Verify every signature of every Agent Card in the host folder against the
-    JWKS built beside it (named by ``jku``, read from ``files``, never fetched).
-
-    Returns:
-        ``PUBLISH-SIGNATURE`` errors (one per signature that does not verify)
-        and the findings of :func:`acap.verify.verify_card`.
-    """
-    from .cardfile import CardFile, parse_card_bytes
-    from .verify import verify_card
-
-    out: list[Finding] = []
-    for rel in sorted(r for r in files if r.endswith("agent-card.json")):
-        shown = str(root / rel)
-        cf = CardFile(shown, raw=files[rel])
-        parse_card_bytes(cf)
-        out.extend(cf.findings)
-        if cf.data is None:
-            continue
-
-        def lookup(kid: str | None, jku: str | None,
-                   shown: str = shown) -> tuple[dict[str, Any] | None, str]:
-            if not jku:
-                return None, "the protected header names no jku"
-            u = urlsplit(jku)
-            if (u.hostname or "").lower() != host or u.scheme != "https":
-                return None, f"jku {jku} is not on https://{host}/"
-            rel_jwks = u.path.lstrip("/")
-            if rel_jwks not in files:
-                return None, f"the JWKS named by jku ({jku}) is not in site/{host}/"
-            try:
-                doc = json.loads(files[rel_jwks])
-                keys = [k for k in doc["keys"] if isinstance(k, dict) and k.get("kid") == kid]
-            except (ValueError, KeyError, TypeError):
-                return None, f"site/{host}/{rel_jwks} is not a JWKS"
-            if not keys:
-                return None, f"no key with kid '{kid}' in site/{host}/{rel_jwks}"
-            return keys[0], str(root / rel_jwks)
-
-        res = verify_card(cf.data, lookup, cf, f"https://{host}/{rel}")
-        out.extend(res.report)
-        for s in res.signatures:
-            if not s.valid:
-                out.append(Finding("PUBLISH-SIGNATURE", "error",
-                                   f"signature {s.index} of {shown} (kid {s.kid or '-'}) does "
-                                   f"not verify against the built JWKS: {s.reason}",
-                                   cf.at(f"/signatures/{s.index}"), "run acap build"))
-    return out
-
-
-def served_origin(target: Target, files: dict[str, bytes]) -> tuple[str | None, str, str]:
-    """The origin a branch target serves: ``(host or None, path prefix, how acap knows)``.
-
-    GitHub Pages serves a branch at the custom domain of its ``CNAME`` file;
-    without one, a repository named ``<owner>.github.io`` at
-    ``https://<owner>.github.io/`` and any other at
-    ``https://<owner>.github.io/<repo>/`` (under a path, not at the root).
-    ``(None, "", reason)`` when acap cannot tell (another git host, no CNAME).
-    """
-    cname = files.get("CNAME")
-    if cname is not None:
-        lines = cname.decode("utf-8", "replace").split()
-        return (lines[0].lower() if lines else None), "", "its CNAME file"
-    m = _GITHUB.match(target.remote or "")
-    if m:
-        owner, repo = m.group("owner").lower(), m.group("repo")
-        if repo.lower() == f"{owner}.github.io":
-            return f"{owner}.github.io", "", f"GitHub Pages of {owner}/{repo}"
-        return f"{owner}.github.io", f"/{repo}/", f"GitHub Pages of {owner}/{repo}"
-    return None, "", f"acap cannot tell which origin serves {target.remote}"
-
-
-def origin_findings(target: Target, files: dict[str, bytes], card_host: str) -> list[Finding]:
-    """``PUBLISH-ORIGIN``: the target must serve ``https://<host>/`` at its root, so
-    that the card is at ``https://<host>/.well-known/agent-card.json`` (A2A §8.2)."""
-    if target.kind != "branch":
-        return []
-    host, prefix, how = served_origin(target, files)
-    what = (f"the card would not be at https://{target.host}{CARD_PATH}"
-            if target.host == card_host else
-            f"its pages would not be at https://{target.host}/")
-    if host is None:
-        return [Finding("PUBLISH-ORIGIN", "warning", f"{how}: make sure it serves "
-                        f"https://{target.host}/ at the root", target.where,
-                        f"set hosts.{target.host}.cname: {target.host} for GitHub Pages")]
-    if host != target.host or prefix:
-        return [Finding("PUBLISH-ORIGIN", "error",
-                        f"{target.describe()} serves https://{host}{prefix or '/'} ({how}), "
-                        f"not https://{target.host}/: {what}", target.where,
-                        f"set hosts.{target.host}.cname: {target.host} (and the same custom "
-                        "domain in the repository's Pages settings)")]
-    return []
-
-
-def pages_extras(cfg: Any, host: str, files: dict[str, bytes]) -> dict[str, bytes]:
-    """Files a GitHub Pages branch needs that the build did not write: ``.nojekyll``
-    (Jekyll would skip ``.well-known``) and ``CNAME`` from ``hosts.<host>.cname``."""
-    extra: dict[str, bytes] = {}
-    if NOJEKYLL not in files:
-        extra[NOJEKYLL] = b""
-    cname = cfg.hosts.get(host, {}).get("cname")
-    if "CNAME" not in files and isinstance(cname, str) and cname:
-        extra["CNAME"] = (cname.strip() + "\n").encode("utf-8")
-    return extra
 
 
 @dataclass
@@ -558,7 +140,7 @@ def preflight(options: PublishOptions) -> Checked:
         report.add(Finding("PUBLISH-ORIGIN", "error", f"the card URL {card_url} is not at the "
                            f"root of its origin ({CARD_PATH}, A2A §8.2)",
                            cfg.at("/cardHost"), "run acap build"))
-    site_hosts = _site_hosts(manifest)
+    site_hosts = built_hosts(manifest)
     out.targets = resolve_targets(cfg, options, site_hosts, card_host, report)
     for t in out.targets:
         root = site_dir / t.host
