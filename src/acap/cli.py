@@ -18,28 +18,21 @@ def cli() -> None:
     """Build, sign and publish an A2A Agent Card with the On Request extension.
 
     \b
-    acap init      start a new operator project
     acap build     operator.yaml -> site/ (card, JWKS, pages)
-    acap serve     preview site/ on localhost
-    acap publish   site/ -> GitHub Pages branch or a folder, checked first
     acap verify    check a card's signatures
     """
 
 
 from .commands.build import build  # noqa: E402
-from .commands.init import init  # noqa: E402
 from .commands.keys import keys  # noqa: E402
-from .commands.live_check import live_check  # noqa: E402
-from .commands.publish import publish  # noqa: E402
-from .commands.serve import serve  # noqa: E402
 from .commands.verify import verify  # noqa: E402
 
 for _command in (build, verify, keys):
     cli.add_command(_command)
-cli.add_command(publish)
-cli.add_command(serve)
-cli.add_command(live_check)
-cli.add_command(init)
+cli.add_command(__import__("acap.commands.publish", fromlist=["_"]).publish)
+cli.add_command(__import__("acap.commands.serve", fromlist=["_"]).serve)
+cli.add_command(__import__("acap.commands.live_check", fromlist=["_"]).live_check)
+cli.add_command(__import__("acap.commands.init", fromlist=["_"]).init)
 
 
 def main() -> None:
