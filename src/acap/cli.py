@@ -30,6 +30,10 @@ from .commands.verify import verify  # noqa: E402
 cli.add_command(__import__("acap.commands.check_reply", fromlist=["_"]).check_reply)
 for _command in (build, verify, keys):
     cli.add_command(_command)
+cli.add_command(__import__("acap.commands.publish", fromlist=["_"]).publish)
+cli.add_command(__import__("acap.commands.serve", fromlist=["_"]).serve)
+cli.add_command(__import__("acap.commands.live_check", fromlist=["_"]).live_check)
+cli.add_command(__import__("acap.commands.init", fromlist=["_"]).init)
 
 
 def main() -> None:
