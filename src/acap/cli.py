@@ -24,11 +24,13 @@ def cli() -> None:
 
 
 from .commands.build import build  # noqa: E402
+from .commands.check import check  # noqa: E402
 from .commands.keys import keys  # noqa: E402
 from .commands.verify import verify  # noqa: E402
 
 for _command in (build, verify, keys):
     cli.add_command(_command)
+cli.add_command(check)
 
 
 def main() -> None:
