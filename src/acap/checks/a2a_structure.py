@@ -34,7 +34,7 @@ from .. import schemas
 from ..findings import Finding
 from ..loader import pointer_join
 from ..operator_config import OperatorConfig
-from .facts import Subject, as_dict, as_list
+from .facts import Subject, as_dict, as_list, dotted
 from .urls import Problem, split
 
 STANDARD_BINDINGS = ("JSONRPC", "GRPC", "HTTP+JSON")
@@ -172,9 +172,8 @@ def card_structure(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
 
     legacy = legacy_fields(sub, card)
     for ptr in legacy:
-        field = ptr.rsplit("/", 1)[-1]
-        yield sub.finding("A2A-LEGACY", "error", f"{field} is an A2A 0.3 field, not in 1.0 "
-                          f"({ptr})", ptr, f"1.0 uses {LEGACY[_legacy_key(ptr)]}")
+        yield sub.finding("A2A-LEGACY", "error", f"{dotted(ptr)} is an A2A 0.3 field, not in "
+                          "1.0", ptr, f"1.0 uses {LEGACY[_legacy_key(ptr)]}")
     reported = set(legacy)
     # A 0.3 scheme ({"type": ..., "openIdConnectUrl": ...}) also breaks the 1.0 oneof: one
     # finding (the legacy one, which names the fix) is enough.
@@ -184,18 +183,23 @@ def card_structure(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
             continue
         reported.add(f.location.pointer or "")
         yield f
+    reported |= legacy_schemes
     for ptr in uncovered_fields(card):
         if ptr in reported or any(ptr.startswith(r + "/") for r in reported):
             continue
         reported.add(ptr)
-        yield sub.finding("A2A-UNKNOWN-FIELD", "error", f"{ptr} is not an A2A 1.0 field: SDK "
-                          "verifiers drop it, so no signature covers it and clients ignore it",
+        yield sub.finding("A2A-UNKNOWN-FIELD", "error", f"{dotted(ptr)} is not an A2A 1.0 "
+                          "field: SDK verifiers drop it, so no signature covers it and clients "
+                          "ignore it",
                           ptr, "remove it, or move it into an extension's params")
+    # The On Request params are checked by their own rules (OR-3.2 says what is empty).
+    own = {f"{p}/params" for p, _ in sub.declarations}
     for ptr in empty_values(card):
-        if ptr in reported or any(ptr.startswith(r + "/") for r in reported):
+        if any(ptr == r or ptr.startswith(r + "/") for r in reported | own):
             continue
-        yield sub.finding("A2A-EMPTY", "warning", f"{ptr} is empty: SDK verifiers drop it while "
-                          "the specification keeps it, so signatures may not verify everywhere",
+        yield sub.finding("A2A-EMPTY", "warning", f"{dotted(ptr)} is empty: SDK verifiers drop "
+                          "it while the specification keeps it, so signatures may not verify "
+                          "everywhere",
                           ptr, "leave the field out instead of writing it empty")
     yield from _interfaces(sub, card)
     yield from _security(sub, card)
@@ -208,36 +212,34 @@ def _schema_findings(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
         for part in err.absolute_path:
             ptr = pointer_join(ptr, part)
         kw = err.validator
-        name = ptr.rsplit("/", 1)[-1] if ptr else "the card"
+        where = dotted(ptr)
         if kw == "additionalProperties":
             continue  # unknown and 0.3 fields: reported with their own rule
         if kw == "required":
             missing = err.message.split("'")[1] if "'" in err.message else err.message
-            where = ptr or "the card"
             yield sub.finding("A2A-REQUIRED", "error", f"{where} needs '{missing}' (REQUIRED in "
                               "A2A 1.0)", ptr, f"add {missing}")
         elif kw in ("minItems", "minLength"):
             need = ("an empty list; a REQUIRED list needs at least one element"
                     if kw == "minItems" else "empty; a REQUIRED field needs a value")
-            yield sub.finding("A2A-REQUIRED", "error", f"{ptr} is {need}", ptr, "give it a value")
+            yield sub.finding("A2A-REQUIRED", "error", f"{where} is {need}", ptr, "give it a value")
         elif kw in ("minProperties", "maxProperties") and ptr.endswith("/flows"):
             flows = list(as_dict(err.instance))
-            yield sub.finding("A2A-OAUTH-FLOWS", "error", f"{ptr} must hold exactly one flow, "
+            yield sub.finding("A2A-OAUTH-FLOWS", "error", f"{where} must hold exactly one flow, "
                               f"found {len(flows)}" + (f" ({', '.join(flows)})" if flows else ""),
                               ptr, "keep one of: " + ", ".join(OAUTH_FLOWS) + " (OAuthFlows is a "
                               "proto oneof); declare another scheme for another flow")
         elif kw in ("minProperties", "maxProperties"):
             members = list(as_dict(err.instance))
-            yield sub.finding("A2A-TYPE", "error", f"{ptr} must hold exactly one of "
+            yield sub.finding("A2A-TYPE", "error", f"{where} must hold exactly one of "
                               f"{', '.join(SCHEME_KINDS)}, found {len(members)}", ptr,
                               "a SecurityScheme is a proto oneof: one member")
         elif kw == "type":
-            want = err.validator_value
-            yield sub.finding("A2A-TYPE", "error", f"{ptr or 'the card'} must be "
-                              f"{_article(want)}, found {_json_type(err.instance)}", ptr,
-                              f"write {name} as {_article(want)}")
+            want = _article(err.validator_value)
+            yield sub.finding("A2A-TYPE", "error", f"{where} must be {want}, found "
+                              f"{_json_type(err.instance)}", ptr, f"write {want} there")
         else:
-            yield sub.finding("A2A-TYPE", "error", f"{ptr or 'the card'}: {err.message}", ptr)
+            yield sub.finding("A2A-TYPE", "error", f"{where}: {err.message}", ptr)
 
 
 def _article(t: Any) -> str:

@@ -26,6 +26,18 @@ Source = Literal["operator", "card"]
 Locate = Callable[[str, bool], Location]
 
 
+def dotted(pointer: str) -> str:
+    """A JSON pointer as people read a field path: ``/skills/1/tags/0`` -> ``skills[1].tags[0]``.
+
+    The root pointer ``""`` reads ``the card``.
+    """
+    out = ""
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        out += f"[{token}]" if token.isdigit() else (f".{token}" if out else token)
+    return out or "the card"
+
+
 def as_dict(v: Any) -> dict[str, Any]:
     """``v`` when it is a JSON object, else ``{}`` (cards may hold anything)."""
     return v if isinstance(v, dict) else {}

@@ -47,6 +47,7 @@ PRIVATE_SCHEMA = "operator-private.schema.json"
 #: Values shorter than this would match everywhere; they are refused.
 MIN_VALUE_LENGTH = 3
 
+_SKILL_TEXT = re.compile(r"/skills/[0-9]+/(name|description|tags|examples)(/|$)")
 _SPACES = re.compile(r"[\s\u00a0\u202f\u2009]+")
 _NUMBER = re.compile(r"\d(?:[\d.,'\u00a0\u202f ]*\d)?")
 _SYMBOLS = "$£€¥₹₽₺₩₪₫฿₴₦₱₲₡₵"
@@ -272,7 +273,10 @@ def published_files(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]],
         if text is None:
             continue
         for v, level in _search(text, values):
-            loc = _source(cfg, v, strings) or _line_in(rel, text, v)
+            source = _source(cfg, v, strings)
+            if source and _SKILL_TEXT.match(source.pointer or ""):
+                continue  # skill text: already reported by skill_text() at its line
+            loc = source or _line_in(rel, text, v)
             key = (v, f"{loc.file}:{loc.line}")
             if key in found:
                 found[key][2].append(rel)

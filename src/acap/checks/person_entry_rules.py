@@ -145,12 +145,12 @@ def _address(value: str, sub: Subject) -> list[Problem]:
                                "identifier of a person or a case", "use one fixed address for "
                                "everyone, such as /talk"))
             break
-    out.extend(_own_origin(value, parts.scheme, parts.netloc, parts.hostname or "", sub))
+    out.extend(_own_origin(parts.hostname or "", parts.port, sub))
     return out
 
 
-def _own_origin(value: str, scheme: str, netloc: str, host: str, sub: Subject) -> list[Problem]:
-    origin = f"{scheme.lower()}://{netloc.lower()}"
+def _own_origin(host: str, port: int | None, sub: Subject) -> list[Problem]:
+    origin = f"https://{host}" + (f":{port}" if port is not None else "")
     if sub.own_origins is not None:
         if origin in sub.own_origins:
             return []
