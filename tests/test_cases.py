@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
-from casefiles import Case, Expectation, card_cases, operator_cases
-from hostile_inputs import HOSTILE_COVERS
 
 from acap.build import BuildOptions, BuildResult, build
 from acap.card_check import CardCheck, check_card_source
 from acap.findings import Finding
 from acap.requirements import checked_at, rule_ids
+from casefiles import Case, Expectation, card_cases, operator_cases
+from hostile_inputs import HOSTILE_COVERS
 
 
 def found(findings: Iterable[Finding], case_name: str = "operator.yaml") -> list[Expectation]:
@@ -71,7 +71,7 @@ class _CardServer(http.server.BaseHTTPRequestHandler):
     content_type = "application/json"
     status = 200
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         self.send_response(self.status)
         self.send_header("Content-Type", self.content_type)
         self.send_header("Content-Length", str(len(self.body)))

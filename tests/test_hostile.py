@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hostile_inputs import CARD, OPERATOR
 
 from acap.build import BuildOptions, build
 from acap.card_check import check_card_source
 from acap.cli import cli
+from hostile_inputs import CARD, OPERATOR
 
 SAFETY_BOUND_S = 1.0
 

@@ -56,8 +56,8 @@ _MONEY_WORDS = (r"euros?|dollars?|pounds?|pence|cents?|francs?|kronor|kroner|z[l
                 r"|rupees?|pesos?|sterling")
 _AMOUNT = r"\d[\d.,]*"
 MONEY = re.compile(
-    rf"[{_SYMBOLS}]\s?\d|{_AMOUNT}\s?[{_SYMBOLS}]"
-    rf"|\b(?:{_CODES})\s?\d|{_AMOUNT}\s?(?:{_CODES})\b"
+    rf"[{_SYMBOLS}]\s?\d(?:[\d.,]*\d)?|{_AMOUNT}\s?[{_SYMBOLS}]"
+    rf"|\b(?:{_CODES})\s?\d(?:[\d.,]*\d)?|{_AMOUNT}\s?(?:{_CODES})\b"
     rf"|{_AMOUNT}\s?(?:{_MONEY_WORDS})\b|\b\d+,-", re.IGNORECASE)
 
 
