@@ -16,8 +16,9 @@ from click.testing import CliRunner
 
 from acap.build import BuildOptions, build
 from acap.cli import cli
+from acap.requirements import checked_at, requirements
 from casefiles import CARD_CASES, OPERATOR_CASES
-from conftest import EXAMPLE
+from conftest import EXAMPLE, REPO
 
 TEXT_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<level>error|warning): "
                        r"(?P<message>.+) \[(?P<rule>[A-Z0-9.-]+)\]$")
@@ -150,3 +151,10 @@ def test_plain_http_elsewhere_is_refused() -> None:
     code, out = run("check", "http://example.com/.well-known/agent-card.json", "--format", "json")
     assert code == 1
     assert [f["rule"] for f in json.loads(out)["findings"]] == ["CARD-READ"]
+
+
+def test_the_readme_names_every_checked_rule_id() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Checking cards and rules", 1)[1].split("\n## ", 1)[0]
+    for rid in sorted(checked_at("build") | checked_at("card") | {r.id for r in requirements()}):
+        assert rid in section, rid

@@ -5,7 +5,7 @@ and findings to one :class:`~acap.findings.Report`)::
 
     load + schema  ->  requirement checks  ->  AgentCard  ->  self-check against
     the A2A and extension schemas  ->  sign (JWS)  ->  JWKS  ->  pages and
-    hosting files  ->  write site/ atomically
+    hosting files  ->  final checks over every built file  ->  write site/ atomically
 
 Nothing is written when any step reports an error: the previous site/ stays.
 """

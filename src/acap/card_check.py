@@ -37,12 +37,15 @@ class CardCheck:
         report: every finding.
         skipped: ``(rule id, "part" or "none", why)`` for what was checked only in part,
             or not at all (see :data:`acap.checks.CARD_SKIPS`).
+        file: the card as read (bytes, parsed data, HTTP response), for further checks of
+            the same fetch (a live check of headers adds its findings to ``report``).
     """
 
     source: str
     url: str | None = None
     report: Report = field(default_factory=Report)
     skipped: list[tuple[str, str, str]] = field(default_factory=list)
+    file: CardFile | None = None
 
     def ok(self, strict: bool = False) -> bool:
         """True when there is no error (with ``strict``, no warning either)."""
@@ -103,7 +106,7 @@ def check_card_source(source: str, *, url: str | None = None, timeout: float = D
         A :class:`CardCheck`. Never raises for bad input.
     """
     cf = read_card(source, max_bytes=max_bytes, timeout=timeout)
-    result = CardCheck(source)
+    result = CardCheck(source, file=cf)
     result.report.extend(cf.findings)
     if cf.response is not None:
         result.report.extend(_http_findings(cf, source))

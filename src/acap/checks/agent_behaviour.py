@@ -109,7 +109,7 @@ def sign_in_is_a2a(sub: Subject) -> Iterator[Finding]:
                                   key=True)
                 continue
         desc = s.data.get("description")
-        if s.sign_in_ptr is None and isinstance(desc, str) and mentions("signIn", desc):
+        if s.kind == "public" and isinstance(desc, str) and mentions("signIn", desc):
             fix = ("declare securityRequirements on the skill (A2A §4.4)" if sub.is_card
                    else "make it kind: sign-in with signIn, so the card declares it")
             yield sub.finding("OR-5.9", "warning", f"{s.label} says the person signs in, but "

@@ -50,11 +50,11 @@ def skill_ids_unique(sub: Subject) -> Iterator[Finding]:
 
 
 def said_on_request(sub: Subject) -> Iterator[Finding]:
-    """OR-3.1 (heuristic, warning): a skill not on request whose description says it is
-    given on request; only the extension can say so to a client."""
+    """OR-3.1 (heuristic, warning): a public skill whose description says it is given on
+    request; only the extension can say so to a client."""
     for s in sub.skills:
         desc = s.data.get("description")
-        if s.kind == "on-request" or not isinstance(desc, str) or not mentions("onRequest", desc):
+        if s.kind != "public" or not isinstance(desc, str) or not mentions("onRequest", desc):
             continue
         if sub.is_card:
             yield sub.finding("OR-3.1", "warning", f"{s.label} says it is given on request, but "
