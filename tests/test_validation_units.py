@@ -247,3 +247,41 @@ def test_every_id_checked_in_a_card_or_at_build_is_cited_by_the_code() -> None:
     schema = (REPO / "src" / "acap" / "schemas" / "operator.schema.json").read_text()
     for rid in checked_at("build") | checked_at("card"):
         assert f'"{rid}"' in text or f'"{rid}"' in schema or rid.startswith("SCHEMA-"), rid
+
+
+_MINIMAL = (OPERATOR_CASES / "valid" / "minimal.yaml").read_text(encoding="utf-8")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_any_text_in_operator_yaml_gives_findings_never_an_exception(data: st.DataObject) -> None:
+    """Every string of a valid operator.yaml replaced by arbitrary text (URLs, personEntry,
+    phone numbers, hosts, ids): the checks report, they never raise."""
+    import tempfile
+
+    import yaml
+
+    from acap.checks import check_operator
+    from acap.operator_config import load_operator
+
+    doc = yaml.safe_load(_MINIMAL)
+    doc["ownOrigins"] = ["https://book.example.com"]
+    doc["hosts"] = {"example.com": {"cname": "example.com"}}
+    places = [p for p in _pointers(doc) if p and isinstance(_get(doc, p), str)]
+    for place in data.draw(st.lists(st.sampled_from(places), min_size=1, max_size=4)):
+        parent = _get(doc, place[:-1])
+        parent[place[-1]] = data.draw(st.text(min_size=1, max_size=40) | st.sampled_from([
+            "https://bücher.example/x", "tel:+44 20", "+1 555", "https://xn--abc.example",
+            "http://[::1", "https://a.example:99999/", "javascript:alert(1)", "//x", "?"]))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "operator.yaml"
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        cfg = load_operator(path)
+        if not [f for f in cfg.findings if f.level == "error"]:
+            assert all(f.rule in rule_ids() for f in check_operator(cfg))
+
+
+def _get(doc: Any, place: tuple[Any, ...]) -> Any:
+    for key in place:
+        doc = doc[key]
+    return doc
