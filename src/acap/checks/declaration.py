@@ -116,8 +116,8 @@ def operator_fields(sub: Subject) -> Iterator[Finding]:
 
 def card_declaration(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
     """OR-3.1 to OR-3.3, OR-3.5, OR-3.6 and OR-3.7 on the extension as a card declares it."""
-    if len([1 for _, e in sub.declarations if e.get("uri") == EXTENSION_URI]) > 1:
-        ptr = sub.declarations[1][0]
+    exact = [p for p, e in sub.declarations if e.get("uri") == EXTENSION_URI]
+    for ptr in exact[1:]:
         yield sub.finding("OR-3.1", "error", "the On Request extension is declared twice",
                           f"{ptr}/uri", "declare it once, with every on-request skill in its "
                           "params.skills")
