@@ -91,13 +91,13 @@ def test_missing_headers_are_reported(site: Path, plain_server: int) -> None:
     assert res.card.cors is None and res.card.max_age is None and res.card.etag is None
     # Card and JWKS each: no CORS, no max-age, no ETag.
     assert _warnings(res) == ["LIVE-CACHE"] * 2 + ["LIVE-CORS"] * 2 + ["LIVE-ETAG"] * 2
-    out = CliRunner().invoke(cli, ["live-check", CARD, "--site-dir", str(site), "--connect-to",
+    out = CliRunner().invoke(cli, ["check", CARD, "--live", "--site-dir", str(site), "--connect-to",
                                    f"example.com=http://127.0.0.1:{plain_server}"])
     assert out.exit_code == 0, out.output
     assert "  CORS             -  <- see below" in out.stdout
     assert "signature 0: kid chapel-1, alg ES256: valid" in out.stdout
     assert "[LIVE-CORS]" in out.stderr
-    strict = CliRunner().invoke(cli, ["live-check", CARD, "--strict", "--connect-to",
+    strict = CliRunner().invoke(cli, ["check", CARD, "--live", "--strict", "--connect-to",
                                       f"example.com=http://127.0.0.1:{plain_server}"])
     assert strict.exit_code == 1
 

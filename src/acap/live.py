@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from .cardfile import CardFile
 from .fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchError, Response, fetch
 from .findings import Finding, Location, Report
 from .verify import SignatureCheck
@@ -69,12 +70,14 @@ class LiveCheck:
         jwks: facts about each JWKS fetched (by URL).
         signatures: one result per signature of the card.
         report: findings (``LIVE-*``, ``SIG-*``, ``CARD-*``).
+        file: the card as fetched (for ``acap check --live`` to check its content).
     """
 
     card: HttpFacts
     jwks: dict[str, HttpFacts] = field(default_factory=dict)
     signatures: list[SignatureCheck] = field(default_factory=list)
     report: Report = field(default_factory=Report)
+    file: CardFile | None = None
 
     @property
     def ok(self) -> bool:
@@ -167,7 +170,7 @@ def live_check(url: str, *, site_dir: Path | None = Path("site"),
         they are findings (``LIVE-HTTP`` for a failed fetch or a status other
         than 200).
     """
-    from .cardfile import CardFile, parse_card_bytes
+    from .cardfile import parse_card_bytes
     from .verify import verify_card
 
     route = {k.lower(): v for k, v in (connect_to or {}).items()}
@@ -191,6 +194,7 @@ def live_check(url: str, *, site_dir: Path | None = Path("site"),
     result.report.extend(_header_findings(result.card, "card"))
     cf = CardFile(url, raw=resp.body, response=resp)
     parse_card_bytes(cf)
+    result.file = cf
     result.report.extend(cf.findings)
     if cf.data is None:
         return result

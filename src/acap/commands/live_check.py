@@ -1,7 +1,7 @@
 """``acap live-check URL``: what a client gets from the published card and JWKS.
 
-The same check is meant to be ``acap check URL --live``; until the check
-command carries that option, it lives here. Both call :func:`acap.live.live_check`.
+``acap check URL --live`` is the documented form; ``acap live-check URL`` stays
+as a hidden alias. Both call :func:`acap.live.live_check`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,12 @@ def print_live(result: Any) -> None:
                    + ("valid" if s.valid else f"INVALID ({s.reason})"))
 
 
-def _pairs(values: tuple[str, ...]) -> dict[str, str]:
+def pairs(values: tuple[str, ...]) -> dict[str, str]:
+    """``("example.com=http://127.0.0.1:8000",)`` -> ``{"example.com": "http://127.0.0.1:8000"}``.
+
+    Raises:
+        click.BadParameter: a value is not ``HOST=URL``.
+    """
     out: dict[str, str] = {}
     for v in values:
         host, sep, addr = v.partition("=")
@@ -52,7 +57,7 @@ def _pairs(values: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-@click.command("live-check")
+@click.command("live-check", hidden=True)
 @click.argument("url")
 @click.option("--site-dir", type=click.Path(path_type=Path), default=Path("site"),
               show_default=True, help="Local build to compare the bytes with.")
@@ -75,7 +80,7 @@ def live_check(url: str, site_dir: Path, connect_to: tuple[str, ...], timeout: f
     from ..live import live_check as run
 
     result = run(url, site_dir=site_dir if site_dir.is_dir() else None,
-                 connect_to=_pairs(connect_to), timeout=timeout)
+                 connect_to=pairs(connect_to), timeout=timeout)
     ok = result.ok and result.report.ok(strict=strict)
     if fmt == "json":
         click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
