@@ -93,7 +93,29 @@ def test_workflow_is_valid_yaml_keeping_the_hidden_well_known_folder(tmp_path: P
     assert data["jobs"]["deploy"]["needs"] == "build"
     assert data["jobs"]["deploy"]["steps"][0]["uses"].startswith("actions/deploy-pages@")
     install = next(s for s in steps if "pip install" in str(s.get("run", "")))
-    assert "acap==" in install["run"] and "@ACAP_VERSION@" not in install["run"]
+    # Never a bare `pip install acap` (not on PyPI: anyone could take the name).
+    assert 'python -m pip install "$ACAP_PIP_SPEC"' in install["run"]
+    assert install["env"]["ACAP_PIP_SPEC"].startswith("${{ vars.ACAP_PIP_SPEC || '")
+    assert "@ACAP_PIP_SPEC@" not in install["env"]["ACAP_PIP_SPEC"]
+
+
+def test_the_workflow_installs_acap_from_the_git_commit_it_came_from(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """PEP 610 direct_url.json of a git install becomes the workflow's pinned pip spec."""
+    from importlib import metadata
+
+    from acap import init_project as ip
+
+    class Dist:
+        def read_text(self, name: str) -> str:
+            assert name == "direct_url.json"
+            return ('{"url": "https://github.com/acme/acap", "vcs_info": '
+                    '{"vcs": "git", "commit_id": "0123abc"}}')
+
+    monkeypatch.setattr(metadata, "distribution", lambda name: Dist())
+    assert ip.pip_spec() == "acap @ git+https://github.com/acme/acap@0123abc"
+    text = ip.template_text("github/workflows/pages.yml")
+    assert "vars.ACAP_PIP_SPEC || 'acap @ git+https://github.com/acme/acap@0123abc'" in text
 
 
 def test_the_workflows_acap_commands_work_with_the_key_from_the_secret(

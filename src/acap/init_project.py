@@ -46,11 +46,39 @@ class InitResult:
     skipped: list[Path] = field(default_factory=list)
 
 
+def pip_spec() -> str:
+    """Where pip can install this very acap from, for the generated workflow; ``""`` if unknown.
+
+    acap is not on PyPI, and installing a package by a bare name that someone
+    else may register is how a build gets hijacked. So the workflow installs
+    from the VCS URL and commit this acap was installed from (PEP 610
+    ``direct_url.json``), or, when that is unknown (a local or editable
+    install), from the ``ACAP_PIP_SPEC`` variable the user sets.
+    """
+    import json
+    from importlib import metadata
+
+    try:
+        raw = metadata.distribution("acap").read_text("direct_url.json")
+        info = json.loads(raw or "{}")
+    except (metadata.PackageNotFoundError, ValueError):
+        return ""
+    vcs = info.get("vcs_info") if isinstance(info, dict) else None
+    url = info.get("url", "") if isinstance(info, dict) else ""
+    if isinstance(vcs, dict) and vcs.get("vcs") == "git" and url.startswith("https://"):
+        commit = vcs.get("commit_id") or vcs.get("requested_revision") or ""
+        return f"acap @ git+{url}" + (f"@{commit}" if commit else "")
+    return ""
+
+
 def template_text(name: str) -> str:
     """The text of one init template (a key of :data:`FILES`), with ``@ACAP_VERSION@``
-    replaced by acap's version."""
+    and ``@ACAP_PIP_SPEC@`` (see :func:`pip_spec`) filled in."""
     raw = resources.files("acap").joinpath(f"data/init/{name}").read_text(encoding="utf-8")
-    return raw.replace("@ACAP_VERSION@", __version__)
+    raw = raw.replace("@ACAP_VERSION@", __version__)
+    if "@ACAP_PIP_SPEC@" in raw:
+        raw = raw.replace("@ACAP_PIP_SPEC@", pip_spec().replace("'", "''"))
+    return raw
 
 
 def init_project(folder: Path) -> InitResult:

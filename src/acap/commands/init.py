@@ -28,6 +28,13 @@ def init(folder: Path) -> None:
     if any(p.name == ".gitignore" for p in result.skipped):
         click.echo("  make sure your .gitignore keeps these out of git: /site/  /.acap/  *.pem",
                    err=True)
+    if any(p.name == "pages.yml" for p in result.created):
+        from ..init_project import pip_spec
+
+        if not pip_spec():
+            click.echo("note: the GitHub workflow needs to know where to install acap from: "
+                       "set the repository variable ACAP_PIP_SPEC "
+                       "(e.g. acap @ git+https://github.com/OWNER/acap@COMMIT)", err=True)
     if result.created:
         where = "" if folder == Path(".") else f"cd {folder} && "
         click.echo(f"next: edit operator.yaml, then {where}acap build && acap serve")
