@@ -5,7 +5,7 @@ and findings to one :class:`~acap.findings.Report`)::
 
     load + schema  ->  requirement checks  ->  AgentCard  ->  self-check against
     the A2A and extension schemas  ->  sign (JWS)  ->  JWKS  ->  pages and
-    hosting files  ->  write site/ atomically
+    hosting files  ->  final checks over every built file  ->  write site/ atomically
 
 Nothing is written when any step reports an error: the previous site/ stays.
 """
@@ -22,7 +22,7 @@ from typing import Any
 from . import __version__, schemas
 from .canonical import CanonicalizationError
 from .card import build_card
-from .checks import check_operator
+from .checks import check_operator, check_site
 from .findings import Finding, Location, Report
 from .keys import KeyProblem, jwks
 from .keystore import resolve_signing_key
@@ -178,9 +178,16 @@ def step_schemas(ctx: BuildContext) -> None:
         ctx.files.add(SPEC_BASE + name, schemas.schema_bytes(name))
 
 
+def final_check_site(ctx: BuildContext) -> None:
+    """OR-3.9: no value of operator.private.yaml in any built file (card, pages, anything)."""
+    ctx.report.extend(check_site(ctx.cfg, ((rel, ctx.files[rel]) for rel in ctx.files)))
+
+
 Step = Callable[[BuildContext], None]
 #: The steps after loading and checking, in order. Each adds files and findings.
 STEPS: list[Step] = [step_card, step_schemas]
+#: Checks of the finished site, run after every step has added its files.
+FINAL_CHECKS: list[Step] = [final_check_site]
 
 
 def input_digest(cfg: OperatorConfig) -> str:
@@ -254,6 +261,9 @@ def build(options: BuildOptions) -> BuildResult:
                                        "use https URLs with a host and no '..' in the path"))
             if not ctx.report.ok():
                 break
+    if ctx.report.ok():
+        for final in FINAL_CHECKS:
+            final(ctx)
     site_dir = options.resolved_site_dir()
     written = False
     if ctx.report.ok(options.strict) and options.write:

@@ -9,12 +9,15 @@ where that pass fails, findings carry the pointer without a line.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .fetch import DEFAULT_MAX_BYTES, FetchError, Response, fetch
 from .findings import Finding, Location
+
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 @dataclass
@@ -128,6 +131,15 @@ def parse_card_bytes(cf: CardFile) -> None:
     cf.lines = json_lines(text)
 
 
+def for_positions(text: str) -> str:
+    """JSON text that libyaml composes with the same line and column for every value.
+
+    YAML has no UTF-16 surrogate escapes (JSON writes an emoji as ``"\\ud83d\\ude00"``):
+    each becomes a same-length escape of a space. Values change; positions do not.
+    """
+    return _SURROGATE.sub(r"\\u0020", text)
+
+
 def json_lines(text: str) -> dict[str, tuple[int, int]]:
     """JSON pointer -> 1-based (line, column) of each value in a JSON text; ``{}`` on failure."""
     import yaml
@@ -136,7 +148,7 @@ def json_lines(text: str) -> dict[str, tuple[int, int]]:
 
     out: dict[str, tuple[int, int]] = {}
     try:
-        root = yaml.compose(text, Loader=YamlLoader)
+        root = yaml.compose(for_positions(text), Loader=YamlLoader)
     except (yaml.YAMLError, RecursionError):
         return out
 

@@ -18,17 +18,25 @@ def cli() -> None:
     """Build, sign and publish an A2A Agent Card with the On Request extension.
 
     \b
+    acap init      start a project (operator.yaml to fill in)
     acap build     operator.yaml -> site/ (card, JWKS, pages)
+    acap publish   put site/ on its hosting
+    acap check     check any card against A2A 1.0 and On Request
     acap verify    check a card's signatures
     """
 
 
 from .commands.build import build  # noqa: E402
+from .commands.check import check  # noqa: E402
+from .commands.check_reply import check_reply  # noqa: E402
+from .commands.init import init  # noqa: E402
 from .commands.keys import keys  # noqa: E402
+from .commands.live_check import live_check  # noqa: E402
+from .commands.publish import publish  # noqa: E402
+from .commands.serve import serve  # noqa: E402
 from .commands.verify import verify  # noqa: E402
 
-cli.add_command(__import__("acap.commands.check_reply", fromlist=["_"]).check_reply)
-for _command in (build, verify, keys):
+for _command in (init, build, check, verify, check_reply, keys, serve, publish, live_check):
     cli.add_command(_command)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.message import Message
 from urllib.parse import urlsplit
@@ -49,13 +50,16 @@ def allowed_url(url: str) -> bool:
 
 
 def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = DEFAULT_MAX_BYTES,
-          accept: str = "application/json") -> Response:
+          accept: str = "application/json",
+          request_headers: Mapping[str, str] | None = None) -> Response:
     """GET ``url``.
 
     Args:
         url: https (or http on loopback).
         timeout: seconds for connecting and for each read.
         max_bytes: the body may not be longer.
+        request_headers: more request headers (e.g. ``Host``, to ask a local preview
+            for another host's files).
 
     Returns:
         The :class:`Response`, whatever its status (4xx/5xx included).
@@ -67,7 +71,8 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = DEFAUL
     if not allowed_url(url):
         raise FetchError(f"{url}: only https URLs are fetched (http only on localhost)")
     req = urllib.request.Request(url, headers={"Accept": accept,
-                                               "User-Agent": f"acap/{__version__}"})
+                                               "User-Agent": f"acap/{__version__}",
+                                               **(request_headers or {})})
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             body = resp.read(max_bytes + 1)

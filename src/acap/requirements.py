@@ -66,6 +66,40 @@ def requirements() -> tuple[Requirement, ...]:
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class Rule:
+    """One of acap's own rule ids (not a requirement of the extension).
+
+    Attributes:
+        id: ``URL-IDN``, ``A2A-LEGACY`` ...
+        statement: what it checks, one line.
+        where: where acap's validator raises it: ``build`` and/or ``card``
+            (empty for rules of other parts of acap, such as signing).
+    """
+
+    id: str
+    statement: str
+    where: tuple[str, ...] = ()
+
+
+@cache
+def rules() -> tuple[Rule, ...]:
+    """acap's own rule ids, in registry order."""
+    return tuple(Rule(e["id"], e["statement"], tuple(e.get("where", ())))
+                 for e in _doc()["rules"])  # type: ignore[attr-defined]
+
+
+def checked_at(where: str) -> frozenset[str]:
+    """Every id (requirement or own rule) the registry says acap checks at ``where``.
+
+    Args:
+        where: ``build``, ``card`` or ``reply``.
+    """
+    ids = {r.id for r in requirements() if where in r.where}
+    ids |= {r.id for r in rules() if where in r.where}
+    return frozenset(ids)
+
+
 @cache
 def rule_ids() -> frozenset[str]:
     """Every rule id a finding may carry: the requirement ids and acap's own."""

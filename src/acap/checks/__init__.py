@@ -1,24 +1,133 @@
 """Requirement checks: operator.yaml at build time, and any card with ``acap check``.
 
-Each check is a function returning findings that cite a rule id from the
-requirement registry (``acap/data/requirements.json``). Grep a rule id
-(``OR-3.4``) to find the code that enforces it.
+Every finding cites a rule id from the requirement registry
+(``acap/data/requirements.json``); ``grep -rn '"OR-3.4"' src/acap/checks`` finds the
+code that raises it. One module per concern:
+
+============================  ==================================================
+module                        rule ids
+============================  ==================================================
+``declaration``               OR-3.1, OR-3.2, OR-3.3, OR-3.5, OR-3.6, OR-3.7,
+                              A2A-SKILL-ID
+``person_entry_rules``        OR-3.4, OR-3.8
+``on_request_values``         OR-3.9, PRIVATE-VALUES
+``agent_behaviour``           OR-5.5, OR-5.6, OR-5.7, OR-5.9, OR-5.10
+``a2a_structure``             A2A-REQUIRED, A2A-TYPE, A2A-LEGACY, A2A-UNKNOWN-FIELD,
+                              A2A-EMPTY, A2A-BINDING, A2A-PROTOCOL-VERSION,
+                              A2A-SECURITY, A2A-OAUTH-FLOWS
+``urls``, ``url_fields``      URL-FORM, URL-IDN, URL-SCRIPT, URL-HTTPS, CARD-URL
+============================  ==================================================
+
+Most rules are written once over a :class:`~acap.checks.facts.Subject`, the
+shared view of operator.yaml or a card; the checks that need what only
+operator.yaml says are skipped for cards and listed in :data:`CARD_SKIPS`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from ..findings import Finding
 from ..operator_config import OperatorConfig
-from . import operator_rules
+from . import (
+    a2a_structure,
+    agent_behaviour,
+    declaration,
+    on_request_values,
+    person_entry_rules,
+    url_fields,
+)
+from .facts import Locate, from_card, from_operator
+
+#: What ``acap check`` of a card cannot check fully without operator.yaml:
+#: ``(rule id, "part" or "none", why)``.
+CARD_SKIPS: tuple[tuple[str, str, str], ...] = (
+    ("OR-3.4", "part", "whether personEntry's origin is the operator's own is guessed from "
+                       "provider.url and the card's host; whether the person acts themselves is "
+                       "only in operator.yaml (personActs)"),
+    ("OR-3.6", "part", "whether a skill changes something or waits on a person is only in "
+                       "operator.yaml (action, waitsOnPerson)"),
+    ("OR-3.9", "part", "the values given on request are only in operator.private.yaml; the card "
+                       "is searched for amounts of money only"),
+    ("OR-5.10", "part", "read from the skills' words (a card has no reachesStaff)"),
+    ("OR-5.5", "none", "concerns the operator's own control for assistantAccess"),
+    ("OR-5.6", "none", "the safeguards of an action opened to assistants are declared in "
+                       "operator.yaml"),
+    ("OR-5.7", "none", "follows from OR-5.6"),
+)
 
 
 def check_operator(cfg: OperatorConfig) -> list[Finding]:
     """Every requirement check that operator.yaml allows, on a schema-valid file.
 
+    Also reads ``operator.private.yaml`` beside it (OR-3.9), if there is one.
+
     Args:
         cfg: a loaded operator.yaml whose schema findings have no error.
 
     Returns:
-        Findings (errors and warnings), in file order.
+        Findings (errors and warnings), grouped by check.
     """
-    return operator_rules.run(cfg)
+    sub = from_operator(cfg)
+    private = on_request_values.load_private_values(cfg)
+    out: list[Finding] = []
+    out += declaration.skill_ids_unique(sub)
+    out += declaration.operator_fields(sub)
+    out += declaration.no_sign_in_on_request(sub)
+    out += declaration.said_on_request(sub)
+    out += person_entry_rules.check(sub)
+    out += private.findings
+    out += on_request_values.skill_text(sub, private.values)
+    out += on_request_values.money_in_text(sub)
+    out += agent_behaviour.assistant_access_accepts_assertion(sub)
+    out += agent_behaviour.action_safeguards(sub)
+    out += agent_behaviour.sign_in_is_a2a(sub)
+    out += agent_behaviour.staff_reachable(sub)
+    out += a2a_structure.operator_structure(sub, cfg)
+    out += url_fields.operator_urls(sub, cfg)
+    return out
+
+
+def check_site(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]]) -> list[Finding]:
+    """OR-3.9 over the finished site: no value of operator.private.yaml in any file.
+
+    Args:
+        cfg: the operator.yaml the site was built from.
+        files: ``(path under site/, bytes)`` of every file the build made.
+
+    Returns:
+        Findings (none when there is no private file).
+    """
+    private = on_request_values.load_private_values(cfg)
+    return on_request_values.published_files(cfg, files, private.values)
+
+
+def check_card(card: dict[str, Any], file: str, locate: Locate,
+               card_url: str | None = None) -> list[Finding]:
+    """Every check a card allows without operator.yaml (see :data:`CARD_SKIPS`).
+
+    Args:
+        card: the parsed card (a JSON object of any shape).
+        file: the card's path or URL, for findings.
+        locate: ``(JSON pointer, key) -> Location`` in the card file.
+        card_url: where the card is served, when known (CARD-URL, OR-3.4's origin guess).
+
+    Returns:
+        Findings, grouped by check.
+    """
+    sub = from_card(card, file, locate, card_url)
+    out: list[Finding] = []
+    out += a2a_structure.card_structure(sub, card)
+    out += declaration.skill_ids_unique(sub)
+    out += declaration.card_declaration(sub, card)
+    out += declaration.no_sign_in_on_request(sub)
+    out += declaration.said_on_request(sub)
+    out += person_entry_rules.check(sub)
+    out += on_request_values.money_in_text(sub)
+    out += agent_behaviour.sign_in_is_a2a(sub)
+    out += agent_behaviour.staff_reachable(sub)
+    out += url_fields.card_urls(sub, card)
+    if card_url:
+        out += url_fields.card_location(sub, card_url)
+    return out

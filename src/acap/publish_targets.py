@@ -1,0 +1,235 @@
+"""``acap publish`` targets: where each host folder of site/ goes.
+
+One target per host, from ``hosts.<host>.publish`` in operator.yaml
+(``remote`` + ``branch``, or ``dir``), or from the command line (``--host``,
+``--remote``, ``--branch``, ``--dir``). Mistakes (no target, a host not
+built, two hosts on one target, a directory that is the project itself) are
+``PUBLISH-TARGET`` findings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from .findings import Finding, Location, Report
+from .git_pages import DEFAULT_BRANCH
+
+
+@dataclass
+class Target:
+    """Where one host folder goes.
+
+    Attributes:
+        host: the host folder under site/ (``example.com``).
+        kind: ``"branch"`` (git, GitHub Pages) or ``"dir"``.
+        remote: git URL or absolute path (``branch`` targets).
+        branch: branch name (``branch`` targets).
+        dir: absolute directory (``dir`` targets).
+        where: where the target was configured (operator.yaml line, or the command line).
+    """
+
+    host: str
+    kind: Literal["branch", "dir"]
+    remote: str | None = None
+    branch: str = DEFAULT_BRANCH
+    dir: Path | None = None
+    where: Location = field(default_factory=lambda: Location("command line"))
+
+    def describe(self) -> str:
+        """``"branch gh-pages of /srv/pages.git"`` or ``"directory /srv/www"``."""
+        if self.kind == "branch":
+            return f"branch {self.branch} of {self.remote}"
+        return f"directory {self.dir}"
+
+
+@dataclass
+class PublishOptions:
+    """What to publish, and where.
+
+    Attributes:
+        config: operator.yaml.
+        site_dir: the built site; default ``site`` beside operator.yaml.
+        hosts: publish only these hosts (``--host``); default every host with a
+            target, or the card host when a target is given on the command line.
+        remote, branch, dir: a target given on the command line; it replaces
+            the configured one of each selected host. Relative paths are
+            relative to the current folder.
+        dry_run: list what would be added, changed and removed; change nothing.
+        force: allow replacing files on a branch that acap did not publish.
+        progress: called with one line of text per step (``"example.com: ..."``).
+    """
+
+    config: Path = Path("operator.yaml")
+    site_dir: Path | None = None
+    hosts: tuple[str, ...] = ()
+    remote: str | None = None
+    branch: str | None = None
+    dir: Path | None = None
+    dry_run: bool = False
+    force: bool = False
+    progress: Callable[[str], None] | None = None
+
+    def resolved_site_dir(self) -> Path:
+        """``site_dir``, or ``site`` next to operator.yaml."""
+        return self.site_dir if self.site_dir is not None else self.config.parent / "site"
+
+
+def _is_local(remote: str) -> bool:
+    """True for a git remote on this machine (not ``scheme://``, not scp-like ``host:path``)."""
+    if "://" in remote:
+        return remote.startswith("file://")
+    return ":" not in remote.split("/", 1)[0]
+
+
+def _absolute_remote(remote: str, base: Path) -> str:
+    if remote.startswith("file://") or not _is_local(remote):
+        return remote
+    return str((base / remote).absolute())
+
+
+def built_hosts(manifest: dict[str, Any]) -> list[str]:
+    """The host folders a build wrote, from its manifest's ``files`` (sorted)."""
+    files = manifest.get("files")
+    if not isinstance(files, dict):
+        return []
+    return sorted({rel.split("/", 1)[0] for rel in files if "/" in rel and not rel.startswith(".")})
+
+
+def resolve_targets(cfg: Any, options: PublishOptions, site_hosts: list[str],
+                    card_host: str, report: Report) -> list[Target]:
+    """The targets of this run (see :class:`PublishOptions`); problems go to ``report``.
+
+    Rules: ``PUBLISH-TARGET`` (error: no target, a host not built, two hosts
+    on one target, a target that is the project itself; warning: a built host
+    left unpublished).
+    """
+    configured: dict[str, dict[str, Any]] = {}
+    for host, settings in cfg.hosts.items():
+        pub = settings.get("publish")
+        if isinstance(pub, dict):
+            configured[host] = pub
+    if options.remote is not None and options.dir is not None:
+        report.add(Finding("PUBLISH-TARGET", "error", "--remote and --dir were both given",
+                           Location("command line"), "publish to a branch or to a directory"))
+        return []
+    if options.hosts:
+        hosts = [h.lower() for h in options.hosts]
+    elif options.remote is not None or options.dir is not None:
+        hosts = [card_host]
+    else:
+        hosts = [h for h in site_hosts if h in configured]
+        for h in site_hosts:
+            if h not in configured:
+                report.add(Finding(
+                    "PUBLISH-TARGET", "warning", f"site/{h}/ is not published: operator.yaml "
+                    f"gives no hosts.{h}.publish", cfg.at("/hosts", key=True),
+                    f"add hosts: {h}: publish: remote: <git URL> (or dir: <folder>), "
+                    f"or run acap publish --host {h} --remote <git URL>"))
+        for h in configured:
+            if h not in site_hosts:
+                report.add(Finding(
+                    "PUBLISH-TARGET", "warning", f"hosts.{h}.publish is set, but acap build "
+                    f"wrote nothing for {h}", cfg.at(f"/hosts/{h}/publish", key=True),
+                    "nothing is published there"))
+        if not hosts:
+            report.add(Finding(
+                "PUBLISH-TARGET", "error", "no publish target: operator.yaml names none for "
+                "the hosts built (" + ", ".join(site_hosts) + ")", cfg.at("/hosts", key=True),
+                "add hosts: <host>: publish: remote: <git URL>, or run "
+                "acap publish --remote <git URL>"))
+            return []
+    targets: list[Target] = []
+    for host in hosts:
+        if host not in site_hosts:
+            report.add(Finding("PUBLISH-TARGET", "error", f"site/ has no folder for {host}",
+                               Location("command line"),
+                               "hosts built: " + (", ".join(site_hosts) or "none")
+                               + "; run acap build"))
+            continue
+        t = _target_for(cfg, host, configured.get(host, {}), options, report)
+        if t is not None:
+            targets.append(t)
+    _check_target_conflicts(cfg, options, targets, report)
+    return targets
+
+
+def _target_for(cfg: Any, host: str, pub: dict[str, Any], options: PublishOptions,
+                report: Report) -> Target | None:
+    ptr = f"/hosts/{host}/publish"
+    base = cfg.base_dir
+    if "remote" in pub and "dir" in pub and options.remote is None and options.dir is None:
+        report.add(Finding("PUBLISH-TARGET", "error", f"hosts.{host}.publish gives both remote "
+                           "and dir", cfg.at(ptr, key=True), "keep one of them"))
+        return None
+    where = cfg.at(ptr, key=True) if pub else Location("command line")
+    branch = options.branch or str(pub.get("branch") or DEFAULT_BRANCH)
+    if options.remote is not None:
+        return Target(host, "branch", remote=_absolute_remote(options.remote, Path.cwd()),
+                      branch=branch, where=Location("command line"))
+    if options.dir is not None:
+        return Target(host, "dir", dir=options.dir.absolute(), where=Location("command line"))
+    if "remote" in pub:
+        return Target(host, "branch", remote=_absolute_remote(str(pub["remote"]), base),
+                      branch=branch, where=where)
+    if "dir" in pub:
+        return Target(host, "dir", dir=(base / str(pub["dir"])).absolute(), where=where)
+    report.add(Finding("PUBLISH-TARGET", "error", f"no target for {host}: give a remote or a dir",
+                       where if pub else Location("command line"),
+                       f"hosts: {host}: publish: remote: <git URL>, or --remote / --dir"))
+    return None
+
+
+def _inside(a: Path, b: Path) -> bool:
+    try:
+        a.resolve().relative_to(b.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _check_target_conflicts(cfg: Any, options: PublishOptions, targets: list[Target],
+                            report: Report) -> None:
+    from .git_pages import check_branch_name
+
+    site_dir = options.resolved_site_dir()
+    seen: dict[tuple[str, str], str] = {}
+    for t in targets:
+        if t.kind == "branch":
+            assert t.remote is not None
+            problem = check_branch_name(t.branch)
+            if problem:
+                report.add(Finding("PUBLISH-TARGET", "error", f"{t.branch!r} is not a branch "
+                                   f"name: {problem}", t.where, "use a name like gh-pages"))
+            key = (t.remote, t.branch)
+        else:
+            assert t.dir is not None
+            key = ("dir", str(t.dir.resolve()))
+            project = cfg.base_dir.absolute()
+            bad = None
+            if _inside(project, t.dir) or _inside(site_dir, t.dir):
+                bad = "it holds your project (or site/): mirroring would delete it"
+            elif _inside(t.dir, site_dir):
+                bad = "it is inside site/, which acap build replaces"
+            elif t.dir.is_symlink():
+                bad = "it is a symbolic link; give the folder it points to"
+            elif t.dir.exists() and not t.dir.is_dir():
+                bad = "it is a file"
+            if bad:
+                report.add(Finding("PUBLISH-TARGET", "error", f"cannot publish {t.host} into "
+                                   f"{t.dir}: {bad}", t.where,
+                                   "give the folder your web server serves for this host"))
+        for (kind, other), host in seen.items():
+            if t.kind == "dir" and kind == "dir" and host != t.host and (
+                    _inside(Path(other), t.dir or Path()) or
+                    _inside(t.dir or Path(), Path(other))):
+                report.add(Finding("PUBLISH-TARGET", "error", f"{t.host} and {host} would be "
+                                   "published into the same folder", t.where,
+                                   "give each host its own folder"))
+        if key in seen and seen[key] != t.host:
+            report.add(Finding("PUBLISH-TARGET", "error", f"{t.host} and {seen[key]} would be "
+                               f"published to the same {t.describe()}", t.where,
+                               "give each host its own branch or repository"))
+        seen.setdefault(key, t.host)
