@@ -257,3 +257,18 @@ def test_international_host_is_published_under_its_a_label(write_operator: Write
     assert cfg.findings == []
     assert cfg.card_host == "pompes-funèbres.example".encode("idna").decode()  # stdlib IDNA 2003
     assert cfg.jwks_url == "https://xn--pompes-funbres-4jb.example/.well-known/jwks.json"
+
+
+@pytest.mark.parametrize(("text", "website", "host"), [
+    ("operator: [a, b]\nhosts: [x]\nownOrigins: {a: b}\n", "", ""),
+    ("operator: {website: 'https://['}\nownOrigins: ['https://a:b', 'https://[']\n",
+     "https://[", ""),
+    ("operator: {website: [5]}\n", "", ""),
+])
+def test_operator_properties_never_raise_on_malformed_files(write_operator: Write, text: str,
+                                                            website: str, host: str) -> None:
+    cfg = load_operator(write_operator(text))
+    assert cfg.findings
+    assert (cfg.website, cfg.card_host) == (website, host)
+    assert cfg.own_origins == []
+    assert cfg.hosts == {}

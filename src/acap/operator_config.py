@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from . import schemas
 from .findings import Finding, Location
@@ -72,18 +72,18 @@ class OperatorConfig:
 
     @property
     def website(self) -> str:
-        """operator.website (AgentCard.provider.url)."""
-        return str(self.data.get("operator", {}).get("website", ""))
+        """operator.website (AgentCard.provider.url); ``""`` when it is not text."""
+        op = self.data.get("operator")
+        site = op.get("website") if isinstance(op, dict) else None
+        return site if isinstance(site, str) else ""
 
     @property
     def card_host(self) -> str:
         """Host the card is published on: ``cardHost``, else operator.website's host."""
         host = self.data.get("cardHost")
         if not (isinstance(host, str) and host):
-            try:
-                host = urlsplit(self.website).hostname or ""
-            except ValueError:
-                host = ""
+            site = _split(self.website)
+            host = (site.hostname if site else None) or ""
         return _a_label(host.lower().rstrip("."))
 
     @property
@@ -98,9 +98,10 @@ class OperatorConfig:
 
     @property
     def hosts(self) -> dict[str, dict[str, Any]]:
-        """Every host acap builds, card host first: ``{host: settings}``."""
-        out: dict[str, dict[str, Any]] = {self.card_host: {}}
-        for host, settings in (self.data.get("hosts") or {}).items():
+        """Every host acap builds, card host first: ``{host: settings}`` (no empty host)."""
+        out: dict[str, dict[str, Any]] = {self.card_host: {}} if self.card_host else {}
+        hosts = self.data.get("hosts")
+        for host, settings in hosts.items() if isinstance(hosts, dict) else ():
             out[str(host).lower()] = settings if isinstance(settings, dict) else {}
         return out
 
@@ -108,13 +109,15 @@ class OperatorConfig:
     def own_origins(self) -> list[str]:
         """Origins the operator declares as its own (OR-3.4): website, hosts, ownOrigins."""
         origins = []
-        site = urlsplit(self.website)
-        if site.scheme and site.hostname:
+        site = _split(self.website)
+        if site and site.scheme and site.hostname:
             origins.append(f"{site.scheme}://{site.netloc.lower()}")
         origins += [f"https://{h}" for h in self.hosts]
-        for o in self.data.get("ownOrigins") or []:
-            u = urlsplit(str(o))
-            origins.append(f"{u.scheme}://{u.netloc.lower()}")
+        own = self.data.get("ownOrigins")
+        for o in own if isinstance(own, list) else ():
+            u = _split(str(o))
+            if u:
+                origins.append(f"{u.scheme}://{u.netloc.lower()}")
         return list(dict.fromkeys(origins))
 
     @property
@@ -137,6 +140,17 @@ class OperatorConfig:
     def key_from_env(self) -> str | None:
         """The private key text from ``ACAP_SIGNING_KEY``, if set and non-empty."""
         return os.environ.get(KEY_ENV) or None
+
+
+def _split(url: str) -> SplitResult | None:
+    """``urlsplit(url)``, or ``None`` for text it cannot read (``https://[``); the
+    properties above stay total so that checks can report what is wrong."""
+    try:
+        u = urlsplit(url)
+        u.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        return None
+    return u
 
 
 def _a_label(host: str) -> str:
