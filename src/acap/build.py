@@ -161,9 +161,21 @@ def step_schemas(ctx: BuildContext) -> None:
         ctx.files.add(SPEC_BASE + name, schemas.schema_bytes(name))
 
 
+def step_spec_site(ctx: BuildContext) -> None:
+    """Build the specification site at the extension URI (spec site builds only).
+
+    See :mod:`acap.spec_site`; imported here only when needed, so that MkDocs is
+    loaded only by builds that make the site.
+    """
+    if ctx.spec_site:
+        from .spec_site import add_spec_site
+
+        add_spec_site(ctx)
+
+
 Step = Callable[[BuildContext], None]
 #: The steps after loading and checking, in order. Each adds files and findings.
-STEPS: list[Step] = [step_card, step_schemas]
+STEPS: list[Step] = [step_card, step_schemas, step_spec_site]
 
 
 def input_digest(cfg: OperatorConfig) -> str:
