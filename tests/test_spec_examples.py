@@ -12,7 +12,7 @@ import pytest
 from acap.findings import Finding
 from acap.spec_examples import EXAMPLES, check_examples
 
-EXAMPLES_DIR = Path(str(resources.files("acap") / "spec" / "examples"))
+EXAMPLES_DIR = Path(str(resources.files("acap") / "spec" / "docs" / "examples"))
 
 
 def run(folder: Path) -> list[Finding]:

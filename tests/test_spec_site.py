@@ -194,9 +194,9 @@ def test_every_example_on_the_page_is_the_file_and_validates(site: Path) -> None
                              "a3-action-referred.json", "a4-given-on-opt-in.json",
                              "a5-activation.http"]
     for name, text in shown.items():
-        assert (text + "\n").encode() == (SOURCES / "examples" / name).read_bytes()
+        assert (text + "\n").encode() == (SOURCES / "docs" / "examples" / name).read_bytes()
         published = site / SPEC_DIR / "examples" / name
-        assert published.read_bytes() == (SOURCES / "examples" / name).read_bytes()
+        assert published.read_bytes() == (SOURCES / "docs" / "examples" / name).read_bytes()
     # The text shown on the page passes the same checks the build runs.
     assert check_examples(lambda n: (shown[n] + "\n").encode(), lambda n: n) == []
     # And the developers page shows the three replies, the same bytes.
@@ -214,7 +214,7 @@ def test_a_broken_example_fails_the_build_and_keeps_the_old_site(
     before = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
     broken = tmp_path / "spec"
     shutil.copytree(SOURCES, broken)
-    a3 = broken / "examples" / "a3-action-referred.json"
+    a3 = broken / "docs" / "examples" / "a3-action-referred.json"
     a3.write_text(a3.read_text(encoding="utf-8").replace("TASK_STATE_REJECTED",
                                                          "TASK_STATE_COMPLETED"), encoding="utf-8")
     monkeypatch.setattr(spec_site, "SOURCES", broken)

@@ -1,6 +1,7 @@
 """The specification's examples, Annex A.1 to A.5, checked at every spec-site build.
 
-Each example is a data file in ``acap/spec/examples/``. The specification page
+Each example is a data file in ``acap/spec/docs/examples/``, published beside
+the pages. The specification page
 includes the file's bytes as they are (see :mod:`acap.spec_site`), so the page
 shows exactly what is checked here. An example that stops matching the
 schemas or the placement rules of §6.2 fails the build with a ``SPEC-EXAMPLE``
@@ -62,7 +63,7 @@ class Example:
 
     Attributes:
         id: ``A.1`` to ``A.5``.
-        file: its file name in ``acap/spec/examples/``.
+        file: its file name in ``acap/spec/docs/examples/``.
         title: its heading on the page.
         kind: ``card``, ``reply`` or ``http``.
         status: for a reply, the §6.1 status it shows.
@@ -106,9 +107,17 @@ class _Doc:
 
     def __init__(self, source: str, text: str, first_line: int = 1) -> None:
         self.source = source
+        self.text = text
         self.data: Any = json.loads(text)
-        self.lines = json_lines(text)
+        self._lines: dict[str, tuple[int, int]] | None = None
         self.offset = first_line - 1
+
+    @property
+    def lines(self) -> dict[str, tuple[int, int]]:
+        # Computed only when a finding needs a line: examples that hold cost no YAML pass.
+        if self._lines is None:
+            self._lines = json_lines(self.text)
+        return self._lines
 
     def at(self, pointer: str) -> Location:
         p = pointer

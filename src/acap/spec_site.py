@@ -8,25 +8,26 @@ developers, the conformance list and the changes, the schemas and the Annex A
 example files.
 
 The sources live in the package, ``acap/spec/``: ``mkdocs.yml``, ``docs/*.md``,
-``theme/`` (our own template and stylesheet) and ``examples/`` (Annex A.1 to
-A.5). A build:
+``docs/examples/`` (Annex A.1 to A.5) and ``theme/`` (our own template and
+stylesheet). A build:
 
 1. checks every example (:func:`acap.spec_examples.check_examples`): a broken
    example is a ``SPEC-EXAMPLE`` finding and nothing is built;
-2. copies the sources into a temporary MkDocs project, expanding the
-   ``<!-- acap:NAME ARG -->`` directives of the Markdown: requirement tables
-   from the requirement registry (each row's ``id`` is the requirement id, so
-   ``#OR-3.4`` is its anchor), the examples from their files (byte for byte),
-   the §6.2 placement table from the rules the example checks use;
-3. runs MkDocs (``mkdocs.config.load_config`` and ``mkdocs.commands.build.build``,
-   strict: a broken link or anchor is a ``SPEC-SITE`` finding) with
-   ``SOURCE_DATE_EPOCH`` set to the document's date, so that two builds give
-   the same bytes (sitemap dates and the gzip header included);
-4. returns the files, which the build step adds to the site under the
+2. runs MkDocs on the package's sources (``mkdocs.config.load_config`` and
+   ``mkdocs.commands.build.build``) into a temporary folder, strict (a broken
+   link or anchor is a ``SPEC-SITE`` finding), with ``SOURCE_DATE_EPOCH`` set
+   to the document's date so that two builds give the same bytes (sitemap
+   dates and the gzip header included). The hooks of :mod:`acap.spec_hooks`
+   expand the ``<!-- acap:NAME ARG -->`` directives of the Markdown: the
+   requirement tables from the requirement registry (each row's ``id`` is the
+   requirement id, so ``#OR-3.4`` is its anchor), the examples from their files
+   (byte for byte) and the §6.2 table from the rules the example checks use;
+   and they add the schemas;
+3. returns the files, which the build step adds to the site under the
    extension URI, so that they are written with everything else, atomically.
 
-MkDocs is imported only here, inside the functions, and only when the spec
-site is built.
+MkDocs is imported only inside these functions, and only when the spec site
+is built. Authors preview the pages with ``mkdocs serve -f src/acap/spec/mkdocs.yml``.
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ import calendar
 import html
 import os
 import re
-import shutil
 import tempfile
 import threading
 from collections.abc import Callable
@@ -44,7 +44,6 @@ from importlib.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import schemas
 from .findings import RULE_DOC_BASE, Finding, Location, Report
 from .requirements import Requirement, own_rules, requirements
 from .spec_examples import CARRIER, TASK_STATE, check_examples, example
@@ -56,7 +55,7 @@ if TYPE_CHECKING:
 #: link to ``SITE_URL#<requirement id>`` (:data:`acap.findings.RULE_DOC_BASE`).
 SITE_URL = RULE_DOC_BASE
 
-#: The package folder holding the site's sources.
+#: The package folder holding the site's sources (a folder on disk: MkDocs reads it).
 SOURCES: Traversable = resources.files("acap") / "spec"
 
 #: The document's date (spec header: "0.1 draft · 1 November 2026"). MkDocs uses
@@ -206,64 +205,24 @@ def expand(markdown: str, read_example: Callable[[str], bytes]) -> str:
 
 
 # ---------------------------------------------------------------------------
-# The MkDocs project and its build.
+# The MkDocs build.
 
-def _copy_tree(src: Traversable, dest: Path) -> None:
-    dest.mkdir(parents=True, exist_ok=True)
-    for item in src.iterdir():
-        if item.name.startswith(".") or item.name == "__pycache__":
-            continue
-        if item.is_dir():
-            _copy_tree(item, dest / item.name)
-        else:
-            (dest / item.name).write_bytes(item.read_bytes())
+#: The MkDocs hooks file (:mod:`acap.spec_hooks`), given to MkDocs by path.
+HOOKS = Path(__file__).with_name("spec_hooks.py")
 
 
-def prepare(dest: Path, sources: Traversable | None = None) -> Path:
-    """Write the complete MkDocs project of the site into ``dest``.
+def run_mkdocs(config: Path, site_dir: Path) -> list[str]:
+    """Build the site whose MkDocs configuration is ``config`` into ``site_dir``.
 
-    ``dest/docs`` holds the Markdown with directives expanded, the schemas and
-    ``examples/``; ``dest/theme`` the template; ``dest/mkdocs.yml`` the
-    configuration. ``mkdocs build -f dest/mkdocs.yml`` builds it as acap does
-    (the benchmark uses this as its reference).
+    The build is strict (a warning fails it) and reproducible:
+    ``SOURCE_DATE_EPOCH`` is set to :func:`source_date_epoch` during the build
+    (under a lock; the previous value is restored). The hooks are
+    :data:`HOOKS`. MkDocs' own log records at WARNING or above are collected
+    and returned, not printed.
 
     Args:
-        dest: an empty folder.
-        sources: the ``acap/spec`` folder (default :data:`SOURCES`).
-
-    Returns:
-        The path of ``dest/mkdocs.yml``.
-
-    Raises:
-        ValueError: a bad directive in a page (see :func:`expand`).
-        OSError: a source could not be read.
-    """
-    src = sources if sources is not None else SOURCES
-    examples = src / "examples"
-    docs = dest / "docs"
-    _copy_tree(src / "theme", dest / "theme")
-    _copy_tree(examples, docs / "examples")
-    for name in schemas.ALL:
-        (docs / name).write_bytes(schemas.schema_bytes(name))
-
-    def read(name: str) -> bytes:
-        return (examples / name).read_bytes()
-
-    for page in sorted((p for p in (src / "docs").iterdir() if p.name.endswith(".md")),
-                       key=lambda p: p.name):
-        text = expand(page.read_text(encoding="utf-8"), read)
-        (docs / page.name).write_text(text, encoding="utf-8", newline="\n")
-    config = dest / "mkdocs.yml"
-    config.write_bytes((src / "mkdocs.yml").read_bytes())
-    return config
-
-
-def run_mkdocs(config: Path) -> list[str]:
-    """Build the MkDocs project whose configuration is ``config`` (strict, reproducible).
-
-    MkDocs' own log records at WARNING or above are collected and returned, not
-    printed. ``SOURCE_DATE_EPOCH`` is set to :func:`source_date_epoch` during the
-    build (under a lock; the previous value is restored).
+        config: ``mkdocs.yml`` (its ``docs_dir`` and ``custom_dir`` are relative to it).
+        site_dir: the output folder (emptied by MkDocs first).
 
     Returns:
         The problems: empty when the site was built.
@@ -289,7 +248,7 @@ def run_mkdocs(config: Path) -> list[str]:
         logger.addHandler(handler)
         logger.propagate = False
         try:
-            build(load_config(str(config)))
+            build(load_config(str(config), site_dir=str(site_dir), hooks=[str(HOOKS)]))
         except MkDocsException as exc:
             if not problems:
                 problems.append(exc.format_message())
@@ -300,7 +259,13 @@ def run_mkdocs(config: Path) -> list[str]:
                 del os.environ["SOURCE_DATE_EPOCH"]
             else:
                 os.environ["SOURCE_DATE_EPOCH"] = saved
-    return problems
+    merged: list[str] = []
+    for p in problems:  # MkDocs logs "Error reading page 'x.md':" and the cause apart
+        if merged and merged[-1].endswith(":"):
+            merged[-1] += " " + p
+        else:
+            merged.append(p)
+    return merged
 
 
 def build_spec_site(report: Report, sources: Traversable | None = None) -> dict[str, bytes] | None:
@@ -314,34 +279,28 @@ def build_spec_site(report: Report, sources: Traversable | None = None) -> dict[
         ``{path relative to the extension URI: bytes}`` (``index.html``,
         ``css/spec.css``, ``examples/a1-agent-card.json`` ...), or ``None`` when
         a finding stopped the build.
+
+    Raises:
+        OSError: the temporary folder could not be written.
     """
-    src = sources if sources is not None else SOURCES
-    examples = src / "examples"
+    src = Path(str(sources if sources is not None else SOURCES))
+    examples = src / "docs" / "examples"
     found = check_examples(lambda n: (examples / n).read_bytes(), lambda n: str(examples / n))
     report.extend(found)
     if found:
         return None
     with tempfile.TemporaryDirectory(prefix="acap-spec-") as tmp:
-        root = Path(tmp)
-        try:
-            config = prepare(root, src)
-        except (ValueError, KeyError, OSError) as exc:
-            report.add(Finding(RULE, "error", f"the specification's sources are broken: {exc}",
-                               Location(str(src / "docs")),
-                               "fix the page or directive named, in acap/spec/docs"))
-            return None
-        problems = run_mkdocs(config)
+        out = Path(tmp)
+        problems = run_mkdocs(src / "mkdocs.yml", out)
         if problems:
             for p in problems:
                 report.add(Finding(RULE, "error", f"MkDocs: {p}", Location(str(src / "docs")),
-                                   "fix the link or page MkDocs names, in acap/spec/docs"))
+                                   "fix the page, link or directive named, in acap/spec/docs"))
             return None
-        out = root / "site"
         files = {}
         for path in sorted(out.rglob("*")):
             if path.is_file():
                 files[path.relative_to(out).as_posix()] = path.read_bytes()
-        shutil.rmtree(out, ignore_errors=True)
     return files
 
 
