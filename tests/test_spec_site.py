@@ -273,7 +273,8 @@ def crawl(site: Path) -> tuple[list[str], int]:
 
     Each src, href, srcset, ... of every HTML file, each url() or @import of inline
     styles and stylesheets: it must stay on https://agent-capability.org, name a
-    file of the site and, with a fragment, an id of that page.
+    file of the site and, with a fragment, an id of that page. No id repeats in
+    a page; no page runs a script or embeds anything.
     """
     root = site / "agent-capability.org"
     parsed = {p: Page(p.read_text(encoding="utf-8")) for p in sorted(root.rglob("*.html"))}
@@ -284,6 +285,9 @@ def crawl(site: Path) -> tuple[list[str], int]:
         for tag in ("script", "iframe", "img", "object", "embed"):
             if pg.tags[tag]:
                 problems.append(f"{path.name}: has <{tag}>")
+        repeated = sorted(i for i, n in Counter(pg.ids).items() if n > 1)
+        if repeated:
+            problems.append(f"{path.name}: ids repeat: {repeated}")
         csp = [m for m in pg.metas if m.get("http-equiv") == "Content-Security-Policy"]
         if not (csp and "default-src 'none'" in (csp[0].get("content") or "")):
             problems.append(f"{path.name}: no Content-Security-Policy default-src 'none'")
@@ -322,12 +326,13 @@ def test_the_crawl_sees_other_origins_and_broken_links(site: Path, tmp_path: Pat
     dev = copy / SPEC_DIR / "developers.html"
     dev.write_text(dev.read_text(encoding="utf-8").replace(
         "</main>", '<img src="https://cdn.example.net/x.png"><a href="index.html#OR-9.9">x</a>'
-        '<p style="background: url(//fonts.example.net/f.woff2)">y</p></main>'),
+        '<p id="read" style="background: url(//fonts.example.net/f.woff2)">y</p></main>'),
         encoding="utf-8")
     (copy / SPEC_DIR / "css" / "spec.css").write_text("@import 'https://cdn.example.net/a.css';")
     problems, _ = crawl(copy)
     assert problems == [
         "developers.html: has <img>",
+        "developers.html: ids repeat: ['read']",
         "developers.html: <img src='https://cdn.example.net/x.png'> leaves the origin",
         "developers.html: 'index.html#OR-9.9' names no anchor",
         "developers.html: <style url='//fonts.example.net/f.woff2'> leaves the origin",
