@@ -95,3 +95,14 @@ def test_it_opens_from_the_file_system_and_navigates(browser: Any, site: Path) -
 def test_it_opens_at_the_folder_url_and_navigates(browser: Any, server: str) -> None:
     # The URI with a trailing slash serves the specification (index.html).
     assert walk(browser, f"{server}/ext/on-request/v1/", server) == []
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+def test_no_page_scrolls_sideways(browser: Any, site: Path, width: int) -> None:
+    page = browser.new_page(viewport={"width": width, "height": 800})
+    for html in sorted((site / SPEC_DIR).glob("*.html")):
+        page.goto(html.resolve().as_uri())
+        overflow = page.evaluate("document.documentElement.scrollWidth - "
+                                 "document.documentElement.clientWidth")
+        assert overflow <= 0, (html.name, width, overflow)
+    page.close()
