@@ -183,9 +183,21 @@ def final_check_site(ctx: BuildContext) -> None:
     ctx.report.extend(check_site(ctx.cfg, ((rel, ctx.files[rel]) for rel in ctx.files)))
 
 
+def step_spec_site(ctx: BuildContext) -> None:
+    """Build the specification site at the extension URI (spec site builds only).
+
+    See :mod:`acap.spec_site`; imported here only when needed, so that MkDocs is
+    loaded only by builds that make the site.
+    """
+    if ctx.spec_site:
+        from .spec_site import add_spec_site
+
+        add_spec_site(ctx)
+
+
 Step = Callable[[BuildContext], None]
 #: The steps after loading and checking, in order. Each adds files and findings.
-STEPS: list[Step] = [step_card, step_schemas]
+STEPS: list[Step] = [step_card, step_schemas, step_spec_site]
 #: Checks of the finished site, run after every step has added its files.
 FINAL_CHECKS: list[Step] = [final_check_site]
 

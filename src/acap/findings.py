@@ -71,12 +71,21 @@ class Finding:
         """Return the one-or-two-line text form.
 
         ``operator.yaml:14:7: error: personEntry carries a query string [OR-3.8]``
-        followed by an indented ``hint:`` line when there is a hint.
+        followed by an indented ``hint:`` line when there is a hint, and a ``see:``
+        line with the rule's anchor on the specification site for requirement ids.
         """
         text = f"{self.location}: {self.level}: {self.message} [{self.rule}]"
         if self.hint:
             text += f"\n    hint: {self.hint}"
+        if self.doc:
+            text += f"\n    see: {self.doc}"
         return text
+
+    @property
+    def doc(self) -> str | None:
+        """The rule's anchor on the specification site, ``RULE_DOC_BASE#OR-3.8``, for
+        On Request requirement ids; ``None`` for acap's own rules."""
+        return f"{RULE_DOC_BASE}#{self.rule}" if self.rule.startswith("OR-") else None
 
     def to_json(self) -> dict[str, object]:
         """Return a JSON-ready dict (the ``--format json`` shape, one entry)."""
@@ -84,8 +93,8 @@ class Finding:
         data["location"] = {k: v for k, v in data["location"].items() if v is not None}
         if data["hint"] is None:
             del data["hint"]
-        if self.rule.startswith("OR-"):
-            data["doc"] = f"{RULE_DOC_BASE}#{self.rule}"
+        if self.doc:
+            data["doc"] = self.doc
         return data
 
 

@@ -134,7 +134,10 @@ def signature_findings(files: dict[str, bytes], host: str, root: Path) -> list[F
     from .verify import verify_card
 
     out: list[Finding] = []
-    for rel in sorted(r for r in files if r.endswith("agent-card.json")):
+    # The cards a client fetches sit at the well-known path (A2A §8.2); other JSON
+    # with that name (the spec site's Annex A.1 example, with its placeholder
+    # signature) is documentation, not a published card.
+    for rel in sorted(r for r in files if ("/" + r).endswith(CARD_PATH)):
         shown = str(root / rel)
         cf = CardFile(shown, raw=files[rel])
         parse_card_bytes(cf)

@@ -107,6 +107,11 @@ def rule_ids() -> frozenset[str]:
     return frozenset({r.id for r in requirements()} | own)
 
 
+def own_rules() -> tuple[tuple[str, str], ...]:
+    """acap's own rule ids, not requirements of the spec: ``(id, statement)``, in file order."""
+    return tuple((e["id"], e["statement"]) for e in _doc()["rules"])  # type: ignore[attr-defined]
+
+
 def requirement(rid: str) -> Requirement:
     """The requirement with id ``rid``.
 
