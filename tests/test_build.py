@@ -294,12 +294,16 @@ def test_site_dir_that_holds_the_project_is_refused(example: Path, where: str) -
     (example.parent / "keys").mkdir()
     (example.parent / "keys" / "previous-keys.json").write_text('{"keys": []}\n',
                                                                 encoding="utf-8")
+    set_key_file(example, new_private("ES256"))
     before = tree(example.parent)
     res = acap("build", "-c", str(example), "--site-dir", str(example.parent / where))
     assert res.exit_code == 1
-    assert "[SITE-PATH]" in res.stderr
-    assert "which the build reads; a build replaces the whole folder" in res.stderr
-    assert tree(example.parent) == before  # and no key was created either
+    if where == "keys":
+        assert "which the build reads; a build replaces the whole folder [SITE-PATH]" \
+            in res.stderr
+    else:  # the folder holds the key too, which the key check refuses first
+        assert "is inside the site folder, which is published [KEY]" in res.stderr
+    assert tree(example.parent) == before
 
 
 def test_site_dir_with_other_files_is_refused(example: Path, tmp_path: Path) -> None:
@@ -331,3 +335,16 @@ def test_a_card_acap_cannot_build_is_reported_as_a_bug(example: Path,
                          "a signIn entry names no kind of scheme")
     assert f.hint is not None and f.hint.startswith("this is a bug in acap")
     assert not (example.parent / "site").exists()
+
+
+def test_site_dir_holding_the_project_is_refused_with_a_key_from_the_environment(
+        example: Path) -> None:
+    from cardtools import pem
+
+    before = tree(example.parent)
+    res = acap("build", "-c", str(example), "--site-dir", str(example.parent),
+               env={"ACAP_SIGNING_KEY": pem(new_private("ES256")).decode()})
+    assert res.exit_code == 1
+    assert "holds operator.yaml, which the build reads; a build replaces the whole folder " \
+        "[SITE-PATH]" in res.stderr
+    assert tree(example.parent) == before

@@ -259,9 +259,6 @@ def build(options: BuildOptions) -> BuildResult:
     cfg = load_operator(options.config)
     ctx = BuildContext(cfg, options)
     ctx.report.extend(cfg.findings)
-    if options.write and (problem := site_dir_problem(options.resolved_site_dir(), cfg)):
-        ctx.report.add(Finding("SITE-PATH", "error", problem, Location(str(options.config)),
-                               "build into a folder of its own, e.g. --site-dir site"))
     if ctx.report.ok():
         ctx.report.extend(check_operator(cfg))
     if ctx.report.ok():
@@ -278,6 +275,10 @@ def build(options: BuildOptions) -> BuildResult:
             final(ctx)
     site_dir = options.resolved_site_dir()
     written = False
+    if ctx.report.ok(options.strict) and options.write and (
+            problem := site_dir_problem(site_dir, cfg)):
+        ctx.report.add(Finding("SITE-PATH", "error", problem, Location(str(options.config)),
+                               "build into a folder of its own, e.g. --site-dir site"))
     if ctx.report.ok(options.strict) and options.write:
         manifest = {"acap": __version__, "inputs": input_digest(cfg),
                     "card": cfg.card_url, "files": ctx.files.digest()}
