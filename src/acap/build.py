@@ -26,6 +26,7 @@ from .checks import check_operator
 from .findings import Finding, Location, Report
 from .keys import KeyProblem, jwks
 from .keystore import resolve_signing_key
+from .landing import step_hosting_files, step_person_entry_pages
 from .operator_config import OperatorConfig, load_operator
 from .signing import Signer
 from .site import SiteFiles, SitePathError, write_site
@@ -163,7 +164,8 @@ def step_schemas(ctx: BuildContext) -> None:
 
 Step = Callable[[BuildContext], None]
 #: The steps after loading and checking, in order. Each adds files and findings.
-STEPS: list[Step] = [step_card, step_schemas]
+STEPS: list[Step] = [step_card, step_schemas, step_person_entry_pages,
+                     step_hosting_files]  # hosting files last: they list every host's files
 
 
 def input_digest(cfg: OperatorConfig) -> str:
