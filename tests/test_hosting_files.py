@@ -114,3 +114,18 @@ def test_language_pages_get_headers_too(tmp_path: Path) -> None:
         got = headers_for(rules, path)
         assert dict(got)["Cache-Control"] == "public, max-age=600", path
         assert len(got) == len(dict(got)), path
+
+
+def test_hosts_built_by_other_steps_get_nojekyll_and_headers_only(example: Path) -> None:
+    from acap.build import BuildOptions, build
+
+    result = build(BuildOptions(config=example, spec_site=True, write=False))
+    assert result.report.ok(), result.report.format_text()
+    host = "agent-capability.org"
+    assert result.files[f"{host}/.nojekyll"] == b""
+    for name in ("index.html", "404.html", "CNAME"):
+        assert f"{host}/{name}" not in result.files, name
+    rules = parse_headers(page_text(result, f"{host}/_headers"))
+    schema = "/ext/on-request/v1/operator.schema.json"
+    assert f"{host}{schema}" in result.files
+    assert dict(headers_for(rules, schema))["Access-Control-Allow-Origin"] == "*"

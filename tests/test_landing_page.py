@@ -530,3 +530,44 @@ def test_every_rule_the_page_steps_use_is_in_the_registry() -> None:
             for m in re.findall(r'"(PAGE-[A-Z-]+)"', p.read_text(encoding="utf-8"))}
     assert used >= {"PAGE-TEMPLATE", "PAGE-SAME-FOR-EVERYONE", "PAGE-WORDS", "PAGE-PHONE"}
     assert used <= rule_ids()
+
+
+def test_the_readme_languages_example_builds(tmp_path: Path) -> None:
+    import yaml
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Languages"):]
+    snippet = section[section.index("```yaml") + len("```yaml"):section.index("```\n", 10)]
+    data = example_data()
+    data.update(yaml.safe_load(snippet))
+    result = run_build(write_yaml(tmp_path, data))
+    assert result.report.ok(), result.report.format_text()
+    fr = scan(page_text(result, TALK_FR)).all_text()
+    assert "Coût des services" in fr and "Nous sommes là pour vous aider" in fr
+    assert "We are here to help" in scan(page_text(result, TALK)).all_text()
+
+
+def test_a_person_entry_naming_a_pdf_gets_no_page_and_a_warning(tmp_path: Path) -> None:
+    data = example_data()
+    data["skills"][1]["personEntry"] = "https://ask.example.com/prices.pdf"
+    result = run_build(write_yaml(tmp_path, data))
+    assert result.report.ok(), result.report.format_text()
+    assert "ask.example.com/prices.pdf" not in result.files
+    [w] = [f for f in result.report.warnings if f.rule == "PAGE-PATH"]
+    assert "prices.pdf" in w.message and w.location.line is not None
+    # the other skill still has its page, now listing only itself
+    assert "Service costs" not in scan(page_text(result, TALK)).all_text()
+
+
+def test_a_person_entry_at_a_host_root_is_that_hosts_index(tmp_path: Path) -> None:
+    data = example_data()
+    for s in data["skills"]:
+        if s.get("kind") == "on-request":
+            s["personEntry"] = "https://ask.example.com/"
+    data["page"] = {"languages": ["en", "fr"], "translations": {"fr": {}}}
+    result = run_build(write_yaml(tmp_path, data))
+    assert result.report.ok(), result.report.format_text()
+    s = scan(page_text(result, "ask.example.com/index.html"))
+    assert "What you can ask us about" in s.all_text()
+    assert s.find("a", hreflang="fr")[0]["href"] == "/fr/"
+    assert "ask.example.com/fr/index.html" in result.files

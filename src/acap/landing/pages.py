@@ -303,8 +303,33 @@ def entry_pages(cfg: OperatorConfig) -> list[EntryPage]:
             rel = url_to_path(url)
         except SitePathError:
             continue
+        if not rel.endswith((".html", ".htm")):
+            continue  # names another kind of file: see not_a_page_findings
         pages.setdefault(rel, EntryPage(url, rel)).skills.append((ptr, s))
     return list(pages.values())
+
+
+def not_a_page_findings(cfg: OperatorConfig) -> Iterator[Finding]:
+    """An https personEntry on a host acap builds that names a file other than a web
+    page (``/prices.pdf``): acap writes no page there, and says so."""
+    hosts = cfg.hosts
+    for ptr, s in cfg.on_request_skills():
+        pe = s.get("personEntry")
+        if not isinstance(pe, str):
+            continue
+        u = urlsplit(normalise_person_entry(pe))
+        if u.scheme != "https" or (u.hostname or "").lower() not in hosts:
+            continue
+        try:
+            rel = url_to_path(urlunsplit(("https", u.netloc, u.path or "/", "", "")))
+        except SitePathError:
+            continue
+        if not rel.endswith((".html", ".htm")):
+            yield Finding("PAGE-PATH", "warning",
+                          f"acap writes no page at {pe}: it names a file that is not a web page",
+                          cfg.at(ptr + "/personEntry"),
+                          "end the address with / or .html, or with no file name "
+                          "(https://ask.example.com/talk)")
 
 
 def language_url(url: str, tag: str) -> str:
@@ -491,6 +516,7 @@ def person_entry_pages(cfg: OperatorConfig, t: templating.Templates) -> Rendered
     plan = plan_languages(cfg, t)
     out.findings += plan.findings
     out.findings += contact_findings(cfg)
+    out.findings += not_a_page_findings(cfg)
     if any(f.level == "error" for f in out.findings):
         return out
     pages = entry_pages(cfg)
