@@ -14,8 +14,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from dataclasses import dataclass
 from html.parser import HTMLParser
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 RULE = "PAGE-SAME-FOR-EVERYONE"
@@ -49,8 +49,7 @@ def content_security_policy(styles: list[str]) -> str:
     return CSP_TEMPLATE.format(styles=" ".join(style_hash(s) for s in styles) or "'none'")
 
 
-@dataclass
-class Problem:
+class Problem(NamedTuple):
     """One thing on the page that breaks OR-3.8's intent: ``line`` of the HTML, what."""
 
     line: int

@@ -22,7 +22,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..operator_config import OperatorConfig
 from ..site import SiteFiles
@@ -31,8 +31,7 @@ from ..site import SiteFiles
 DEFAULT_MAX_AGE = 600
 
 
-@dataclass(frozen=True)
-class CachePolicy:
+class CachePolicy(NamedTuple):
     """``cache`` in operator.yaml: max-age in seconds for JSON files (``card``: the
     Agent Card, the JWKS, schemas) and for pages (``pages``)."""
 

@@ -23,7 +23,7 @@ import functools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..findings import Finding, Location
@@ -59,8 +59,7 @@ parse_phone = functools.lru_cache(maxsize=256)(_parse_phone)
 
 # -- what templates receive ------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Text:
+class Text(NamedTuple):
     """A text of the operator's and the language it is written in.
 
     A template writes ``{{ t.value }}``; where ``t.lang`` differs from the page's
@@ -75,8 +74,7 @@ class Text:
         return self.value
 
 
-@dataclass(frozen=True)
-class Alternate:
+class Alternate(NamedTuple):
     """One language version of a page: ``lang`` tag, absolute ``url``, site ``path``,
     ``name`` (the language's own name) and whether it is the page being written."""
 
@@ -87,8 +85,7 @@ class Alternate:
     current: bool
 
 
-@dataclass(frozen=True)
-class PageInfo:
+class PageInfo(NamedTuple):
     """``page`` in templates: ``lang``, ``dir`` (ltr/rtl), ``url`` (absolute),
     ``path`` (on its host), ``alternates`` (every language version, first = default)."""
 
@@ -99,8 +96,7 @@ class PageInfo:
     alternates: tuple[Alternate, ...]
 
 
-@dataclass(frozen=True)
-class OperatorInfo:
+class OperatorInfo(NamedTuple):
     """``operator`` in templates: ``name``, ``website`` and ``website_href`` (the
     website when it is an http(s) URL, else empty)."""
 
@@ -109,8 +105,7 @@ class OperatorInfo:
     website_href: str
 
 
-@dataclass(frozen=True)
-class Skill:
+class Skill(NamedTuple):
     """An entry of ``asks`` or ``staff``: the skill ``id``, ``name`` and ``description``
     (:class:`Text`)."""
 
@@ -119,8 +114,7 @@ class Skill:
     description: Text
 
 
-@dataclass(frozen=True)
-class Contact:
+class Contact(NamedTuple):
     """``contact`` in templates; every field is empty when operator.yaml leaves it out.
 
     Attributes:
@@ -145,8 +139,7 @@ class Contact:
         return bool(self.phone or self.email or self.address or self.hours or self.languages)
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """A place to ask, for the root and 404 pages: ``href``, ``label``, and the
     ``names`` (:class:`Text`) of the skills asked there."""
 

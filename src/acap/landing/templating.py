@@ -24,11 +24,10 @@ from __future__ import annotations
 import contextlib
 import traceback
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..findings import Finding, Location
 
@@ -37,8 +36,7 @@ NAMES_HINT = ("the names a template can use are listed in acap's templates/READM
               "README.md ('The personEntry page')")
 
 
-@dataclass(frozen=True)
-class Templates:
+class Templates(NamedTuple):
     """A compiled environment and where its templates come from.
 
     Attributes:
@@ -117,8 +115,7 @@ def override_dir_for(base_dir: Path) -> Path | None:
     return d if d.is_dir() else None
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     """A template file's text as the loader finds it."""
 
     text: str

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..findings import Finding, Location
 from ..loader import load_text
@@ -43,8 +43,7 @@ _WORDS_SCHEMA: dict[str, Any] = {"type": "object",
                                  "additionalProperties": {"type": "string", "minLength": 1}}
 
 
-@dataclass(frozen=True)
-class Words:
+class Words(NamedTuple):
     """acap's wording in one language.
 
     Attributes:
