@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..findings import Finding, Location
+from ..loader import pointer_join
 from ..operator_config import OperatorConfig
 from ..person_entry import Phone, normalise_person_entry
 from ..person_entry import parse_phone as _parse_phone
@@ -189,8 +190,8 @@ def plan_languages(cfg: OperatorConfig, t: templating.Templates) -> Plan:
 
     Errors: a tag that is not a language tag, a tag listed twice, a language acap
     has no words for (and no ``templates/words/<tag>.yaml``), a translation for a
-    language not listed, a translation of a skill id that does not exist.
-    Warnings: a listed language without a translation of the operator's texts.
+    language not listed, a translation of a skill id that does not exist. When
+    there is none, ``languages`` holds at least one tag.
     """
     page = _page(cfg)
     plan = Plan()
@@ -214,16 +215,13 @@ def plan_languages(cfg: OperatorConfig, t: templating.Templates) -> Plan:
         if words is not None:
             plan.languages.append(tag)
             plan.words[tag] = words
-    if not plan.languages and not plan.findings:  # pragma: no cover - en always ships
-        plan.findings.append(Finding("PAGE-LANGUAGE", "error", "no page language",
-                                     cfg.at("/page"), None))
     translations = page.get("translations") or {}
     for key in translations:
         if str(key).lower() not in seen:
             plan.findings.append(Finding(
                 "PAGE-LANGUAGE", "error",
                 f"page.translations has '{key}', which page.languages does not list",
-                cfg.at(f"/page/translations/{key}", key=True),
+                cfg.at(pointer_join("/page/translations", str(key)), key=True),
                 f"add {key} to page.languages, or remove its translation"))
     skill_ids = [str(s.get("id")) for _, s in cfg.skills()]
     for tag in plan.languages:
@@ -236,7 +234,8 @@ def plan_languages(cfg: OperatorConfig, t: templating.Templates) -> Plan:
                     near = difflib.get_close_matches(str(sid), skill_ids, n=1, cutoff=0.6)
                     plan.findings.append(Finding(
                         "PAGE-TRANSLATION", "error", f"no skill has the id '{sid}'",
-                        cfg.at(f"/page/translations/{hit[0]}/skills/{sid}", key=True),
+                        cfg.at(pointer_join(f"/page/translations/{hit[0]}/skills", str(sid)),
+                               key=True),
                         f"did you mean '{near[0]}'?" if near else
                         "use the id of a skill under skills:"))
     return plan
@@ -436,7 +435,7 @@ def _translation_warnings(cfg: OperatorConfig, plan: Plan, shown: list[dict[str,
             continue
         base = language_name(plan.base, "en") or plan.base
         hit = _ci_get(page.get("translations") or {}, lang)
-        loc = cfg.at(f"/page/translations/{hit[0]}", key=True) if hit else \
+        loc = cfg.at(pointer_join("/page/translations", hit[0]), key=True) if hit else \
             cfg.at(f"/page/languages/{i}")
         yield Finding("PAGE-TRANSLATION", "warning",
                       f"the {lang} page shows {', '.join(missing)} in {base}", loc,
