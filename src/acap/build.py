@@ -26,6 +26,7 @@ from .checks import check_operator, check_site
 from .findings import Finding, Location, Report
 from .keys import KeyProblem, jwks
 from .keystore import resolve_signing_key
+from .landing import step_hosting_files, step_person_entry_pages
 from .operator_config import OperatorConfig, load_operator
 from .signing import Signer
 from .site import SiteFiles, SitePathError, write_site
@@ -197,7 +198,8 @@ def step_spec_site(ctx: BuildContext) -> None:
 
 Step = Callable[[BuildContext], None]
 #: The steps after loading and checking, in order. Each adds files and findings.
-STEPS: list[Step] = [step_card, step_schemas, step_spec_site]
+STEPS: list[Step] = [step_card, step_schemas, step_spec_site, step_person_entry_pages,
+                     step_hosting_files]  # hosting files last: they list every host's files
 #: Checks of the finished site, run after every step has added its files.
 FINAL_CHECKS: list[Step] = [final_check_site]
 

@@ -1,0 +1,131 @@
+"""The files static hosts need: .nojekyll, CNAME, 404.html, _headers, index.html."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pagetools import (
+    example_data,
+    headers_for,
+    page_text,
+    parse_headers,
+    run_build,
+    scan,
+    write_yaml,
+)
+
+HOSTS = ("example.com", "ask.example.com")
+
+
+def test_every_host_folder_has_its_hosting_files(example: Path) -> None:
+    result = run_build(example, write=True)
+    assert result.report.ok(), result.report.format_text()
+    site = example.parent / "site"
+    for host in HOSTS:
+        assert (site / host / ".nojekyll").read_bytes() == b""
+        assert (site / host / "CNAME").read_text() == f"{host}\n"
+        for name in ("404.html", "index.html", "_headers"):
+            assert (site / host / name).is_file(), (host, name)
+
+
+def test_no_cname_without_a_custom_domain(tmp_path: Path) -> None:
+    data = example_data()
+    del data["hosts"]["ask.example.com"]["cname"]
+    result = run_build(write_yaml(tmp_path, data))
+    assert "ask.example.com/CNAME" not in result.files
+    assert "ask.example.com/.nojekyll" in result.files
+    assert result.files["example.com/CNAME"] == b"example.com\n"
+
+
+def test_no_index_html_where_the_operator_has_pages_of_its_own(tmp_path: Path) -> None:
+    data = example_data()
+    data["hosts"]["example.com"]["ownPages"] = True
+    result = run_build(write_yaml(tmp_path, data))
+    assert "example.com/index.html" not in result.files
+    assert "example.com/404.html" in result.files
+    assert "ask.example.com/index.html" in result.files
+
+
+def test_root_and_404_pages_point_to_where_to_ask(example: Path) -> None:
+    result = run_build(example)
+    for rel, href in (("ask.example.com/index.html", "/talk"),
+                      ("ask.example.com/404.html", "/talk"),
+                      ("example.com/index.html", "https://ask.example.com/talk"),
+                      ("example.com/404.html", "https://ask.example.com/talk")):
+        s = scan(page_text(result, rel))
+        assert {"href": href} in s.find("a"), rel
+        assert {"class": "phone", "href": "tel:+44-20-7946-0000"} in s.find("a"), rel
+        assert "<span>Service costs</span>, <span>Book an arrangement meeting</span>" in \
+            page_text(result, rel), rel
+    assert "Page not found" in scan(page_text(result, "example.com/404.html")).all_text()
+
+
+def test_headers_give_card_and_jwks_cors_cache_and_nosniff(example: Path) -> None:
+    result = run_build(example)
+    rules = parse_headers(page_text(result, "example.com/_headers"))
+    for path in ("/.well-known/agent-card.json", "/.well-known/jwks.json"):
+        got = headers_for(rules, path)
+        assert dict(got) == {"Access-Control-Allow-Origin": "*",
+                             "Cache-Control": "public, max-age=600",
+                             "X-Content-Type-Options": "nosniff",
+                             "Referrer-Policy": "no-referrer"}, path
+        assert len(got) == len(dict(got)), f"a header is given twice for {path}"
+
+
+def test_headers_for_pages_and_no_header_twice(example: Path) -> None:
+    result = run_build(example)
+    rules = parse_headers(page_text(result, "ask.example.com/_headers"))
+    for path in ("/talk", "/talk/", "/talk/index.html", "/", "/index.html"):
+        got = headers_for(rules, path)
+        assert dict(got)["Cache-Control"] == "public, max-age=600", path
+        assert dict(got)["X-Content-Type-Options"] == "nosniff"
+        assert len(got) == len(dict(got)), path
+    assert "Access-Control-Allow-Origin" not in dict(headers_for(rules, "/talk"))
+
+
+def test_cache_max_age_is_configurable(tmp_path: Path) -> None:
+    data = example_data()
+    data["cache"] = {"card": 120, "pages": 0}
+    result = run_build(write_yaml(tmp_path, data))
+    assert result.report.ok(), result.report.format_text()
+    card = parse_headers(page_text(result, "example.com/_headers"))
+    assert dict(headers_for(card, "/.well-known/agent-card.json"))["Cache-Control"] == \
+        "public, max-age=120"
+    pages = parse_headers(page_text(result, "ask.example.com/_headers"))
+    assert dict(headers_for(pages, "/talk"))["Cache-Control"] == "no-cache"
+
+
+def test_a_negative_max_age_is_a_schema_error_on_its_line(tmp_path: Path) -> None:
+    data = example_data()
+    data["cache"] = {"card": -1}
+    cfg = write_yaml(tmp_path, data)
+    result = run_build(cfg)
+    [f] = result.report.errors
+    line = next(i for i, t in enumerate(cfg.read_text().splitlines(), 1) if "card: -1" in t)
+    assert f.location.line == line
+
+
+def test_language_pages_get_headers_too(tmp_path: Path) -> None:
+    data = example_data()
+    data["page"] = {"languages": ["en", "fr"], "translations": {"fr": {}}}
+    result = run_build(write_yaml(tmp_path, data))
+    rules = parse_headers(page_text(result, "ask.example.com/_headers"))
+    for path in ("/talk/fr", "/talk/fr/", "/talk/fr/index.html"):
+        got = headers_for(rules, path)
+        assert dict(got)["Cache-Control"] == "public, max-age=600", path
+        assert len(got) == len(dict(got)), path
+
+
+def test_hosts_built_by_other_steps_get_nojekyll_and_headers_only(example: Path) -> None:
+    from acap.build import BuildOptions, build
+
+    result = build(BuildOptions(config=example, spec_site=True, write=False))
+    assert result.report.ok(), result.report.format_text()
+    host = "agent-capability.org"
+    assert result.files[f"{host}/.nojekyll"] == b""
+    for name in ("index.html", "404.html", "CNAME"):
+        assert f"{host}/{name}" not in result.files, name
+    rules = parse_headers(page_text(result, f"{host}/_headers"))
+    schema = "/ext/on-request/v1/operator.schema.json"
+    assert f"{host}{schema}" in result.files
+    assert dict(headers_for(rules, schema))["Access-Control-Allow-Origin"] == "*"
