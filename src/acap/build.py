@@ -47,6 +47,9 @@ class BuildOptions:
         create_key: create a signing key when none exists.
         write: write site/ (``False`` checks and builds in memory only).
         strict: warnings fail the build too (nothing is written).
+        pages: build the HTML pages (personEntry, root and 404 pages, spec
+            site); ``False`` builds the signed card, JWKS and hosting files only
+            (batch builds for hosting platforms).
     """
 
     config: Path = Path("operator.yaml")
@@ -55,6 +58,7 @@ class BuildOptions:
     create_key: bool = True
     write: bool = True
     strict: bool = False
+    pages: bool = True
 
     def resolved_site_dir(self) -> Path:
         """``site_dir``, or ``site`` next to operator.yaml."""
@@ -86,6 +90,8 @@ class BuildContext:
     @property
     def spec_site(self) -> bool:
         """Whether the specification site is built this time."""
+        if not self.options.pages:
+            return False
         if self.options.spec_site is not None:
             return self.options.spec_site
         return bool(self.cfg.data.get("specSite", False))
@@ -146,7 +152,7 @@ def step_card(ctx: BuildContext) -> None:
     targets += [(schemas.EXTENSION, e.get("params"), "On Request params")
                 for e in card["capabilities"].get("extensions", ())]
     for name, value, label in targets:
-        for err in schemas.validator(name).iter_errors(value):
+        for err in schemas.errors(name, value):
             ctx.report.add(_bug(f"the built card breaks the {label} schema at "
                                 f"/{'/'.join(map(str, err.absolute_path))}: {err.message}",
                                 cfg.loaded.file))
@@ -246,19 +252,19 @@ def site_dir_problem(site_dir: Path, cfg: OperatorConfig) -> str | None:
     return None
 
 
-def build(options: BuildOptions) -> BuildResult:
-    """Run the whole build.
+def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildContext:
+    """Load, check and build everything in memory; write nothing.
 
     Args:
-        options: what to build and where.
+        options: what to build.
+        cfg: operator.yaml already loaded (batch builds), else loaded from
+            ``options.config``.
 
     Returns:
-        A :class:`BuildResult`. User errors are findings in ``report``; site/
-        is replaced only when there is no error (no warning either with
-        ``options.strict``) and ``options.write``. A site/ that cannot be
-        written is a ``SITE-WRITE`` finding, and the previous site/ stays.
+        The :class:`BuildContext`: its ``files`` are complete when
+        ``report.ok()``. Never raises for bad input.
     """
-    cfg = load_operator(options.config)
+    cfg = cfg or load_operator(options.config)
     ctx = BuildContext(cfg, options)
     ctx.report.extend(cfg.findings)
     if ctx.report.ok():
@@ -275,6 +281,23 @@ def build(options: BuildOptions) -> BuildResult:
     if ctx.report.ok():
         for final in FINAL_CHECKS:
             final(ctx)
+    return ctx
+
+
+def build(options: BuildOptions) -> BuildResult:
+    """Run the whole build.
+
+    Args:
+        options: what to build and where.
+
+    Returns:
+        A :class:`BuildResult`. User errors are findings in ``report``; site/
+        is replaced only when there is no error (no warning either with
+        ``options.strict``) and ``options.write``. A site/ that cannot be
+        written is a ``SITE-WRITE`` finding, and the previous site/ stays.
+    """
+    ctx = assemble(options)
+    cfg = ctx.cfg
     site_dir = options.resolved_site_dir()
     written = False
     if ctx.report.ok(options.strict) and options.write and (
@@ -284,15 +307,20 @@ def build(options: BuildOptions) -> BuildResult:
     if ctx.report.ok(options.strict) and options.write:
         manifest = {"acap": __version__, "inputs": input_digest(cfg),
                     "card": cfg.card_url, "files": ctx.files.digest()}
-        try:
-            write_site(ctx.files, site_dir, manifest)
-            written = True
-        except OSError as exc:
-            ctx.report.add(Finding("SITE-WRITE", "error",
-                                   f"cannot write {site_dir}: {exc.strerror or exc}",
-                                   Location(str(site_dir)),
-                                   "check that the folder and its parent are writable; the "
-                                   "previous site/ was left as it was"))
+        written = _write(ctx, site_dir, manifest)
     card_url = cfg.card_url if cfg.card_host else None
     return BuildResult(ctx.report, ctx.files, site_dir, ctx.card, ctx.notices, written,
                        card_url, options.strict)
+
+
+def _write(ctx: BuildContext, site_dir: Path, manifest: dict[str, Any]) -> bool:
+    try:
+        write_site(ctx.files, site_dir, manifest)
+    except OSError as exc:
+        ctx.report.add(Finding("SITE-WRITE", "error",
+                               f"cannot write {site_dir}: {exc.strerror or exc}",
+                               Location(str(site_dir)),
+                               "check that the folder and its parent are writable; the "
+                               "previous site/ was left as it was"))
+        return False
+    return True

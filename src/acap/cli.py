@@ -1,48 +1,74 @@
 """The ``acap`` command. Thin on purpose: parse options, call the library, print.
 
 Exit status: 0 success (warnings allowed unless ``--strict``), 1 findings with
-errors (or a failed verification), 2 usage errors. Heavy libraries are
-imported inside each command, so ``acap --help`` starts fast.
+errors (or a failed verification), 2 usage errors. Each command lives in its
+own module under :mod:`acap.commands`, imported only when that command runs
+(``acap --help`` lists them from the one-line summaries below), and heavy
+libraries are imported inside each command, so ``acap --help`` starts fast.
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import Any
 
 import click
 
 from . import __version__
 
+#: Command name -> (module under acap.commands, attribute, one-line help for the listing).
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "init": ("init", "init", "Start an operator project in FOLDER (default: here)."),
+    "build": ("build", "build", "Build site/ from operator.yaml: signed card, JWKS, pages."),
+    "check": ("check", "check", "Check a card (path or https URL) against A2A 1.0 and "
+                                "On Request."),
+    "verify": ("verify", "verify", "Check every signature of CARD (a path or an https URL)."),
+    "check-reply": ("check_reply", "check_reply", "Check an agent's reply against §5-§6 of "
+                                                  "the extension."),
+    "keys": ("keys", "keys", "Make, rotate and retire signing keys (never printed)."),
+    "serve": ("serve", "serve", "Preview site/ on localhost; rebuild when operator.yaml "
+                                "changes."),
+    "publish": ("publish", "publish", "Check site/, then put each host folder on its "
+                                      "hosting."),
+    "live-check": ("live_check", "live_check", ""),  # hidden alias of `check URL --live`
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class LazyGroup(click.Group):
+    """A click group that imports a command's module only when the command is used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name, (_, _, summary) in COMMANDS.items() if summary]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module = importlib.import_module(f"acap.commands.{entry[0]}")
+        command: click.Command = getattr(module, entry[1])
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, summary) for name, (_, _, summary) in COMMANDS.items() if summary]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="acap")
 def cli() -> None:
     """Build, sign and publish an A2A Agent Card with the On Request extension.
 
     \b
-    acap init      start a project (operator.yaml to fill in)
-    acap build     operator.yaml -> site/ (card, JWKS, pages)
-    acap publish   put site/ on its hosting
-    acap check     check any card against A2A 1.0 and On Request
-    acap verify    check a card's signatures
+    Start:   acap init, edit operator.yaml, acap build, acap serve
+    Publish: acap publish (GitHub Pages branch or a folder)
+    Check:   acap check CARD, acap verify CARD
     """
 
 
-from .commands.build import build  # noqa: E402
-from .commands.check import check  # noqa: E402
-from .commands.check_reply import check_reply  # noqa: E402
-from .commands.init import init  # noqa: E402
-from .commands.keys import keys  # noqa: E402
-from .commands.live_check import live_check  # noqa: E402
-from .commands.publish import publish  # noqa: E402
-from .commands.serve import serve  # noqa: E402
-from .commands.verify import verify  # noqa: E402
-
-for _command in (init, build, check, verify, check_reply, keys, serve, publish, live_check):
-    cli.add_command(_command)
-
-
-def main() -> None:
+def main(args: Any = None) -> None:
     """Console-script entry point."""
-    cli(prog_name="acap")
+    cli(args=args, prog_name="acap")
 
 
 if __name__ == "__main__":  # pragma: no cover

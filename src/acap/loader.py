@@ -193,10 +193,24 @@ def _syntax_error(file: str, text: str, exc: yaml.MarkedYAMLError) -> Loaded:
 
 
 class _Schema:
-    """Just enough of JSON Schema to know what a place in the data expects."""
+    """Just enough of JSON Schema to know what a place in the data expects.
+
+    Answers are memoised per subschema (by identity: the shipped schemas live
+    for the whole process), so a batch of files walks each schema path once.
+    """
 
     def __init__(self, root: Mapping[str, Any]) -> None:
         self.root = root
+        self._types: dict[int, set[str]] = {}
+        self._children: dict[tuple[int, str | int], Mapping[str, Any] | None] = {}
+
+    @classmethod
+    def for_root(cls, root: Mapping[str, Any]) -> _Schema:
+        """The memoising instance for ``root`` (one per schema per process)."""
+        found = _SCHEMAS.get(id(root))
+        if found is None or found.root is not root:
+            found = _SCHEMAS[id(root)] = cls(root)
+        return found
 
     def resolve(self, node: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
         """Flatten ``$ref``/``allOf``/``anyOf``/``oneOf`` into candidate subschemas."""
@@ -219,6 +233,12 @@ class _Schema:
 
     def types(self, node: Mapping[str, Any] | None) -> set[str]:
         """JSON types the place may hold; empty when the schema does not say."""
+        key = id(node)
+        if key not in self._types:
+            self._types[key] = self._compute_types(node)
+        return self._types[key]
+
+    def _compute_types(self, node: Mapping[str, Any] | None) -> set[str]:
         found: set[str] = set()
         for s in self.resolve(node):
             t = s.get("type")
@@ -233,6 +253,13 @@ class _Schema:
 
     def child(self, node: Mapping[str, Any] | None, key: str | int) -> Mapping[str, Any] | None:
         """Subschema for a mapping key or a sequence index, if the schema has one."""
+        memo = (id(node), 0 if isinstance(key, int) else key)
+        if memo not in self._children:
+            self._children[memo] = self._compute_child(node, key)
+        return self._children[memo]
+
+    def _compute_child(self, node: Mapping[str, Any] | None,
+                       key: str | int) -> Mapping[str, Any] | None:
         for s in self.resolve(node):
             if isinstance(key, int):
                 if isinstance(s.get("items"), Mapping):
@@ -247,6 +274,9 @@ class _Schema:
             if isinstance(s.get("additionalProperties"), Mapping):
                 return s["additionalProperties"]  # type: ignore[no-any-return]
         return None
+
+
+_SCHEMAS: dict[int, _Schema] = {}
 
 
 def _json_type(v: Any) -> str:
@@ -266,7 +296,7 @@ class _Builder:
 
     def __init__(self, loaded: Loaded, schema: Mapping[str, Any]) -> None:
         self.loaded = loaded
-        self.schema = _Schema(schema)
+        self.schema = _Schema.for_root(schema)
         self.budget = MAX_NODES
         self.bombed = False
 

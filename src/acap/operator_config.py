@@ -10,7 +10,6 @@ unknown keys and a rule id where the field belongs to a requirement
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -231,11 +230,17 @@ def schema_findings(loaded: Loaded, schema_name: str, skip: set[str | None]) -> 
         Findings, one per schema error (``anyOf`` errors are reduced to their
         most specific branch). Unknown keys come with a did-you-mean.
     """
-    v = schemas.validator(schema_name)
     out: list[Finding] = []
-    for err in v.iter_errors(loaded.data):
+    for err in schemas.errors(schema_name, loaded.data):
         out.extend(_translate(err, loaded, skip))
     return out
+
+
+def _close(word: str, options: list[str], cutoff: float) -> list[str]:
+    """The nearest of ``options`` to ``word`` (difflib, imported only when there is an error)."""
+    import difflib
+
+    return difflib.get_close_matches(word, options, n=1, cutoff=cutoff)
 
 
 def _pointer(path: Any) -> str:
@@ -270,7 +275,7 @@ def _translate(err: Any, loaded: Loaded, skip: set[str | None]) -> list[Finding]
         for key in err.instance:
             if key in allowed:
                 continue
-            near = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+            near = _close(key, allowed, 0.6)
             if near:
                 hint = f"did you mean '{near[0]}'?"
             else:
@@ -303,7 +308,7 @@ def _translate(err: Any, loaded: Loaded, skip: set[str | None]) -> list[Finding]
                         f"found {_found(err.instance)}", loc, hint)]
     if kw in ("enum", "const"):
         options = [str(o) for o in (sch.get("enum") or [sch.get("const")])]
-        near = difflib.get_close_matches(str(err.instance), options, n=1, cutoff=0.5)
+        near = _close(str(err.instance), options, 0.5)
         hint = f"did you mean '{near[0]}'?" if near else "write one of: " + ", ".join(options)
         return [Finding(rule, "error", f"'{name}' cannot be {_found(err.instance)}; "
                         f"it is one of: {', '.join(options)}", loc, hint)]

@@ -129,6 +129,14 @@ def preflight(options: PublishOptions) -> Checked:
                            f"({MANIFEST} is missing)", Location(str(site_dir)),
                            "run acap build"))
         return out
+    ops = manifest.get("operators")
+    if isinstance(ops, dict):  # a batch build: this operator's own record
+        mine = ops.get(str(cfg.path.resolve()))
+        entry = mine if isinstance(mine, dict) else {}
+        site_hosts = [str(h) for h in entry.get("hosts", [])]
+        manifest = {**manifest, "inputs": entry.get("inputs"), "card": entry.get("card"),
+                    "files": {r: d for r, d in dict(manifest.get("files") or {}).items()  # type: ignore[call-overload]
+                              if r.split("/", 1)[0] in site_hosts}}
     if manifest.get("inputs") != input_digest(cfg):
         report.add(Finding("PUBLISH-STALE", "error", f"{site_dir}/ was not built from the "
                            f"current {cfg.loaded.file}, templates/ and keys", Location(

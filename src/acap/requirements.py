@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+
+from ._data import package_path
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class Requirement:
 
 @cache
 def _doc() -> dict[str, object]:
-    raw = resources.files("acap").joinpath("data/requirements.json").read_bytes()
+    raw = package_path("data", "requirements.json").read_bytes()
     data: dict[str, object] = json.loads(raw)
     return data
 

@@ -134,7 +134,7 @@ def _finding(ex: Example, message: str, where: Location, hint: str) -> Finding:
 
 
 def _schema_errors(name: str, ref: str | None, value: Any, base: str) -> Iterator[tuple[str, str]]:
-    for err in schemas.validator(name, ref).iter_errors(value):
+    for err in schemas.errors(name, value, ref):
         ptr = base
         for token in err.absolute_path:
             ptr = pointer_join(ptr, token)

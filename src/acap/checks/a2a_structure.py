@@ -206,8 +206,8 @@ def card_structure(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
 
 
 def _schema_findings(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
-    validator = schemas.validator(schemas.AGENT_CARD)
-    for err in sorted(validator.iter_errors(card), key=lambda e: list(map(str, e.path))):
+    for err in sorted(schemas.errors(schemas.AGENT_CARD, card),
+                      key=lambda e: list(map(str, e.path))):
         ptr = ""
         for part in err.absolute_path:
             ptr = pointer_join(ptr, part)

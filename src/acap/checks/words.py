@@ -12,20 +12,23 @@ import json
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
+from functools import cache, lru_cache
 from typing import Any
 from urllib.parse import unquote
+
+from .._data import package_path
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _SPLIT = re.compile(r"[^0-9a-z]+")
 
 
+@lru_cache(maxsize=8192)
 def fold(text: str) -> str:
     """Lower-case ``text`` and strip accents: ``Diagnóstico`` -> ``diagnostico``.
 
     Uses Unicode NFKD and drops combining marks (category ``Mn``); ``ß`` becomes
-    ``ss`` through case folding.
+    ``ss`` through case folding. Cached: the same entries and words recur on
+    every card of a batch.
     """
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     return "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
@@ -66,7 +69,7 @@ class Word:
 
 @cache
 def _data(name: str) -> dict[str, Any]:
-    raw = resources.files("acap").joinpath(f"data/{name}").read_bytes()
+    raw = package_path("data", name).read_bytes()
     data: dict[str, Any] = json.loads(raw)
     return data
 
@@ -82,20 +85,45 @@ def revealing_word(path: str) -> tuple[str, Word] | None:
     """The first word of ``path`` that reveals a person's circumstances (OR-3.8).
 
     Returns:
-        ``(path word, matching entry)``, or ``None``.
+        ``(path word, matching entry)``, or ``None``. Where several entries match
+        a word, the first in the data file's order.
     """
+    entries = circumstance_words()
+    exact, prefixes, infixes = _entry_index()
     for w in path_words(path):
-        for entry in circumstance_words():
-            if entry.matches(w):
-                return w, entry
+        hits = [i for i in (exact.get(w),) if i is not None]
+        hits += [prefixes[w[:k]] for k in range(1, len(w) + 1) if w[:k] in prefixes]
+        hits += [i for needle, i in infixes if needle in w]
+        if hits:
+            return w, entries[min(hits)]
     return None
 
 
 @cache
-def _phrases(group: str) -> tuple[re.Pattern[str], ...]:
+def _entry_index() -> tuple[dict[str, int], dict[str, int], tuple[tuple[str, int], ...]]:
+    """The entries by kind, folded, with their position: exact words, ``prefix*`` and
+    ``*infix*``. Set lookups instead of one big pattern: nothing to compile at start-up,
+    and a path word costs a few dictionary lookups."""
+    exact: dict[str, int] = {}
+    prefixes: dict[str, int] = {}
+    infixes: list[tuple[str, int]] = []
+    for i, w in enumerate(circumstance_words()):
+        e = fold(w.entry)
+        if e.startswith("*") and e.endswith("*"):
+            infixes.append((e.strip("*"), i))
+        elif e.endswith("*"):
+            prefixes.setdefault(e[:-1], i)
+        else:
+            exact.setdefault(e, i)
+    return exact, prefixes, tuple(infixes)
+
+
+@cache
+def _phrases(group: str) -> re.Pattern[str]:
+    """Every phrase of ``group`` as one pattern on word boundaries, compiled once."""
     langs: dict[str, list[str]] = _data("heuristic-words.json")[group]
-    return tuple(re.compile(r"(?<![0-9a-z])" + re.escape(fold(p)) + r"(?![0-9a-z])")
-                 for entries in langs.values() for p in entries)
+    alternatives = "|".join(re.escape(fold(p)) for entries in langs.values() for p in entries)
+    return re.compile(r"(?<![0-9a-z])(?:" + alternatives + r")(?![0-9a-z])")
 
 
 def mentions(group: str, text: str) -> bool:
@@ -106,7 +134,7 @@ def mentions(group: str, text: str) -> bool:
         text: any text; compared folded (lower case, no accents), on word boundaries.
     """
     t = " ".join(_SPLIT_SPACE.split(fold(text)))
-    return any(p.search(t) for p in _phrases(group))
+    return _phrases(group).search(t) is not None
 
 
 _SPLIT_SPACE = re.compile(r"\s+")

@@ -25,6 +25,8 @@ __all__ = ["step_hosting_files", "step_person_entry_pages"]
 
 def step_person_entry_pages(ctx: BuildContext) -> None:
     """Render the personEntry pages into ``ctx.files``; findings into ``ctx.report``."""
+    if not ctx.options.pages:
+        return
     from . import pages, templating
 
     t = templating.templates(templating.override_dir_for(ctx.cfg.base_dir))
@@ -40,8 +42,8 @@ def step_hosting_files(ctx: BuildContext) -> None:
     from . import hosting, pages, templating
 
     cfg = ctx.cfg
-    t = templating.templates(templating.override_dir_for(cfg.base_dir))
-    for host, settings in cfg.hosts.items():
+    for host, settings in cfg.hosts.items() if ctx.options.pages else ():
+        t = templating.templates(templating.override_dir_for(cfg.base_dir))
         index = not settings.get("ownPages", False) and f"{host}/index.html" not in ctx.files
         rendered = pages.host_pages(cfg, t, host, index=index)
         ctx.report.extend(rendered.findings)

@@ -25,10 +25,10 @@ import contextlib
 import traceback
 from collections.abc import Mapping
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from .._data import package_path
 from ..findings import Finding, Location
 
 RULE = "PAGE-TEMPLATE"
@@ -52,7 +52,7 @@ class Templates(NamedTuple):
 
 def package_templates_dir() -> Path:
     """acap's default templates folder (package data)."""
-    return Path(str(resources.files("acap").joinpath("templates")))
+    return package_path("templates")
 
 
 @cache
@@ -67,12 +67,13 @@ def templates(override_dir: Path | None) -> Templates:
         ChoiceLoader,
         Environment,
         FileSystemLoader,
-        PackageLoader,
         PrefixLoader,
         StrictUndefined,
     )
 
-    default = PackageLoader("acap", "templates")
+    # acap's templates by path (see acap._data), which is what PackageLoader would
+    # find for an installed acap, without its importlib.resources lookup.
+    default = FileSystemLoader(str(package_templates_dir()))
     loaders: list[Any] = []
     if override_dir is not None:
         loaders.append(FileSystemLoader(str(override_dir)))

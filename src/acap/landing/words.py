@@ -22,9 +22,9 @@ import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .._data import package_path
 from ..findings import Finding, Location
 from ..loader import load_text
 
@@ -159,7 +159,7 @@ def parse_words(tag: str, text: str, file: str, reference: Mapping[str, str] | N
 
 @cache
 def _language_table() -> dict[str, dict[str, str]]:
-    raw = resources.files("acap").joinpath("data/language-names/_languages.json").read_bytes()
+    raw = package_path("data", "language-names", "_languages.json").read_bytes()
     table: dict[str, dict[str, str]] = json.loads(raw)["languages"]
     return table
 
@@ -167,7 +167,7 @@ def _language_table() -> dict[str, dict[str, str]]:
 @cache
 def _names_in(page_lang: str) -> dict[str, str]:
     base = page_lang.split("-", 1)[0].lower()
-    folder = resources.files("acap").joinpath("data/language-names")
+    folder = package_path("data", "language-names")
     for name in (page_lang, base):
         f = folder.joinpath(f"{name}.json")
         if f.is_file():

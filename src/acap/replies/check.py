@@ -292,7 +292,6 @@ def _schema_message(err: Any) -> str:
 def _markers(ctx: _Ctx, view: ReplyView) -> list[_Marker]:
     from .. import schemas
 
-    validator = schemas.validator(schemas.EXTENSION, "reply")
     found: list[_Marker] = []
     for kind, nodes in (("message", view.messages), ("artifact", view.artifacts)):
         for n in nodes:
@@ -310,7 +309,8 @@ def _markers(ctx: _Ctx, view: ReplyView) -> list[_Marker]:
             assert isinstance(meta, Mapping)
             obj = meta[EXTENSION_URI]
             optr = pointer_join(pointer_join(n.pointer, "metadata"), EXTENSION_URI)
-            for err in sorted(validator.iter_errors(obj), key=lambda e: list(e.absolute_path)):
+            for err in sorted(schemas.errors(schemas.EXTENSION, obj, "reply"),
+                              key=lambda e: list(e.absolute_path)):
                 ptr = optr
                 for tok in err.absolute_path:
                     ptr = pointer_join(ptr, tok)
