@@ -118,7 +118,7 @@ def bench_process(repeats: int, work: Path) -> list[Figure]:
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # any value, even "0", disables .pyc files
     subprocess.run([PY, "-m", "compileall", "-q", str(REPO / "src" / "acap")], env=env,
                    stdout=subprocess.DEVNULL, check=False)
-    acap = [PY, "-m", "acap"]
+    acap = [shutil.which("acap", path=str(Path(PY).parent)) or "acap"]  # as users run it
     time_process([*acap, "build", "--no-spec-site"], project, env)  # creates the key once
     deps = build_dependencies(project, env)
     deps_import = "import " + ", ".join(deps)
@@ -141,10 +141,12 @@ def bench_process(repeats: int, work: Path) -> list[Figure]:
 def bench_cli(repeats: int, work: Path) -> list[Figure]:
     """``acap --version`` and ``acap --help`` against ``python -c pass``."""
     script = shutil.which("acap", path=str(Path(PY).parent)) or "acap"
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     res = interleaved({
-        "version": lambda: time_process([script, "--version"], work),
-        "help": lambda: time_process([script, "--help"], work),
-        "pass": lambda: time_process([PY, "-c", "pass"], work),
+        "version": lambda: time_process([script, "--version"], work, env),
+        "help": lambda: time_process([script, "--help"], work, env),
+        "pass": lambda: time_process([PY, "-c", "pass"], work, env),
     }, repeats)
     ref = statistics.median(res["pass"])
     return [

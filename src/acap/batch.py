@@ -164,6 +164,9 @@ def build_many(options: BatchOptions) -> BatchResult:
     Raises:
         Nothing for bad input; a site/ that cannot be written is a finding.
     """
+    import gc
+
+    gc.enable()  # many operators: let the collector run (the CLI turns it off)
     configs = find_configs(options.configs)
     result = BatchResult([], options.site_dir)
     jobs = max(1, min(options.jobs, len(configs) or 1))

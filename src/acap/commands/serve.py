@@ -34,8 +34,12 @@ def serve(config: Path, site_dir: Path | None, bind: str, port: int, build_first
     http://localhost:8000/ serves the card's host. JSON is served as
     application/json with Access-Control-Allow-Origin: *, as GitHub Pages does.
     """
+    import gc
+
     from ..build import BuildOptions, build
     from ..serve import serve_forever, start_preview
+
+    gc.enable()  # a long-running server (the CLI turns the collector off)
 
     site = site_dir if site_dir is not None else config.parent / "site"
 

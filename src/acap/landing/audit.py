@@ -11,19 +11,18 @@ every page is parsed after rendering (with the standard library's
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 from html.parser import HTMLParser
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
+from . import csp as _csp
+
 RULE = "PAGE-SAME-FOR-EVERYONE"
 
-#: The policy of every page: nothing but its own inline style (by hash) and
-#: same-origin images; no script, no frame, no form target, no base change.
-CSP_TEMPLATE = ("default-src 'none'; style-src {styles}; img-src 'self'; "
-                "base-uri 'none'; form-action 'none'")
+# The policy itself lives in acap.landing.csp (rendering needs it, auditing does not).
+CSP_TEMPLATE, style_hash, content_security_policy = _csp.CSP_TEMPLATE, _csp.style_hash, \
+    _csp.content_security_policy
 
 #: Attributes through which an element makes the browser fetch something.
 _FETCHING = {
@@ -36,17 +35,6 @@ _FETCHING = {
 _FETCHING_RELS = {"stylesheet", "icon", "shortcut", "apple-touch-icon", "preload",
                   "prefetch", "modulepreload", "manifest", "dns-prefetch", "preconnect",
                   "prerender", "mask-icon"}
-
-
-def style_hash(css: str) -> str:
-    """The CSP source for an inline style: ``'sha256-<base64>'`` of its UTF-8 bytes."""
-    digest = hashlib.sha256(css.encode("utf-8")).digest()
-    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
-
-
-def content_security_policy(styles: list[str]) -> str:
-    """The page's policy, allowing exactly the given inline styles (by hash)."""
-    return CSP_TEMPLATE.format(styles=" ".join(style_hash(s) for s in styles) or "'none'")
 
 
 class Problem(NamedTuple):
