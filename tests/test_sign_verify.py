@@ -365,7 +365,7 @@ def test_verify_json_output(tmp_path: Path) -> None:
     doc = json.loads(out.stdout)
     assert doc["ok"] is True
     assert doc["signatures"] == [{"index": 0, "kid": "chapel-1", "alg": "ES256", "jku": JKU,
-                                  "valid": True, "reason": "valid"}]
+                                  "valid": True, "reason": "valid", "checked": True}]
 
 
 def test_verify_usage_error_exits_2() -> None:

@@ -20,7 +20,7 @@ from typing import Any
 from .cardfile import CardFile, read_card
 from .checks import CARD_SKIPS, check_card
 from .fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT
-from .findings import Finding, Location, Report
+from .findings import Finding, Location, Report, terminal_safe
 from .loader import pointer_join
 from .operator_config import EXTENSION_URI
 
@@ -55,7 +55,7 @@ class CardCheck:
         """Findings as text (``file:line:col: level: message [RULE]``), a summary line, and
         a ``note:`` naming what was checked only in part or not at all."""
         lines = [self.report.format_text() if len(self.report)
-                 else f"{self.source}: no problems found"]
+                 else f"{terminal_safe(self.source)}: no problems found"]
         part = [r for r, how, _ in self.skipped if how == "part"]
         none = [r for r, how, _ in self.skipped if how == "none"]
         if part or none:
@@ -85,7 +85,10 @@ def card_url_for_path(path: str) -> str | None:
 
     ``site/example.com/.well-known/agent-card.json`` -> ``https://example.com/.well-known/agent-card.json``.
     """
-    parts = Path(path).resolve().parts
+    try:
+        parts = Path(path).resolve().parts
+    except (OSError, ValueError):  # ValueError: a NUL character in the path
+        return None
     if len(parts) >= 3 and tuple(parts[-2:]) == WELL_KNOWN:
         return f"https://{parts[-3]}/.well-known/agent-card.json"
     return None

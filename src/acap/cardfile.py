@@ -74,9 +74,9 @@ def read_card(source: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
     if cf.is_url:
         try:
             cf.response = fetch(source, timeout=timeout, max_bytes=max_bytes)
-        except FetchError as exc:
-            cf.findings.append(Finding("CARD-READ", "error", str(exc), Location(source),
-                                       "check the URL and that the site is up"))
+        except FetchError as exc:  # the location names the URL; the message says why
+            cf.findings.append(Finding("CARD-READ", "error", f"cannot read the card: {exc.reason}",
+                                       Location(source), "check the URL and that the site is up"))
             return cf
         cf.raw = cf.response.body
         if cf.response.status != 200:
@@ -93,9 +93,9 @@ def read_card(source: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
                                            Location(source), "is this the right file?"))
                 return cf
             cf.raw = Path(source).read_bytes()
-        except OSError as exc:
-            cf.findings.append(Finding("CARD-READ", "error",
-                                       f"cannot read {source}: {exc.strerror or exc}",
+        except (OSError, ValueError) as exc:  # ValueError: a NUL character in the path
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a file name"
+            cf.findings.append(Finding("CARD-READ", "error", f"cannot read the card: {why}",
                                        Location(source), "check the path"))
             return cf
     parse_card_bytes(cf)

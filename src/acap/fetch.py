@@ -7,6 +7,10 @@ only (previews with ``acap serve`` and tests).
 
 from __future__ import annotations
 
+import http.client
+import socket
+import ssl
+import unicodedata
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
@@ -23,7 +27,20 @@ LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 
 
 class FetchError(Exception):
-    """A fetch failed. ``str()`` is a sentence naming the URL and the reason."""
+    """A fetch failed.
+
+    Attributes:
+        url: the URL as given.
+        reason: why, in plain words, without the URL (``"the host name was not
+            found"``), for messages that name the URL elsewhere.
+
+    ``str()`` is ``"<url>: <reason>"``, the URL named once.
+    """
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(f"{url}: {reason}")
+        self.url = url
+        self.reason = reason
 
 
 @dataclass
@@ -43,10 +60,60 @@ class Response:
     body: bytes = b""
 
 
+def url_problem(url: str) -> str | None:
+    """Why acap will not fetch ``url``, in plain words; ``None`` when it may.
+
+    Refused: text with spaces or control characters (``http.client`` raises
+    ``InvalidURL`` for them, and they are never part of a URL, RFC 3986 §2),
+    text ``urlsplit`` cannot read (``https://[::1/x``, a port that is not a
+    number), schemes other than https (http only on localhost and loopback,
+    for previews), and URLs without a host.
+    """
+    if any(c.isspace() or unicodedata.category(c)[0] == "C" for c in url):
+        return "it is not a URL: it holds a space or a control character"
+    try:
+        u = urlsplit(url)
+        host = u.hostname or ""
+        u.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        return "it is not a valid URL (check the host name, brackets and port)"
+    if u.scheme == "https" or (u.scheme == "http" and host in LOOPBACK):
+        return None if host else "it is not a valid URL: it names no host"
+    return "only https URLs are fetched (http only on localhost)"
+
+
 def allowed_url(url: str) -> bool:
-    """True for https URLs, and http URLs on localhost/loopback."""
-    u = urlsplit(url)
-    return u.scheme == "https" or (u.scheme == "http" and (u.hostname or "") in LOOPBACK)
+    """True for https URLs, and http URLs on localhost/loopback; never raises."""
+    return url_problem(url) is None
+
+
+def _plain_reason(exc: BaseException, timeout: float) -> str:
+    """A network failure in plain words (no ``[Errno -2]``), without the URL."""
+    reason: object = getattr(exc, "reason", None) if isinstance(exc, urllib.error.URLError) \
+        else exc
+    if isinstance(reason, str):  # URLError("unknown url type: ...") and the like
+        return reason
+    if isinstance(reason, socket.gaierror):
+        return "the host name was not found (DNS)"
+    if isinstance(reason, (TimeoutError, socket.timeout)):
+        return f"no answer within {timeout:g} seconds (timed out)"
+    if isinstance(reason, ConnectionRefusedError):
+        return "the server refused the connection"
+    if isinstance(reason, ConnectionResetError):
+        return "the server closed the connection"
+    if isinstance(reason, ssl.SSLCertVerificationError):
+        return f"its TLS certificate is not valid ({reason.verify_message or 'not trusted'})"
+    if isinstance(reason, ssl.SSLError):
+        return "the TLS (https) connection failed"
+    if isinstance(reason, http.client.InvalidURL):
+        return "it is not a valid URL"
+    if isinstance(reason, http.client.HTTPException):
+        return "the server's answer is not valid HTTP"
+    if isinstance(reason, OSError) and reason.strerror:
+        return reason.strerror[:1].lower() + reason.strerror[1:]
+    if isinstance(reason, UnicodeError):  # IDNA: a label longer than 63 characters ...
+        return "it is not a valid host name"
+    return "it could not be fetched"
 
 
 def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = DEFAULT_MAX_BYTES,
@@ -65,11 +132,13 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = DEFAUL
         The :class:`Response`, whatever its status (4xx/5xx included).
 
     Raises:
-        FetchError: a refused scheme, a network failure, a timeout, or a body
-            over ``max_bytes``.
+        FetchError: a refused or malformed URL (:func:`url_problem`), a network
+            failure, a timeout, an answer that is not HTTP, or a body over
+            ``max_bytes``. Nothing else escapes for any ``url``.
     """
-    if not allowed_url(url):
-        raise FetchError(f"{url}: only https URLs are fetched (http only on localhost)")
+    problem = url_problem(url)
+    if problem:
+        raise FetchError(url, problem)
     req = urllib.request.Request(url, headers={"Accept": accept,
                                                "User-Agent": f"acap/{__version__}",
                                                **(request_headers or {})})
@@ -80,11 +149,13 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = DEFAUL
     except urllib.error.HTTPError as exc:
         body = exc.read(max_bytes + 1) if exc.fp else b""
         status, headers, final = exc.code, exc.headers, exc.geturl() or url
-    except (urllib.error.URLError, TimeoutError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise FetchError(f"{url}: {reason}") from exc
+    # http.client raises InvalidURL (not a ValueError) for what url_problem let
+    # through, and HTTPException for answers that are not HTTP: both are the
+    # input's fault, never a traceback.
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
+        raise FetchError(url, _plain_reason(exc, timeout)) from exc
     if len(body) > max_bytes:
-        raise FetchError(f"{url}: the answer is larger than {max_bytes // 1024} KiB")
+        raise FetchError(url, f"the answer is larger than {max_bytes // 1024} KiB")
     if not allowed_url(final):
-        raise FetchError(f"{url}: redirected to {final}, which is not https")
+        raise FetchError(url, f"it redirects to {final}, which is not https")
     return Response(final, status, headers, body)

@@ -13,6 +13,7 @@ otherwise; both are listed in ``acap/data/requirements.json``.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Literal
@@ -21,6 +22,46 @@ Level = Literal["error", "warning"]
 
 #: Where each rule is explained; findings link to ``RULE_DOC_BASE#<rule id>``.
 RULE_DOC_BASE = "https://agent-capability.org/ext/on-request/v1/"
+
+
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: Format characters that belong in text: zero width non-joiner and joiner
+#: (Persian, Indic scripts, emoji sequences). Every other ``Cf``, the bidi
+#: overrides and isolates among them, is escaped.
+_KEPT_FORMAT = frozenset("\u200c\u200d")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every character that could change how a terminal shows it escaped.
+
+    Untrusted text (a card's kid, alg, jku, URLs, card values quoted in messages)
+    must not start a new line, move the cursor, clear the screen (ESC sequences),
+    or reorder what follows (Unicode bidi overrides, Trojan Source, CVE-2021-42574).
+    Escaped: control characters (``Cc``: ``\\n``, ``\\r``, ``\\t``, ``\\x1b`` ...),
+    format characters (``Cf``, bidi controls included, except ZWNJ and ZWJ), line and
+    paragraph separators (``Zl``, ``Zp``), surrogates, private-use and unassigned
+    code points, in Python's escape notation (``\\u202e``). Letters of every
+    script, spaces, emoji and punctuation stay as they are.
+
+    Args:
+        text: any text.
+
+    Returns:
+        The text, one line, safe to print.
+    """
+    if text.isprintable():  # fast path: nothing to escape (and no line break)
+        return text
+    out = []
+    for c in text:
+        cat = unicodedata.category(c)
+        if (cat[0] == "C" and c not in _KEPT_FORMAT) or cat in ("Zl", "Zp"):
+            n = ord(c)
+            out.append(_NAMED_ESCAPES.get(c) or (f"\\x{n:02x}" if n < 0x100 else
+                                                 f"\\u{n:04x}" if n < 0x10000 else
+                                                 f"\\U{n:08x}"))
+        else:
+            out.append(c)
+    return "".join(out)
 
 
 @dataclass(frozen=True)
@@ -73,10 +114,13 @@ class Finding:
         ``operator.yaml:14:7: error: personEntry carries a query string [OR-3.8]``
         followed by an indented ``hint:`` line when there is a hint, and a ``see:``
         line with the rule's anchor on the specification site for requirement ids.
+        Location, message and hint pass through :func:`terminal_safe`: they may
+        quote a card's or a server's text.
         """
-        text = f"{self.location}: {self.level}: {self.message} [{self.rule}]"
+        text = (f"{terminal_safe(str(self.location))}: {self.level}: "
+                f"{terminal_safe(self.message)} [{terminal_safe(self.rule)}]")
         if self.hint:
-            text += f"\n    hint: {self.hint}"
+            text += f"\n    hint: {terminal_safe(self.hint)}"
         if self.doc:
             text += f"\n    see: {self.doc}"
         return text

@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .cardfile import CardFile
-from .fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchError, Response, fetch
+from .fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchError, Response, fetch, url_problem
 from .findings import Finding, Location, Report
 from .verify import SignatureCheck
 
@@ -94,6 +94,9 @@ class LiveCheck:
 
 def _get(url: str, connect_to: Mapping[str, str], timeout: float,
          max_bytes: int) -> Response:
+    problem = url_problem(url)  # urlsplit below raises ValueError for https://[::1/x
+    if problem:
+        raise FetchError(url, problem)
     u = urlsplit(url)
     host = (u.hostname or "").lower()
     if host in connect_to:
@@ -179,8 +182,8 @@ def live_check(url: str, *, site_dir: Path | None = Path("site"),
     try:
         resp = _get(url, route, timeout, max_bytes)
     except FetchError as exc:
-        result.card.error = str(exc)
-        result.report.add(Finding("LIVE-HTTP", "error", f"cannot fetch the card: {exc}",
+        result.card.error = exc.reason  # the URL is named by the row and the location
+        result.report.add(Finding("LIVE-HTTP", "error", f"cannot fetch the card: {exc.reason}",
                                   Location(url), "check the URL and that the site is up"))
         return result
     result.card = _facts(url, resp)
@@ -208,10 +211,11 @@ def live_check(url: str, *, site_dir: Path | None = Path("site"),
             try:
                 r = _get(jku, route, timeout, max_bytes)
             except FetchError as exc:
-                facts.error = str(exc)
-                result.report.add(Finding("LIVE-HTTP", "error", f"cannot fetch the JWKS: {exc}",
+                facts.error = exc.reason
+                result.report.add(Finding("LIVE-HTTP", "error",
+                                          f"cannot fetch the JWKS: {exc.reason}",
                                           Location(jku), "publish the JWKS at its jku URL"))
-                return None, str(exc)
+                return None, f"cannot fetch the JWKS {jku}: {exc.reason}"
             got = _facts(jku, r)
             result.jwks[jku] = got
             if r.status != 200:
@@ -237,7 +241,7 @@ def live_check(url: str, *, site_dir: Path | None = Path("site"),
             return None, f"no key with kid '{kid}' in {jku}"
         return keys[0], jku
 
-    res = verify_card(cf.data, lookup, cf, url)
+    res = verify_card(cf.data, lookup, cf, url, keys_hint="publish the JWKS at its jku URL")
     result.signatures = res.signatures
     result.report.extend(res.report)
     return result

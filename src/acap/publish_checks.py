@@ -164,7 +164,8 @@ def signature_findings(files: dict[str, bytes], host: str, root: Path) -> list[F
                 return None, f"no key with kid '{kid}' in site/{host}/{rel_jwks}"
             return keys[0], str(root / rel_jwks)
 
-        res = verify_card(cf.data, lookup, cf, f"https://{host}/{rel}")
+        res = verify_card(cf.data, lookup, cf, f"https://{host}/{rel}",
+                          keys_hint="run acap build: it writes the JWKS beside the card")
         out.extend(res.report)
         for s in res.signatures:
             if not s.valid:

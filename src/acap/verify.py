@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from . import schemas
 from .canonical import SDK, SPEC, CanonicalizationError, canonical_payload
 from .cardfile import CardFile, read_card
-from .fetch import FetchError, allowed_url, fetch
+from .fetch import DEFAULT_MAX_BYTES, FetchError, allowed_url, fetch
 from .findings import Finding, Location, Report
 from .keys import PRIVATE_MEMBERS, b64url, b64url_decode
 from .loader import pointer_join
@@ -45,6 +45,10 @@ class SignatureCheck:
         kid, alg, jku: from the protected header (``None`` when absent).
         valid: whether it verified.
         reason: why not, or which payload reading it verified under.
+        checked: ``False`` when the keys to check it were unavailable (JWKS
+            unreachable or not a JWKS, no key with its kid, no jku, a jku on
+            another origin): then ``valid`` is ``False`` without saying the
+            signature is wrong (rule ``SIG-KEYS``, not ``SIG-INVALID``).
     """
 
     index: int
@@ -53,6 +57,12 @@ class SignatureCheck:
     jku: str | None
     valid: bool
     reason: str
+    checked: bool = True
+
+    @property
+    def state(self) -> str:
+        """``"valid"``, ``"INVALID"`` or ``"NOT CHECKED"``, as ``acap verify`` prints it."""
+        return "valid" if self.valid else "INVALID" if self.checked else "NOT CHECKED"
 
 
 @dataclass
@@ -78,6 +88,12 @@ class Verification:
 
 
 KeyLookup = Callable[[str | None, str | None], tuple[dict[str, Any] | None, str]]
+#: The ``SIG-KEYS`` hint of ``acap verify``; other callers name their own fix.
+VERIFY_KEYS_HINT = "give the keys with --jwks FILE_OR_URL"
+
+
+class KeysUnavailable(Exception):
+    """A JWKS could not be read; ``str()`` says why in plain words, without its place."""
 
 
 def verify_file(source: str, jwks: str | None = None) -> Verification:
@@ -99,30 +115,56 @@ def verify_file(source: str, jwks: str | None = None) -> Verification:
         return result
     card_url = source if cf.is_url else _card_url_from_path(source)
     lookup = _key_lookup(cf, jwks, card_url, result)
-    verify_card(cf.data, lookup, cf, card_url, result)
+    verify_card(cf.data, lookup, cf, card_url, result,
+                VERIFY_KEYS_HINT if jwks is None else
+                'check --jwks: it must name a JWKS ({"keys": [...]}) holding the kid')
     return result
 
 
 def _card_url_from_path(path: str) -> str | None:
     """``.../site/example.com/.well-known/agent-card.json`` -> its https URL, if it looks so."""
-    p = Path(path).resolve()
-    parts = p.parts
+    try:
+        parts = Path(path).resolve().parts
+    except (OSError, ValueError):  # ValueError: a NUL character in the path
+        return None
     if len(parts) >= 3 and parts[-2] == ".well-known":
         return f"https://{parts[-3]}/.well-known/{parts[-1]}"
     return None
 
 
 def _load_jwks_doc(where: str) -> dict[str, Any]:
+    """The JWKS document at a path or URL (at most :data:`DEFAULT_MAX_BYTES`).
+
+    Raises:
+        KeysUnavailable: it cannot be read, is not JSON, or has no ``keys`` list.
+    """
     if where.startswith(("https://", "http://")):
-        resp = fetch(where)
+        try:
+            resp = fetch(where)
+        except FetchError as exc:
+            raise KeysUnavailable(exc.reason) from exc
         if resp.status != 200:
-            raise FetchError(f"{where}: HTTP {resp.status}")
+            raise KeysUnavailable(f"it answers HTTP {resp.status}")
         raw = resp.body
     else:
-        raw = Path(where).read_bytes()
-    doc = json.loads(raw)
+        try:
+            with open(where, "rb") as fh:
+                raw = fh.read(DEFAULT_MAX_BYTES + 1)
+        except FileNotFoundError as exc:
+            raise KeysUnavailable("there is no such file") from exc
+        except IsADirectoryError as exc:
+            raise KeysUnavailable("it is a folder, not a file") from exc
+        except (OSError, ValueError) as exc:  # ValueError: a NUL character in the name
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a file name"
+            raise KeysUnavailable(why[:1].lower() + why[1:]) from exc
+        if len(raw) > DEFAULT_MAX_BYTES:
+            raise KeysUnavailable(f"it is larger than {DEFAULT_MAX_BYTES // 1024} KiB")
+    try:
+        doc = json.loads(raw)
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        raise KeysUnavailable("it is not JSON") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("keys"), list):
-        raise ValueError(f"{where} is not a JWKS (no \"keys\" list)")
+        raise KeysUnavailable('it is not a JWKS (no "keys" list)')
     return doc
 
 
@@ -134,7 +176,7 @@ def _key_lookup(cf: CardFile, jwks: str | None, card_url: str | None,
         if where not in cache:
             try:
                 cache[where] = _load_jwks_doc(where)
-            except (OSError, ValueError, FetchError) as exc:
+            except KeysUnavailable as exc:
                 cache[where] = f"cannot read the JWKS {where}: {exc}"
         return cache[where]
 
@@ -176,15 +218,18 @@ def _key_lookup(cf: CardFile, jwks: str | None, card_url: str | None,
 
 
 def verify_card(card: dict[str, Any], lookup: KeyLookup, cf: CardFile | None = None,
-                card_url: str | None = None, result: Verification | None = None) -> Verification:
+                card_url: str | None = None, result: Verification | None = None,
+                keys_hint: str = VERIFY_KEYS_HINT) -> Verification:
     """Verify the signatures of a parsed card.
 
     Args:
         card: the card as parsed JSON.
-        lookup: ``(kid, jku) -> (public JWK or None, source or reason)``.
+        lookup: ``(kid, jku) -> (public JWK or None, source or reason)``; ``None``
+            means the key is unavailable, and the signature is not checked.
         cf: the card file, for line numbers in findings.
         card_url: the card's URL, to check that ``jku`` is on its origin.
         result: a :class:`Verification` to fill (a new one by default).
+        keys_hint: the hint of a ``SIG-KEYS`` finding (how to give the keys).
 
     Returns:
         The :class:`Verification`.
@@ -205,8 +250,7 @@ def verify_card(card: dict[str, Any], lookup: KeyLookup, cf: CardFile | None = N
             check = _check_one(i, sig, payloads, lookup, card_url, res, at)
             res.signatures.append(check)
         if not any(s.valid for s in res.signatures):
-            res.report.add(Finding("SIG-INVALID", "error", "no signature of the card is valid",
-                                   at("/signatures"), "rebuild and republish the card"))
+            _no_valid_signature(res, at, keys_hint)
     for ptr in uncovered_fields(card):
         res.report.add(Finding("A2A-UNKNOWN-FIELD", "error",
                                f"{ptr} is not an A2A 1.0 field: SDK verifiers drop it, so no "
@@ -218,6 +262,23 @@ def verify_card(card: dict[str, Any], lookup: KeyLookup, cf: CardFile | None = N
                                "keeps it, so signatures may not verify everywhere", at(ptr),
                                "leave the field out instead of writing it empty"))
     return res
+
+
+def _no_valid_signature(res: Verification, at: Callable[[str], Location],
+                        keys_hint: str) -> None:
+    """SIG-INVALID when a signature was checked and failed; SIG-KEYS for each one
+    that could not be checked (its keys unavailable): no verdict, still an error."""
+    unchecked = [s for s in res.signatures if not s.checked]
+    if len(unchecked) < len(res.signatures):
+        res.report.add(Finding("SIG-INVALID", "error",
+                               "no signature of the card is valid" if not unchecked else
+                               "no signature of the card that could be checked is valid",
+                               at("/signatures"), "rebuild and republish the card"))
+    for s in unchecked:
+        res.report.add(Finding("SIG-KEYS", "error",
+                               f"signature {s.index} could not be checked, its keys are "
+                               f"unavailable: {s.reason}", at(f"/signatures/{s.index}"),
+                               keys_hint))
 
 
 def _payloads(card: dict[str, Any], res: Verification,
@@ -283,17 +344,22 @@ def _check_one(i: int, sig: Any, payloads: list[tuple[str, str]], lookup: KeyLoo
                                at(ptr), "publish the JWKS on the card's own origin"))
     jwk, source = lookup(check.kid, check.jku)
     if jwk is None:
-        check.reason = source
+        check.reason, check.checked = source, False
         return check
     if PRIVATE_MEMBERS & set(jwk):
         res.report.add(Finding("KEY-PRIVATE", "error", f"the JWKS at {source} publishes "
                                "private key material", Location(source),
                                "replace it at once, and rotate the key: it is compromised"))
     if jwk.get("alg") and jwk["alg"] != alg:
-        check.reason = f"the key is for {jwk['alg']}, the signature says {alg}"
+        check.reason = f"the key is for {jwk['alg']!r}, the signature says {alg}"
+        return check
+    key = _public_key(jwk)
+    if key is None:
+        check.reason, check.checked = (f"the key with kid {check.kid!r} in {source} is not a "
+                                       "usable public JWK"), False
         return check
     for mode, payload in payloads:
-        if _jws_valid(sig["protected"], payload, sig["signature"], jwk, alg):
+        if _jws_valid(sig["protected"], payload, sig["signature"], key, alg):
             check.valid = True
             check.reason = ("valid" if mode == SDK else
                             "valid over the specification's reading of the payload only "
@@ -303,13 +369,23 @@ def _check_one(i: int, sig: Any, payloads: list[tuple[str, str]], lookup: KeyLoo
     return check
 
 
-def _jws_valid(protected: str, payload: str, signature: str, jwk: dict[str, Any],
-               alg: str) -> bool:
+def _public_key(jwk: dict[str, Any]) -> Any:
+    """The jwcrypto key of a public JWK (private members dropped), or ``None`` when the
+    JWK is not a key jwcrypto can verify with (bad members, a point off its curve ...)."""
     from jwcrypto import jwk as jwcrypto_jwk
-    from jwcrypto import jws as jwcrypto_jws
 
     try:
         key = jwcrypto_jwk.JWK(**{k: v for k, v in jwk.items() if k not in PRIVATE_MEMBERS})
+        key.get_op_key("verify")  # builds the cryptography key: checks the numbers
+    except Exception:  # jwcrypto and cryptography raise many types for bad members
+        return None
+    return key
+
+
+def _jws_valid(protected: str, payload: str, signature: str, key: Any, alg: str) -> bool:
+    from jwcrypto import jws as jwcrypto_jws
+
+    try:
         token = jwcrypto_jws.JWS()
         token.deserialize(json.dumps({"payload": payload, "protected": protected,
                                       "signature": signature}))

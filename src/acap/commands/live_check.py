@@ -17,13 +17,16 @@ from ._common import FORMATS, emit_report
 
 
 def print_live(result: Any) -> None:
-    """Print a :class:`~acap.live.LiveCheck` as a short table (stdout)."""
+    """Print a :class:`~acap.live.LiveCheck` as a short table (stdout). Every value
+    came from the network or a card: each is escaped for the terminal."""
+    from ..findings import terminal_safe as safe
+
     def row(label: str, value: object, good: bool | None = None) -> None:
         mark = "" if good is None else ("  ok" if good else "  <- see below")
-        click.echo(f"  {label:<16} {value if value is not None else '-'}{mark}")
+        click.echo(f"  {label:<16} {safe(str(value)) if value is not None else '-'}{mark}")
 
     for what, f in [("card", result.card), *(("jwks", j) for j in result.jwks.values())]:
-        click.echo(f"{what} {f.url}")
+        click.echo(f"{what} {safe(f.url)}")
         if f.error and f.status is None:
             row("error", f.error, False)
             continue
@@ -37,8 +40,8 @@ def print_live(result: Any) -> None:
         row("same as site/", {True: "yes", False: "no", None: "no local build"}
             [f.same_as_local], f.same_as_local)
     for s in result.signatures:
-        click.echo(f"signature {s.index}: kid {s.kid or '-'}, alg {s.alg or '-'}: "
-                   + ("valid" if s.valid else f"INVALID ({s.reason})"))
+        click.echo(f"signature {s.index}: kid {safe(s.kid or '-')}, alg {safe(s.alg or '-')}: "
+                   + ("valid" if s.valid else f"{s.state} ({safe(s.reason)})"))
 
 
 def pairs(values: tuple[str, ...]) -> dict[str, str]:

@@ -27,12 +27,15 @@ def verify(card: str, jwks: str | None, fmt: str) -> None:
             "findings": [f.to_json() for f in res.report.sorted()],
         }, indent=2, ensure_ascii=False))
     else:
+        from ..findings import terminal_safe as safe  # kid, alg, reason quote the card
+
         for s in res.signatures:
-            state = "valid" if s.valid else "INVALID"
-            click.echo(f"signature {s.index}: kid {s.kid or '-'}, alg {s.alg or '-'}: {state}"
-                       + ("" if s.reason == "valid" else f" ({s.reason})"))
-        if res.jwks_source:
-            click.echo(f"keys from {res.jwks_source}")
+            click.echo(f"signature {s.index}: kid {safe(s.kid or '-')}, alg {safe(s.alg or '-')}: "
+                       f"{s.state}" + ("" if s.reason == "valid" else f" ({safe(s.reason)})"))
+        if res.jwks_source and any(s.checked for s in res.signatures):
+            click.echo(f"keys from {safe(res.jwks_source)}")
         emit_report(res.report, fmt)
-        click.echo("verified" if res.ok else "NOT verified")
+        unchecked = bool(res.signatures) and all(not s.checked for s in res.signatures)
+        click.echo("verified" if res.ok else "NOT verified: the signatures could not be checked "
+                   "(keys unavailable)" if unchecked else "NOT verified")
     sys.exit(0 if res.ok else 1)
