@@ -158,7 +158,8 @@ def test_bad_environment_key_is_a_finding_without_the_key(example: Path) -> None
     broken = "\n".join(lines[:2] + lines[-1:])  # header, one body line, footer
     res = acap("build", "-c", str(example), "--no-spec-site", env={"ACAP_SIGNING_KEY": broken})
     assert res.exit_code == 1
-    assert "ACAP_SIGNING_KEY: this is not a PEM or JWK private key [KEY]" in res.stderr
+    assert ("ACAP_SIGNING_KEY: error: the environment variable ACAP_SIGNING_KEY holds no usable "
+            "signing key: this is not a PEM or JWK private key [KEY]") in res.stderr
     assert_no_secret(outputs(res), private)
 
 

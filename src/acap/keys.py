@@ -53,6 +53,13 @@ class KeyProblem(ValueError):
         self.hint = hint
 
 
+class KeyTextProblem(KeyProblem):
+    """The key text itself cannot be read: not PEM, not a JWK, or numbers that make
+    no valid key (a point not on its curve ...). The caller knows where the text
+    came from (a key file, ``ACAP_SIGNING_KEY``) and says how to fix that place.
+    """
+
+
 def b64url(data: bytes) -> str:
     """Base64url without padding (RFC 7515 §2)."""
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
@@ -236,7 +243,9 @@ def parse_private_key(text: bytes) -> tuple[PrivateKey, str | None, str | None]:
     ``# alg:`` comment line; otherwise ``None``.
 
     Raises:
-        KeyProblem: not a private key acap can read (the message never quotes the text).
+        KeyTextProblem: the text is not a private key acap can read (the message
+            never quotes the text).
+        KeyProblem: a key of a kind that cannot sign a card (symmetric, public only).
     """
     stripped = text.strip()
     if stripped.startswith(b"{"):
@@ -248,11 +257,12 @@ def parse_private_key(text: bytes) -> tuple[PrivateKey, str | None, str | None]:
     try:
         key = serialization.load_pem_private_key(stripped, password=None)
     except TypeError as exc:
-        raise KeyProblem("the private key is encrypted with a password",
-                         "store it unencrypted with mode 0600, or as a CI secret") from exc
-    except (ValueError, UnsupportedAlgorithm) as exc:
-        raise KeyProblem("this is not a PEM or JWK private key",
-                         "point signing.keyFile at the key, or run `acap keys new`") from exc
+        raise KeyTextProblem("the private key is encrypted with a password",
+                             "store it unencrypted with mode 0600, or as a CI secret") from exc
+    except Exception as exc:  # ValueError, UnsupportedAlgorithm, and whatever else
+        # OpenSSL makes of bytes that are not a key: never a traceback, never the text
+        raise KeyTextProblem("this is not a PEM or JWK private key",
+                             "point signing.keyFile at the key, or run `acap keys new`") from exc
     if not isinstance(key, PrivateKey):
         raise KeyProblem(f"{type(key).__name__} keys are not supported",
                          "use an EC P-256, Ed25519 or RSA key")
@@ -264,15 +274,28 @@ def _parse_jwk(text: bytes) -> tuple[PrivateKey, str | None, str | None]:
 
     try:
         members = json.loads(text)
+        if not isinstance(members, dict):
+            raise TypeError("not a JSON object")
         key = jwcrypto_jwk.JWK(**members)
+        oct_key, has_private = key.get("kty") == "oct", key.has_private
     except Exception as exc:  # jwcrypto raises many types for bad input
-        raise KeyProblem("this is not a valid JWK", "check the JSON of the key") from exc
-    if key.get("kty") == "oct":
+        raise KeyTextProblem("this is not a valid JWK",
+                             "check the JSON of the key (RFC 7517)") from exc
+    if oct_key:
         raise KeyProblem("a symmetric (oct) key cannot sign an Agent Card",
                          "use an EC P-256, Ed25519 or RSA key pair")
-    if not key.has_private:
+    if not has_private:
         raise KeyProblem("this JWK has no private part", "a signing key needs its private part")
-    pyca = key.get_op_key("sign")
+    try:
+        pyca = key.get_op_key("sign")
+    except Exception as exc:  # cryptography checks the numbers: a point off its curve,
+        # RSA primes that do not give n, a d that does not give x and y; jwcrypto refuses
+        # a "use" or "key_ops" that forbids signing. Types vary; none is a traceback.
+        raise KeyTextProblem("the JWK's members do not make a valid signing key (a point not "
+                             "on its curve, numbers that do not belong together, or a use "
+                             "or key_ops that forbids signing)",
+                             "export the key again from where it was made, or make a new one "
+                             "with `acap keys new`") from exc
     if not isinstance(pyca, PrivateKey):
         raise KeyProblem("this JWK is not a supported private key", "use EC, OKP or RSA")
     alg = members.get("alg")

@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .findings import Finding
+from .findings import Finding, Location
 from .keys import (
+    PRIVATE_MEMBERS,
     KeyProblem,
+    KeyTextProblem,
     SigningKey,
     algorithm_for,
     generate_private_key,
@@ -60,16 +62,107 @@ def _inside(path: Path, folder: Path) -> bool:
     return True
 
 
+def published_keys(cfg: OperatorConfig, site_dir: Path) -> dict[str, tuple[dict[str, Any], str]]:
+    """The public keys clients may hold, by kid: those of the last build's JWKS
+    (``site/<cardHost>/.well-known/jwks.json``) and the previous keys kept for rotation.
+
+    A kid names one key for as long as clients cache a card or JWKS (RFC 7517
+    §4.5; A2A §8.4.3 finds the key by kid): the build must not publish another
+    key under a kid already out there.
+
+    Args:
+        cfg: the loaded operator.yaml.
+        site_dir: the build output folder (its JWKS is what the last build published).
+
+    Returns:
+        ``{kid: (public JWK, where it was found)}``; an unreadable JWKS or entry
+        is left out (there is nothing to compare with).
+    """
+    from .site import SitePathError, url_to_path
+
+    out: dict[str, tuple[dict[str, Any], str]] = {}
+    sources: list[tuple[Path, str]] = []
+    try:
+        rel = url_to_path(cfg.jwks_url)
+        sources.append((site_dir / rel, f"{site_dir.name}/{rel}"))
+    except SitePathError:
+        pass
+    sources.append((cfg.previous_keys_file, show_path(cfg.previous_keys_file, cfg)))
+    for path, shown in sources:
+        try:
+            doc = json.loads(path.read_bytes())
+        except (OSError, ValueError, RecursionError):
+            continue
+        keys = doc.get("keys") if isinstance(doc, dict) else None
+        for k in keys if isinstance(keys, list) else ():
+            if isinstance(k, dict) and isinstance(k.get("kid"), str) and _thumb(k):
+                out.setdefault(k["kid"], (k, shown))
+    return out
+
+
+def _thumb(jwk: dict[str, Any]) -> str | None:
+    """RFC 7638 thumbprint of a JWK, ``None`` for one that has not the members."""
+    try:
+        return thumbprint(jwk)
+    except (KeyError, TypeError):
+        return None
+
+
+def same_public_key(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """True when two JWKs hold the same public key (RFC 7638 thumbprint) for the same
+    algorithm (a client checks the JWK ``alg`` against the signature's)."""
+    return _thumb(a) is not None and _thumb(a) == _thumb(b) and a.get("alg") == b.get("alg")
+
+
+def free_kid(kid: str, taken: set[str]) -> str:
+    """The next kid after ``kid`` that is not taken: ``chapel-1`` -> ``chapel-2``
+    (``chapel-1`` -> ``chapel-1-2`` when it does not end in a number)."""
+    cand = next_kid(kid) or f"{kid}-2"
+    while cand in taken:
+        cand = next_kid(cand) or f"{cand}-2"
+    return cand
+
+
+def _reused_kid(cfg: OperatorConfig, kid: str, published: dict[str, tuple[dict[str, Any], str]],
+                env: bool) -> Finding:
+    """The KEY finding for a key about to be published under a kid that named another key."""
+    new = free_kid(kid, set(published) | {kid})
+    where = published[kid][1]
+    pinned = cfg.signing.get("kid") == kid
+    keep = (f"if the old key is lost, run `acap keys rotate --lost`: it keeps the published "
+            f"public key of {kid} in {show_path(cfg.previous_keys_file, cfg)} (cards signed with "
+            f"it still verify) and gives the new key the kid {new} (signing.kid)")
+    if not pinned:
+        keep = (f"if the old key is lost, add `kid: {kid}` under `signing:` in "
+                f"{cfg.path.name}, then run `acap keys rotate --lost`")
+    back = (f"if it is not lost, put the old key back in {KEY_ENV}" if env else
+            f"if it is not lost, put the old key back at {show_path(cfg.key_file, cfg)}")
+    loc = cfg.at("/signing/kid") if pinned else cfg.at("/signing", key=True)
+    return Finding("KEY", "error",
+                   f"kid {kid} was published with another key ({where}); clients that cached "
+                   "the card would see a different key under the same kid", loc,
+                   f"{keep}; {back}")
+
+
+def _holds_project(site_dir: Path, cfg: OperatorConfig) -> bool:
+    """True when the site folder is the project folder or holds operator.yaml: the
+    build refuses that folder itself (SITE-PATH), which says what is really wrong."""
+    return _inside(cfg.path, site_dir)
+
+
 def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = True) -> ResolvedKey:
     """Find (or, with ``create``, make) the key that signs this operator's card.
 
     Args:
         cfg: the loaded operator.yaml.
-        site_dir: the build output folder; a key file inside it is refused.
+        site_dir: the build output folder; a key file inside it is refused, and
+            its JWKS (the last build's) says which key each published kid names.
         create: make a new key at ``signing.keyFile`` when none exists.
 
     Returns:
-        A :class:`ResolvedKey`; never raises for a missing or bad key.
+        A :class:`ResolvedKey`; never raises for a missing or bad key. A key that
+        differs from the one published under the same kid is refused (``KEY``),
+        and no new key is made under a published kid.
     """
     out = ResolvedKey()
     signing = cfg.signing
@@ -77,47 +170,71 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
     kid = signing.get("kid")
     alg = signing.get("algorithm")
     path = cfg.key_file
+    env = cfg.key_from_env
     try:
         out.previous = list(read_jwks(cfg.previous_keys_file))
-        env = cfg.key_from_env
+        published = published_keys(cfg, site_dir)
         if env:
             out.key = load_signing_key(env.encode("utf-8"), kid=kid, alg_hint=alg)
-            return out
-        if _inside(path, site_dir):
+        elif _inside(path, site_dir) and not _holds_project(site_dir, cfg):
             out.findings.append(Finding(
                 "KEY", "error", f"the signing key file {signing.get('keyFile')} is inside the "
                 "site folder, which is published", loc,
                 "move it outside site/, e.g. keyFile: .acap/signing-key.pem"))
             return out
-        if not path.exists():
-            if not create:
+        else:
+            if not path.exists():
+                if not create:
+                    out.findings.append(Finding(
+                        "KEY", "error", f"no signing key at {show_path(path, cfg)}", loc,
+                        f"run `acap keys new`, or set {KEY_ENV}"))
+                    return out
+                if isinstance(kid, str) and kid in published:
+                    out.findings.append(_reused_kid(cfg, kid, published, env=False))
+                    return out
+                new_alg = alg or "ES256"
+                private = generate_private_key(new_alg)
+                write_private_key(path, private, new_alg)
+                out.notices.append(f"created a new {new_alg} signing key at {show_path(path, cfg)} "
+                                   "(keep it safe and out of git; .acap/ is git-ignored)")
+            mode = path.stat().st_mode & 0o077
+            if mode:
                 out.findings.append(Finding(
-                    "KEY", "error", f"no signing key at {_show(path, cfg)}", loc,
-                    f"run `acap keys new`, or set {KEY_ENV}"))
-                return out
-            new_alg = alg or "ES256"
-            private = generate_private_key(new_alg)
-            write_private_key(path, private, new_alg)
-            out.notices.append(f"created a new {new_alg} signing key at {_show(path, cfg)} "
-                               "(keep it safe and out of git; .acap/ is git-ignored)")
-        mode = path.stat().st_mode & 0o077
-        if mode:
+                    "KEY", "warning", f"the signing key {show_path(path, cfg)} can be read by "
+                    "other users of this machine", loc, f"chmod 600 {show_path(path, cfg)}"))
+            out.key = load_signing_key(path.read_bytes(), kid=kid, alg_hint=alg)
+        seen = published.get(out.key.kid)
+        if seen and not same_public_key(seen[0], out.key.public_jwk()):
+            out.findings.append(_reused_kid(cfg, out.key.kid, published, env=bool(env)))
+            out.key = None
+    except KeyTextProblem as exc:
+        out.key = None
+        if env:  # about the variable, never quoting it; the fix is there, not in operator.yaml
+            how = ("it must hold the key unencrypted" if "password" in str(exc) else
+                   "it must hold the private key itself, as PEM text (what `acap keys new "
+                   "--out FILE` writes) or as a JWK (JSON), not a file name")
             out.findings.append(Finding(
-                "KEY", "warning", f"the signing key {_show(path, cfg)} can be read by other "
-                "users of this machine", loc, f"chmod 600 {_show(path, cfg)}"))
-        out.key = load_signing_key(path.read_bytes(), kid=kid, alg_hint=alg)
+                "KEY", "error", f"the environment variable {KEY_ENV} holds no usable signing "
+                f"key: {exc}", Location(KEY_ENV),
+                f"fix or unset {KEY_ENV}: {how}; unset, acap uses signing.keyFile"))
+        else:
+            out.findings.append(Finding("KEY", "error", f"{show_path(path, cfg)}: {exc}", loc,
+                                        exc.hint))
     except KeyProblem as exc:
-        src = KEY_ENV if cfg.key_from_env else _show(path, cfg)
-        out.findings.append(Finding("KEY", "error", f"{src}: {exc}", loc, exc.hint))
+        out.key = None
+        src = KEY_ENV if env else show_path(path, cfg)
+        out.findings.append(Finding("KEY", "error", f"{src}: {exc}",
+                                    Location(KEY_ENV) if env else loc, exc.hint))
     except OSError as exc:
         out.findings.append(Finding("KEY", "error",
-                                    f"cannot use the key file {_show(path, cfg)}: "
+                                    f"cannot use the key file {show_path(path, cfg)}: "
                                     f"{exc.strerror or exc}", loc,
                                     "check the path and its permissions"))
     return out
 
 
-def _show(path: Path, cfg: OperatorConfig) -> str:
+def show_path(path: Path, cfg: OperatorConfig) -> str:
+    """``path`` relative to operator.yaml's folder when it is inside it, else as is."""
     try:
         return str(path.resolve().relative_to(cfg.base_dir.resolve()))
     except ValueError:
@@ -162,7 +279,7 @@ def next_kid(kid: str) -> str | None:
 
 
 def rotate(cfg: OperatorConfig, new_kid: str | None = None,
-           alg: str | None = None) -> tuple[str, str]:
+           alg: str | None = None, site_dir: Path | None = None) -> tuple[str, str]:
     """``acap keys rotate``: make a new current key; keep the old public key in the JWKS.
 
     The old private key file is renamed ``<keyFile>.N.old`` rather than
@@ -177,13 +294,17 @@ def rotate(cfg: OperatorConfig, new_kid: str | None = None,
             increased (``chapel-1`` -> ``chapel-2``), or the new key's thumbprint
             when operator.yaml names no kid.
         alg: algorithm of the new key (default: that of the old key).
+        site_dir: the build output folder (default ``site`` beside operator.yaml):
+            its JWKS says which key the current kid was published with.
 
     Returns:
         ``(old kid, new kid)``.
 
     Raises:
         KeyProblem: the key comes from ``ACAP_SIGNING_KEY``; no current key file;
-            no kid to use; a kid clash; or ``signing.kid`` cannot be rewritten.
+            the key file holds another key than the one published under its kid
+            (then the old public key would be lost: see :func:`rotate_lost`); no
+            kid to use; a kid clash; or ``signing.kid`` cannot be rewritten.
     """
     if cfg.key_from_env:
         raise KeyProblem(f"the signing key comes from {KEY_ENV}, so acap cannot rotate it",
@@ -191,10 +312,15 @@ def rotate(cfg: OperatorConfig, new_kid: str | None = None,
                          "and add the old public key to signing.previousKeys")
     path = cfg.key_file
     if not path.exists():
-        raise KeyProblem(f"no key file at {_show(path, cfg)} to rotate",
+        raise KeyProblem(f"no key file at {show_path(path, cfg)} to rotate",
                          "run `acap keys new` first")
     pinned = cfg.signing.get("kid")
     old = load_signing_key(path.read_bytes(), kid=pinned, alg_hint=cfg.signing.get("algorithm"))
+    seen = published_keys(cfg, site_dir or cfg.base_dir / "site").get(old.kid)
+    if seen and not same_public_key(seen[0], old.public_jwk()):
+        raise KeyProblem(f"{show_path(path, cfg)} holds another key than the one published under "
+                         f"kid {old.kid} ({seen[1]}); rotating would drop the published one",
+                         "if the published key is lost, run `acap keys rotate --lost`")
     previous = read_jwks(cfg.previous_keys_file)
     new_alg = alg or old.alg
     private = generate_private_key(new_alg if new_alg in ("EdDSA", "RS256", "PS256") else "ES256")
@@ -220,6 +346,81 @@ def rotate(cfg: OperatorConfig, new_kid: str | None = None,
     if new_text is not None:
         _write_atomic(cfg.path, new_text.encode("utf-8"))
     return old.kid, kid
+
+
+def rotate_lost(cfg: OperatorConfig, site_dir: Path | None = None,
+                new_kid: str | None = None) -> tuple[str, str, Path | None]:
+    """``acap keys rotate --lost``: the private key published under ``signing.kid`` is lost.
+
+    A new key must not take the old kid (clients that cached the card or JWKS would
+    see another key under it), and the old public key should stay in the JWKS so
+    that cards signed with it still verify for their cache lifetime. So: the
+    public key the last build published under ``signing.kid`` is kept in
+    ``signing.previousKeys``, ``signing.kid`` becomes the next free kid
+    (``chapel-1`` -> ``chapel-2``, rewritten in place), and a new key is written
+    at ``signing.keyFile`` unless a key is there already (one made after the
+    loss) or comes from ``ACAP_SIGNING_KEY``: that key then signs under the new
+    kid. Everything that can fail is checked before the first file changes.
+
+    Args:
+        cfg: the loaded operator.yaml.
+        site_dir: the last build's output folder (default ``site`` beside
+            operator.yaml): its JWKS holds the published public key.
+        new_kid: the new kid (default: the next free one).
+
+    Returns:
+        ``(old kid, new kid, path of the key file written or None)``.
+
+    Raises:
+        KeyProblem: no ``signing.kid``; no key was published under it; the key in
+            use is the published one (not lost: use :func:`rotate`); the new kid is
+            taken; or ``signing.kid`` cannot be rewritten.
+    """
+    old_kid = cfg.signing.get("kid")
+    if not isinstance(old_kid, str) or not old_kid:
+        raise KeyProblem("operator.yaml names no signing.kid, so a new key gets a kid of its "
+                         "own (its thumbprint)", "add `kid: OLD-KID` under `signing:` (the kid "
+                         "the lost key was published under), then run this again")
+    site = site_dir or cfg.base_dir / "site"
+    published = published_keys(cfg, site)
+    if old_kid not in published:
+        raise KeyProblem(f"no key was published under kid {old_kid} (looked in {site.name}/ "
+                         f"and {show_path(cfg.previous_keys_file, cfg)})",
+                         "there is nothing to keep: run `acap build`, or give --site-dir with "
+                         "the last build")
+    old_jwk = published[old_kid][0]
+    alg = cfg.signing.get("algorithm")
+    env = cfg.key_from_env
+    current = None
+    if env:
+        current = load_signing_key(env.encode("utf-8"), kid=old_kid, alg_hint=alg)
+    elif cfg.key_file.exists():
+        current = load_signing_key(cfg.key_file.read_bytes(), kid=old_kid, alg_hint=alg)
+    if current is not None and same_public_key(old_jwk, current.public_jwk()):
+        raise KeyProblem(f"the key of kid {old_kid} is not lost: "
+                         f"{KEY_ENV if env else show_path(cfg.key_file, cfg)} holds it",
+                         "to replace a key you still have, run `acap keys rotate`")
+    previous = read_jwks(cfg.previous_keys_file)
+    taken = set(published) | {str(k.get("kid")) for k in previous}
+    kid = new_kid or free_kid(old_kid, taken)
+    if kid in taken:
+        raise KeyProblem(f"kid '{kid}' is already used", "choose another with --kid")
+    new_text = replaced_scalar(cfg, "/signing/kid", kid)
+    old_alg = old_jwk.get("alg")
+    new_alg = str(alg or (old_alg if old_alg in ("ES256", "EdDSA", "RS256", "PS256")
+                          else "ES256"))
+    private = generate_private_key(new_alg) if current is None else None
+
+    if not any(k.get("kid") == old_kid for k in previous):
+        previous.append({k: v for k, v in old_jwk.items() if k not in PRIVATE_MEMBERS})
+        _write_atomic(cfg.previous_keys_file,
+                      (json.dumps({"keys": previous}, indent=2) + "\n").encode("utf-8"))
+    written = None
+    if private is not None:
+        write_private_key(cfg.key_file, private, new_alg)
+        written = cfg.key_file
+    _write_atomic(cfg.path, new_text.encode("utf-8"))
+    return old_kid, kid, written
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

@@ -58,17 +58,37 @@ def keys_new(config: Path, out: Path | None, alg: str | None) -> None:
 @click.option("-c", "--config", type=click.Path(path_type=Path), default=Path("operator.yaml"),
               show_default=True)
 @click.option("--kid", default=None, help="kid of the new key [default: the next number].")
-def keys_rotate(config: Path, kid: str | None) -> None:
+@click.option("--lost", is_flag=True,
+              help="The current private key is lost: keep the public key the last build "
+                   "published under signing.kid, and give the new key a new kid.")
+@click.option("--site-dir", type=click.Path(path_type=Path), default=None,
+              help="The last build, whose JWKS holds the published keys "
+                   "[default: site beside operator.yaml].")
+def keys_rotate(config: Path, kid: str | None, lost: bool, site_dir: Path | None) -> None:
     """Make a new current key; keep the old public key in the JWKS."""
     from ..keys import KeyProblem
-    from ..keystore import rotate
+    from ..keystore import rotate, rotate_lost
 
     cfg = _cfg(config)
     try:
-        old, new = rotate(cfg, kid)
+        if lost:
+            old, new, written = rotate_lost(cfg, site_dir, kid)
+        else:
+            old, new = rotate(cfg, kid, site_dir=site_dir)
     except KeyProblem as exc:
         click.echo(f"error: {exc}\n    hint: {exc.hint}", err=True)
         sys.exit(1)
+    if lost:
+        from ..keystore import show_path
+
+        signer = (f"a new key was written at {show_path(written, cfg)}" if written else
+                  "the key in ACAP_SIGNING_KEY signs under it" if cfg.key_from_env else
+                  f"the key in {show_path(cfg.key_file, cfg)} signs under it")
+        click.echo(f"kept the published public key of {old} in "
+                   f"{show_path(cfg.previous_keys_file, cfg)}, so cards signed with it still "
+                   f"verify; signing.kid is now {new}, and {signer}. "
+                   "Run `acap build` and `acap publish` now.")
+        return
     click.echo(f"rotated: {old} -> {new}. {old} stays in the JWKS until "
                f"`acap keys retire {old}`. Run `acap build` and `acap publish` now.")
 
