@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from acap.keys import SigningKey
+from acap.keystore import same_public_key
 from acap.verify import verify_file
 from cardtools import CARD, JWKS, acap, new_private, pem, set_key_file, tree
 
@@ -166,3 +167,16 @@ def test_a_kid_kept_in_previous_keys_is_not_reused_for_another_key(example: Path
     assert "the key in .acap/signing-key.pem signs under it" in res.stdout
     assert json.loads((keys_dir / "previous-keys.json").read_bytes()) == {"keys": [old]}
     assert _build(example)[0] == 0
+
+
+def test_same_public_key() -> None:
+    private = new_private("RS256")
+    rs = SigningKey(private, "RS256", "k").public_jwk()
+    ps = SigningKey(private, "PS256", "k").public_jwk()
+    other = SigningKey(new_private("RS256"), "RS256", "k").public_jwk()
+    bare = {k: v for k, v in rs.items() if k not in ("alg", "use", "kid")}
+    assert same_public_key(rs, dict(rs, kid="other"))  # the kid is not part of the key
+    assert same_public_key(rs, bare)  # alg left out by hand
+    assert not same_public_key(rs, ps)  # same numbers, another algorithm
+    assert not same_public_key(rs, other)
+    assert not same_public_key({"kty": "EC"}, {"kty": "EC"})  # not a key at all

@@ -176,3 +176,20 @@ def test_a_host_that_is_not_found_is_one_short_sentence() -> None:
     assert f.format_text().splitlines()[0] == (
         "https://nowhere.example/card.json: error: cannot read the card: the host name was "
         "not found (DNS) [CARD-READ]")
+
+
+@pytest.mark.parametrize("jku", ["https://[::1/x", "https://exa mple.com/j", "https://x:port/"])
+def test_publish_signature_check_with_an_odd_jku(built_card: Path, jku: str) -> None:
+    """A hand-edited card in the site folder: acap publish's signature check reports it."""
+    import json
+
+    from acap.keys import b64url, b64url_decode
+    from acap.publish_checks import signature_findings
+
+    card = json.loads(built_card.read_bytes())
+    header = json.loads(b64url_decode(card["signatures"][0]["protected"]))
+    header["jku"] = jku
+    card["signatures"][0]["protected"] = b64url(json.dumps(header).encode())
+    found = signature_findings({".well-known/agent-card.json": json.dumps(card).encode()},
+                               "example.com", Path("site/example.com"))
+    assert "PUBLISH-SIGNATURE" in {f.rule for f in found}

@@ -61,7 +61,8 @@ def test_terminal_safe_escapes(raw: str, shown: str) -> None:
 
 @pytest.mark.parametrize("text", [
     "Pompes funèbres Éloïse", "Straße", "£2,450", "price\u00a0£2\u202f450", "日本語",
-    "\u0645\u0631\u062d\u0628\u0627", "👨\u200d👩\u200d👧", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
+    "\u0645\u0631\u062d\u0628\u0627", "👨\u200d👩\u200d👧",
+    "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",
     "tabs are not here", "",
 ])
 def test_terminal_safe_keeps_text(text: str) -> None:
@@ -111,7 +112,7 @@ def test_verify_shows_a_hostile_kid_escaped(tmp_path: Path) -> None:
 
 
 def test_verify_escapes_a_hostile_jku_in_findings(tmp_path: Path) -> None:
-    card, keys = _card_with_kid("chapel-1\x1b[31m", "https://evil\u202e.example/\x1b[2J\n")
+    card, _ = _card_with_kid("chapel-1\x1b[31m", "https://evil\u202e.example/\x1b[2J\n")
     path = tmp_path / CARD
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(card), encoding="utf-8")

@@ -110,8 +110,11 @@ def _thumb(jwk: dict[str, Any]) -> str | None:
 
 def same_public_key(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """True when two JWKs hold the same public key (RFC 7638 thumbprint) for the same
-    algorithm (a client checks the JWK ``alg`` against the signature's)."""
-    return _thumb(a) is not None and _thumb(a) == _thumb(b) and a.get("alg") == b.get("alg")
+    algorithm where both name one (a client checks the JWK ``alg`` against the
+    signature's; a previous key added by hand may leave ``alg`` out)."""
+    alg_a, alg_b = a.get("alg"), b.get("alg")
+    return (_thumb(a) is not None and _thumb(a) == _thumb(b)
+            and (alg_a is None or alg_b is None or alg_a == alg_b))
 
 
 def free_kid(kid: str, taken: set[str]) -> str:

@@ -149,8 +149,12 @@ def signature_findings(files: dict[str, bytes], host: str, root: Path) -> list[F
                    shown: str = shown) -> tuple[dict[str, Any] | None, str]:
             if not jku:
                 return None, "the protected header names no jku"
-            u = urlsplit(jku)
-            if (u.hostname or "").lower() != host or u.scheme != "https":
+            try:
+                u = urlsplit(jku)
+                jku_host = (u.hostname or "").lower()
+            except ValueError:  # https://[::1/x: not a URL (a hand-edited card)
+                return None, f"jku {jku!r} is not a URL"
+            if jku_host != host or u.scheme != "https":
                 return None, f"jku {jku} is not on https://{host}/"
             rel_jwks = u.path.lstrip("/")
             if rel_jwks not in files:

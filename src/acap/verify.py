@@ -383,8 +383,14 @@ def _public_key(jwk: dict[str, Any]) -> Any:
 
 
 def _jws_valid(protected: str, payload: str, signature: str, key: Any, alg: str) -> bool:
+    """True when the JWS verifies. ``key``: a public JWK (dict) or a key from
+    :func:`_public_key`."""
     from jwcrypto import jws as jwcrypto_jws
 
+    if isinstance(key, dict):
+        key = _public_key(key)
+        if key is None:
+            return False
     try:
         token = jwcrypto_jws.JWS()
         token.deserialize(json.dumps({"payload": payload, "protected": protected,
