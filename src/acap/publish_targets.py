@@ -119,6 +119,7 @@ def resolve_targets(cfg: Any, options: PublishOptions, site_hosts: list[str],
         hosts = [h.lower() for h in options.hosts]
     elif options.remote is not None or options.dir is not None:
         hosts = [card_host]
+        _warn_left_out(cfg, options, site_hosts, card_host, configured, report)
     else:
         hosts = [h for h in site_hosts if h in configured]
         for h in site_hosts:
@@ -154,6 +155,45 @@ def resolve_targets(cfg: Any, options: PublishOptions, site_hosts: list[str],
             targets.append(t)
     _check_target_conflicts(cfg, options, targets, report)
     return targets
+
+
+def person_entry_urls(cfg: Any) -> dict[str, str]:
+    """``{host: personEntry URL}`` of the card's on-request skills (first URL per host)."""
+    from urllib.parse import urlsplit
+
+    out: dict[str, str] = {}
+    for _ptr, skill in cfg.on_request_skills():
+        url = skill.get("personEntry")
+        if isinstance(url, str):
+            try:
+                host = (urlsplit(url).hostname or "").lower()
+            except ValueError:
+                continue
+            if host:
+                out.setdefault(host, url)
+    return out
+
+
+def _warn_left_out(cfg: Any, options: PublishOptions, site_hosts: list[str], card_host: str,
+                   configured: dict[str, dict[str, Any]], report: Report) -> None:
+    """``PUBLISH-TARGET`` warnings: ``--remote``/``--dir`` without ``--host`` publish the
+    card's host only; every other built host (the personEntry page's above all) is
+    named, with the command that publishes it."""
+    flag = "--remote" if options.remote is not None else "--dir"
+    entries = person_entry_urls(cfg)
+    for h in site_hosts:
+        if h == card_host:
+            continue
+        msg = f"site/{h}/ is not published: {flag} publishes only the card's host {card_host}"
+        if h in entries:
+            msg += f", and the card's personEntry {entries[h]} is on {h}"
+        if h in configured:
+            hint = f"acap publish --host {h} publishes it to its target in operator.yaml"
+        else:
+            what = "git URL" if flag == "--remote" else "folder"
+            hint = (f"publish it to a target of its own: acap publish --host {h} {flag} "
+                    f"<{what}> (or set hosts.{h}.publish in operator.yaml)")
+        report.add(Finding("PUBLISH-TARGET", "warning", msg, Location("command line"), hint))
 
 
 def _target_for(cfg: Any, host: str, pub: dict[str, Any], options: PublishOptions,
