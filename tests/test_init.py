@@ -56,7 +56,7 @@ def test_gitignore_keeps_the_key_and_site_out_of_git(tmp_path: Path) -> None:
     init_project(tmp_path)
     git("init", "-q", cwd=tmp_path)
     for path in ("site/example.org/.well-known/agent-card.json", ".acap/signing-key.pem",
-                 "other-key.pem", "_site/index.html"):
+                 "other-key.pem", "_site/index.html", "._site.acap-published.json"):
         assert git("check-ignore", path, cwd=tmp_path).strip() == path
     assert git("check-ignore", "operator.yaml", cwd=tmp_path, check=False) == ""
 

@@ -198,6 +198,9 @@ def test_a_branch_acap_made_for_another_host_is_refused(tmp_path: Path) -> None:
         f"gh-pages at {copy} was published by acap for example.com, not ask.example.com: "
         "publishing would replace or remove ")
     assert ".well-known/agent-card.json" in found[0].message
+    assert found[0].hint == ("one branch serves one host: publish ask.example.com to a branch "
+                             "or repository of its own; acap publish --force replaces "
+                             "example.com's site (it stays in the branch's history)")
     assert branch_tip(copy) == tip
     res = publish(PublishOptions(config=config, hosts=("ask.example.com",), remote=str(copy),
                                  force=True))

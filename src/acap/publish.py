@@ -227,9 +227,14 @@ def publish(options: PublishOptions) -> PublishResult:
                               "up to date" if hr.plan.empty and existed else "published")
         except ForeignContent as exc:
             hr.plan, hr.detail = exc.outcome.plan, str(exc)
-            result.report.add(Finding("PUBLISH-FOREIGN", "error", str(exc), t.where,
-                                      "check the branch; acap publish --force replaces these "
-                                      "files (they stay in the branch's history)"))
+            other = exc.outcome.host
+            result.report.add(Finding(
+                "PUBLISH-FOREIGN", "error", str(exc), t.where,
+                f"one branch serves one host: publish {t.host} to a branch or repository of "
+                f"its own; acap publish --force replaces {other}'s site (it stays in the "
+                "branch's history)" if other and other != t.host.lower() else
+                "check the branch; acap publish --force replaces these files (they stay in "
+                "the branch's history)"))
         except ForeignFolder as exc:
             hr.plan, hr.detail = exc.plan, str(exc)
             result.report.add(Finding("PUBLISH-FOREIGN", "error", str(exc), t.where,
