@@ -3,8 +3,9 @@
 One target per host, from ``hosts.<host>.publish`` in operator.yaml
 (``remote`` + ``branch``, or ``dir``), or from the command line (``--host``,
 ``--remote``, ``--branch``, ``--dir``). Mistakes (no target, a host not
-built, two hosts on one target, a directory that is the project itself) are
-``PUBLISH-TARGET`` findings.
+built, two hosts on one target, a directory that is, holds or lies inside the
+parts of an acap project, or holds a private key) are ``PUBLISH-TARGET``
+errors; built hosts a run leaves unpublished are ``PUBLISH-TARGET`` warnings.
 """
 
 from __future__ import annotations
