@@ -94,13 +94,22 @@ class LiveCheck:
 
 def _get(url: str, connect_to: Mapping[str, str], timeout: float,
          max_bytes: int) -> Response:
+    """GET ``url``, through ``connect_to`` when its host is routed there.
+
+    A route is not a redirect: the response's ``url`` is given back at the
+    public origin (``https://example.com/...``), so that only a real redirect
+    (the server's own ``Location``) shows as one (``CARD-URL``).
+    """
     u = urlsplit(url)
     host = (u.hostname or "").lower()
     if host in connect_to:
         base = connect_to[host].rstrip("/")
         local = base + (u.path or "/") + (f"?{u.query}" if u.query else "")
-        return fetch(local, timeout=timeout, max_bytes=max_bytes,
+        resp = fetch(local, timeout=timeout, max_bytes=max_bytes,
                      request_headers={"Host": u.netloc})
+        if resp.url.lower().startswith(base.lower() + "/"):
+            resp.url = f"{u.scheme}://{u.netloc}{resp.url[len(base):]}"
+        return resp
     return fetch(url, timeout=timeout, max_bytes=max_bytes)
 
 
