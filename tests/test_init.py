@@ -56,7 +56,7 @@ def test_gitignore_keeps_the_key_and_site_out_of_git(tmp_path: Path) -> None:
     init_project(tmp_path)
     git("init", "-q", cwd=tmp_path)
     for path in ("site/example.org/.well-known/agent-card.json", ".acap/signing-key.pem",
-                 "other-key.pem", "_site/index.html"):
+                 "other-key.pem", "_site/index.html", "._site.acap-published.json"):
         assert git("check-ignore", path, cwd=tmp_path).strip() == path
     assert git("check-ignore", "operator.yaml", cwd=tmp_path, check=False) == ""
 
@@ -143,3 +143,87 @@ def test_the_workflows_acap_commands_work_with_the_key_from_the_secret(
     assert not (tmp_path / ".acap").exists()  # the secret signed; no key was made
     assert out == snapshot(tmp_path / "site/example.org")
     assert verify_file(str(tmp_path / "site/example.org/.well-known/agent-card.json")).ok
+
+
+def _install_step(text: str) -> tuple[list[str], dict[str, Any]]:
+    """The comment lines above the install step's ``env:``, and the step itself."""
+    lines = text.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.strip() == "- name: Install acap")
+    comment = []
+    for ln in lines[start + 1:]:
+        if not ln.strip().startswith("#"):
+            break
+        comment.append(ln.strip().lstrip("#").strip())
+    step = next(s for s in _steps(yaml.safe_load(text)) if s.get("name") == "Install acap")
+    return comment, step
+
+
+def _run_install(step: dict[str, Any], tmp_path: Path) -> tuple[int, str, str]:
+    """Run the step's script as GitHub would with no repository variable set: the env
+    expression ``vars.ACAP_PIP_SPEC || '<default>'`` gives the default; ``python`` is a
+    stand-in that records its arguments."""
+    import re
+    import subprocess
+
+    m = re.fullmatch(r"\$\{\{ vars\.ACAP_PIP_SPEC \|\| '((?:[^']|'')*)' \}\}",
+                     step["env"]["ACAP_PIP_SPEC"])
+    assert m, step["env"]
+    default = m.group(1).replace("''", "'")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "python").write_text('#!/bin/sh\necho "python $*"\n', encoding="utf-8")
+    (bin_dir / "python").chmod(0o755)
+    proc = subprocess.run(["bash", "-e", "-c", step["run"]], capture_output=True, text=True,
+                          env={"PATH": f"{bin_dir}:/usr/bin:/bin", "ACAP_PIP_SPEC": default},
+                          check=False)
+    return proc.returncode, proc.stdout, default
+
+
+def test_the_install_comment_says_what_the_step_does_with_no_default(tmp_path: Path) -> None:
+    """Trial item 12: the comment promised "else the source acap init was run from", but
+    with no known source the step stops with an error until ACAP_PIP_SPEC is set."""
+    from acap.init_project import pip_spec, template_text
+
+    assert pip_spec() == ""  # the tests run an editable install: no source to pin
+    comment, step = _install_step(template_text("github/workflows/pages.yml"))
+    code, out, default = _run_install(step, tmp_path)
+    assert (code, default) == (1, "")
+    assert "::error::Set the repository variable ACAP_PIP_SPEC" in out
+    said = " ".join(comment)
+    assert "the source acap init was run from" not in said
+    assert ("acap init did not know where this acap came from, so there is no default: "
+            "while the variable is empty, this step stops with an error.") in said
+    assert "Settings > Secrets and variables > Actions > Variables" in said
+
+
+def test_the_install_comment_names_the_default_the_step_installs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from acap import init_project as ip
+
+    monkeypatch.setattr(ip, "pip_spec", lambda: "acap @ git+https://github.com/acme/acap@0123abc")
+    comment, step = _install_step(ip.template_text("github/workflows/pages.yml"))
+    code, out, default = _run_install(step, tmp_path)
+    assert default == "acap @ git+https://github.com/acme/acap@0123abc"
+    assert (code, out) == (0, f"python -m pip install {default}\n")
+    said = " ".join(comment)
+    assert ("else acap @ git+https://github.com/acme/acap@0123abc, the source acap init was "
+            "run from.") in said
+
+
+def test_readme_publishing_tells_how_to_set_acap_pip_spec(tmp_path: Path) -> None:
+    """`acap init` asks for the repository variable ACAP_PIP_SPEC; README's Publishing
+    section must say what it is and how to set it, where the note points."""
+    from conftest import REPO
+
+    res = CliRunner().invoke(cli, ["init", str(tmp_path / "proj")])
+    assert res.exit_code == 0, res.output
+    assert ("note: the GitHub workflow needs to know where to install acap from: set the "
+            "repository variable ACAP_PIP_SPEC (e.g. acap @ git+https://github.com/OWNER/acap@"
+            "COMMIT); see README.md, Publishing > GitHub Actions") in res.stderr
+    readme = (REPO / "README.md").read_text("utf-8")
+    section = readme.split("\n## Publishing\n", 1)[1].split("\n## ", 1)[0]
+    actions = section.split("\n### GitHub Actions\n", 1)[1].split("\n### ", 1)[0]
+    assert "ACAP_PIP_SPEC" in actions
+    assert "Settings > Secrets and variables > Actions > Variables" in actions
+    assert ("gh variable set ACAP_PIP_SPEC --body "
+            "'acap @ git+https://github.com/OWNER/acap@COMMIT'") in actions

@@ -138,3 +138,30 @@ def test_a_card_whose_jwks_is_missing_does_not_verify(site: Path) -> None:
     assert {f.rule for f in res.report.errors} == {"LIVE-HTTP", "SIG-KEYS"}
     assert [(s.checked, s.state) for s in res.signatures] == [(False, "NOT CHECKED")]
     assert res.card.same_as_local is None
+
+
+def test_connect_to_is_a_route_not_a_redirect(site: Path) -> None:
+    """Trial item 10: checking acap serve via --connect-to gave "the card URL redirects to
+    http://127.0.0.1:..." [CARD-URL]; a real redirect through the route is still seen, at
+    the public origin."""
+    import json
+
+    from acap.live import _get
+
+    with start_preview(site, port=0) as server:
+        local = f"http://127.0.0.1:{server.port}"
+        out = CliRunner().invoke(cli, ["check", CARD, "--live", "--format", "json",
+                                       "--site-dir", str(site),
+                                       "--connect-to", f"example.com={local}"])
+        assert out.exit_code == 0, out.output
+        doc = json.loads(out.stdout)
+        assert [(f["rule"], f["message"]) for f in doc["check"]["findings"]
+                if f["rule"] == "CARD-URL"] == []
+        text = CliRunner().invoke(cli, ["check", CARD, "--live", "--site-dir", str(site),
+                                        "--connect-to", f"example.com={local}"])
+        assert "the card URL redirects" not in text.output
+        # acap serve answers /talk with 301 to /talk/: the route reports it as the public URL.
+        moved = _get("https://ask.example.com/talk", {"ask.example.com": local}, 5.0, 1 << 20)
+        assert (moved.status, moved.url) == (200, "https://ask.example.com/talk/")
+        same = _get(CARD, {"example.com": local}, 5.0, 1 << 20)
+        assert same.url == CARD

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from acap import dir_mirror
 from acap.cli import cli
 from acap.publish import PublishOptions, publish
-from publish_util import do_build, project, set_version, snapshot
+from publish_util import add_to_site, do_build, project, set_version, snapshot
 
 
 def _host_tree(config: Path, host: str = "example.com") -> dict[str, bytes]:
@@ -19,7 +19,9 @@ def _host_tree(config: Path, host: str = "example.com") -> dict[str, bytes]:
 
 
 def _leftovers(parent: Path) -> list[str]:
-    return sorted(p.name for p in parent.iterdir() if ".acap-" in p.name)
+    """Temporary folders and files of a mirror (not the record of the publish)."""
+    return sorted(p.name for p in parent.iterdir()
+                  if ".acap-" in p.name and not p.name.endswith(dir_mirror.MARKER_SUFFIX))
 
 
 def test_mirror_removes_stale_files_and_matches_the_build(tmp_path: Path) -> None:
@@ -31,13 +33,16 @@ def test_mirror_removes_stale_files_and_matches_the_build(tmp_path: Path) -> Non
     assert res.hosts[0].outcome == "published"
     # Exactly the host folder: no Pages extras (.nojekyll, CNAME) and never the manifest.
     assert snapshot(www) == _host_tree(config)
-    (www / "old-page.html").write_text("stale\n", encoding="utf-8")
-    (www / "old").mkdir()
-    (www / "old" / "x.json").write_text("{}", encoding="utf-8")
+    # Files acap published there and no longer builds (recorded beside www/) are removed.
+    site = config.parent / "site"
+    add_to_site(site, "example.com/old-page.html", b"stale\n")
+    add_to_site(site, "example.com/old/x.json", b"{}")
+    assert publish(PublishOptions(config=config, dir=www)).ok
+    assert (www / "old/x.json").is_file()
     set_version(config, "3.0.0")
     do_build(config)
     res = publish(PublishOptions(config=config, dir=www))
-    assert res.ok
+    assert res.ok, res.report.format_text()
     plan = res.hosts[0].plan
     assert plan is not None
     assert plan.removed == ["old-page.html", "old/x.json"]
@@ -80,12 +85,12 @@ def test_copy_interrupted_mid_way_leaves_the_old_tree(tmp_path: Path,
     do_build(config)
     www = tmp_path / "www"
     assert publish(PublishOptions(config=config, dir=www)).ok
-    (www / "stale.txt").write_text("from before\n", encoding="utf-8")
+    (www / "stale.txt").write_text("from before\n", encoding="utf-8")  # --force below
     before = snapshot(www)
     set_version(config, "4.0.0")
     do_build(config)
     written = _interrupt_after(monkeypatch, 1)
-    res = publish(PublishOptions(config=config, dir=www))
+    res = publish(PublishOptions(config=config, dir=www, force=True))
     assert len(written) == 1  # the copy really was cut in the middle
     assert not res.ok
     assert [f.rule for f in res.report.errors] == ["PUBLISH-FAILED"]
@@ -94,7 +99,7 @@ def test_copy_interrupted_mid_way_leaves_the_old_tree(tmp_path: Path,
     assert snapshot(www) == before  # the old tree, whole
     assert _leftovers(tmp_path) == []
     monkeypatch.undo()
-    assert publish(PublishOptions(config=config, dir=www)).ok
+    assert publish(PublishOptions(config=config, dir=www, force=True)).ok
     assert snapshot(www) == _host_tree(config)  # then the new tree, whole
 
 

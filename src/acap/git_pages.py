@@ -35,6 +35,9 @@ from . import __version__
 DEFAULT_BRANCH = "gh-pages"
 #: Trailer acap writes in every commit it makes; tells acap's own commits apart.
 TRAILER = "Published-by: acap"
+#: Trailer naming the host a commit publishes (``Published-host: example.com``): acap
+#: never replaces one host's site with another's without ``--force``.
+HOST_TRAILER = "Published-host"
 #: The identity of acap's commits (``.invalid`` is reserved by RFC 6761: no one's mail).
 AUTHOR_NAME = "acap"
 AUTHOR_EMAIL = "acap@publish.invalid"
@@ -101,6 +104,8 @@ class PagesOutcome:
         commit: the new commit, ``None`` when none was made (up to date, dry run).
         pushed: whether the remote branch now points at ``commit``.
         foreign: the tip was not made by acap (its files were someone else's).
+        host: the host acap's tip published (``None``: a new branch, a tip that is
+            not acap's, or one that does not say).
     """
 
     plan: Plan
@@ -108,6 +113,7 @@ class PagesOutcome:
     commit: str | None = None
     pushed: bool = False
     foreign: bool = False
+    host: str | None = None
 
 
 class ForeignContent(GitError):
@@ -204,8 +210,9 @@ def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host
         host: the host the files are for (in the commit message).
         dry_run: stop after computing the :class:`Plan`; nothing is pushed.
         force: allow replacing or removing files that acap did not publish (a
-            tip without acap's trailer). History is kept even then: the commit's parent is
-            the tip, and the push is a fast-forward.
+            tip without acap's trailer), or a tip acap made for another host
+            (its ``Published-host`` trailer). History is kept even then: the
+            commit's parent is the tip, and the push is a fast-forward.
         date: commit date (seconds since the epoch); see :func:`commit_date`.
         progress: called with one line of text per step.
 
@@ -213,8 +220,8 @@ def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host
         A :class:`PagesOutcome`. Unchanged content makes no commit.
 
     Raises:
-        ForeignContent: the tip is not acap's and files would be replaced or
-            removed, without ``force``.
+        ForeignContent: without ``force``: the tip is not acap's and files would
+            be replaced or removed, or it is acap's commit for another host.
         GitError: git failed (unreachable remote, push refused ...); the
             remote and every local repository are unchanged. The message
             carries git's own.
@@ -232,6 +239,7 @@ def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host
                 tip = sha
         old: dict[str, str] = {}
         foreign = False
+        tip_host: str | None = None
         if tip:
             repo.run(["fetch", "-q", "--no-tags", "--", remote, f"+{ref}:refs/acap/tip"],
                      what=f"fetch {branch} from {remote}")
@@ -243,13 +251,21 @@ def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host
                 old[path] = meta
             message = repo.run(["log", "-1", "--format=%B", tip], what="read the tip's message")
             foreign = TRAILER not in message
+            if not foreign:
+                tip_host = _published_host(repo, tip, message, "CNAME" in old)
         new_tree, new = _write_tree(repo, files)
         plan = diff(old, new)
-        outcome = PagesOutcome(plan, tip, foreign=foreign)
+        outcome = PagesOutcome(plan, tip, foreign=foreign, host=tip_host)
+        lost = plan.changed + plan.removed
+        if tip_host is not None and tip_host != host.lower() and not force:
+            raise ForeignContent(
+                f"{branch} at {remote} was published by acap for {tip_host}, not {host}"
+                + (f": publishing would replace or remove {len(lost)} of its files: "
+                   + ", ".join(sorted(lost)[:10]) + (" ..." if len(lost) > 10 else "")
+                   if lost else ""), outcome)
         if tip and plan.empty:
             say("up to date: no new commit")
             return outcome
-        lost = plan.changed + plan.removed
         if foreign and lost and not force:
             raise ForeignContent(
                 f"{branch} at {remote} holds {len(lost)} file(s) that acap did not "
@@ -262,7 +278,8 @@ def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host
         ident = {"GIT_AUTHOR_NAME": AUTHOR_NAME, "GIT_AUTHOR_EMAIL": AUTHOR_EMAIL,
                  "GIT_COMMITTER_NAME": AUTHOR_NAME, "GIT_COMMITTER_EMAIL": AUTHOR_EMAIL,
                  "GIT_AUTHOR_DATE": f"@{when} +0000", "GIT_COMMITTER_DATE": f"@{when} +0000"}
-        msg = f"Publish {host}\n\nBuilt and checked by acap {__version__}.\n\n{TRAILER}\n"
+        msg = (f"Publish {host}\n\nBuilt and checked by acap {__version__}.\n\n{TRAILER}\n"
+               f"{HOST_TRAILER}: {host.lower()}\n")
         args = ["commit-tree", "--no-gpg-sign", new_tree]
         if tip:
             args += ["-p", tip]
@@ -278,6 +295,28 @@ def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host
         return outcome
     finally:
         repo.close()
+
+
+def _published_host(repo: _Repo, tip: str, message: str, has_cname: bool) -> str | None:
+    """The host an acap commit published: its ``Published-host`` trailer (read with
+    git's own trailer parser); for commits of acap versions before that trailer, the
+    subject ``Publish <host>`` they always had, else the tree's ``CNAME``. ``None``
+    when none of these says."""
+    import re
+
+    trailer = repo.run(["log", "-1", f"--format=%(trailers:key={HOST_TRAILER},valueonly)", tip],
+                       what="read the tip's trailers").split()
+    if trailer:
+        return trailer[0].lower()
+    m = re.match(r"Publish (\S+)\n", message)
+    if m:
+        return m.group(1).lower()
+    if has_cname:
+        cname = repo.run(["cat-file", "blob", f"{tip}:CNAME"], what="read the tip's CNAME")
+        words = cname.split()
+        if words:
+            return words[0].lower()
+    return None
 
 
 def _write_tree(repo: _Repo, files: Mapping[str, bytes]) -> tuple[str, dict[str, str]]:

@@ -67,17 +67,41 @@ def pip_spec() -> str:
     url = info.get("url", "") if isinstance(info, dict) else ""
     if isinstance(vcs, dict) and vcs.get("vcs") == "git" and url.startswith("https://"):
         commit = vcs.get("commit_id") or vcs.get("requested_revision") or ""
-        return f"acap @ git+{url}" + (f"@{commit}" if commit else "")
+        spec = f"acap @ git+{url}" + (f"@{commit}" if commit else "")
+        # It goes into a YAML string and a comment line: no line breaks or controls.
+        return "" if any(ord(c) < 0x20 or c == "\x7f" for c in spec) else spec
     return ""
 
 
+def pip_comment(spec: str) -> list[str]:
+    """The comment above the workflow's install step: what it does with ``spec``
+    (see :func:`pip_spec`) as its default, so that the comment and the script agree."""
+    lines = ["Where pip gets acap: the repository variable ACAP_PIP_SPEC"]
+    if spec:
+        lines += ["if set (Settings > Secrets and variables > Actions > Variables),",
+                  f"else {spec}, the source acap init was run from."]
+    else:
+        lines += ["(Settings > Secrets and variables > Actions > Variables), e.g.",
+                  "acap @ git+https://github.com/OWNER/acap@COMMIT. acap init did not know",
+                  "where this acap came from, so there is no default: while the variable",
+                  "is empty, this step stops with an error."]
+    return lines
+
+
 def template_text(name: str) -> str:
-    """The text of one init template (a key of :data:`FILES`), with ``@ACAP_VERSION@``
-    and ``@ACAP_PIP_SPEC@`` (see :func:`pip_spec`) filled in."""
+    """The text of one init template (a key of :data:`FILES`), with ``@ACAP_VERSION@``,
+    ``@ACAP_PIP_SPEC@`` (see :func:`pip_spec`) and the comment line ``@ACAP_PIP_COMMENT@``
+    (see :func:`pip_comment`) filled in."""
+    import re
+
     raw = resources.files("acap").joinpath(f"data/init/{name}").read_text(encoding="utf-8")
     raw = raw.replace("@ACAP_VERSION@", __version__)
     if "@ACAP_PIP_SPEC@" in raw:
-        raw = raw.replace("@ACAP_PIP_SPEC@", pip_spec().replace("'", "''"))
+        spec = pip_spec()
+        raw = raw.replace("@ACAP_PIP_SPEC@", spec.replace("'", "''"))
+        raw = re.sub(r"^([ \t]*# )@ACAP_PIP_COMMENT@$",
+                     lambda m: "\n".join(m.group(1) + line for line in pip_comment(spec)),
+                     raw, flags=re.MULTILINE)
     return raw
 
 

@@ -94,6 +94,12 @@ class LiveCheck:
 
 def _get(url: str, connect_to: Mapping[str, str], timeout: float,
          max_bytes: int) -> Response:
+    """GET ``url``, through ``connect_to`` when its host is routed there.
+
+    A route is not a redirect: the response's ``url`` is given back at the
+    public origin (``https://example.com/...``), so that only a real redirect
+    (the server's own ``Location``) shows as one (``CARD-URL``).
+    """
     problem = url_problem(url)  # urlsplit below raises ValueError for https://[::1/x
     if problem:
         raise FetchError(url, problem)
@@ -102,8 +108,11 @@ def _get(url: str, connect_to: Mapping[str, str], timeout: float,
     if host in connect_to:
         base = connect_to[host].rstrip("/")
         local = base + (u.path or "/") + (f"?{u.query}" if u.query else "")
-        return fetch(local, timeout=timeout, max_bytes=max_bytes,
+        resp = fetch(local, timeout=timeout, max_bytes=max_bytes,
                      request_headers={"Host": u.netloc})
+        if resp.url.lower().startswith(base.lower() + "/"):
+            resp.url = f"{u.scheme}://{u.netloc}{resp.url[len(base):]}"
+        return resp
     return fetch(url, timeout=timeout, max_bytes=max_bytes)
 
 

@@ -10,6 +10,13 @@ the command line (``--host``, ``--remote``, ``--branch``, ``--dir``;
 * a **directory**: mirrored, stale files removed, swapped in atomically
   (:mod:`acap.dir_mirror`).
 
+acap never deletes or replaces what it did not publish without ``--force``
+(``PUBLISH-FOREIGN``): a branch whose tip is not acap's commit *for this host*,
+or files in a folder that the record of acap's last publish there (for this
+host) does not list. A folder that is, holds or lies inside the parts of an
+acap project (operator.yaml, ``.acap/``, templates/, site/, a private key) is
+refused even with ``--force`` (``PUBLISH-TARGET``).
+
 Nothing goes out unless every check passes for every host being published
 (:func:`preflight`, :mod:`acap.publish_checks`):
 
@@ -180,6 +187,7 @@ def publish(options: PublishOptions) -> PublishResult:
         reason (git's own message included); that target is left as it was
         and the other targets are still published.
     """
+    from .dir_mirror import ForeignFolder
     from .git_pages import ForeignContent, GitError, commit_date, publish_branch
 
     checked = preflight(options)
@@ -213,14 +221,26 @@ def publish(options: PublishOptions) -> PublishResult:
 
                 assert t.dir is not None
                 existed = t.dir.is_dir()
-                hr.plan = mirror(files, t.dir, dry_run=options.dry_run, progress=say)
+                hr.plan = mirror(files, t.dir, host=t.host, force=options.force,
+                                 dry_run=options.dry_run, progress=say)
                 hr.outcome = ("dry run" if options.dry_run else
                               "up to date" if hr.plan.empty and existed else "published")
         except ForeignContent as exc:
             hr.plan, hr.detail = exc.outcome.plan, str(exc)
+            other = exc.outcome.host
+            result.report.add(Finding(
+                "PUBLISH-FOREIGN", "error", str(exc), t.where,
+                f"one branch serves one host: publish {t.host} to a branch or repository of "
+                f"its own; acap publish --force replaces {other}'s site (it stays in the "
+                "branch's history)" if other and other != t.host.lower() else
+                "check the branch; acap publish --force replaces these files (they stay in "
+                "the branch's history)"))
+        except ForeignFolder as exc:
+            hr.plan, hr.detail = exc.plan, str(exc)
             result.report.add(Finding("PUBLISH-FOREIGN", "error", str(exc), t.where,
-                                      "check the branch; acap publish --force replaces these "
-                                      "files (they stay in the branch's history)"))
+                                      f"give the folder your web server serves for {t.host}; "
+                                      "if these files may go, acap publish --force deletes "
+                                      "them (a folder keeps no history: copy them first)"))
         except (GitError, OSError) as exc:
             hr.detail = str(exc)
             result.report.add(Finding("PUBLISH-FAILED", "error",

@@ -3,8 +3,9 @@
 One target per host, from ``hosts.<host>.publish`` in operator.yaml
 (``remote`` + ``branch``, or ``dir``), or from the command line (``--host``,
 ``--remote``, ``--branch``, ``--dir``). Mistakes (no target, a host not
-built, two hosts on one target, a directory that is the project itself) are
-``PUBLISH-TARGET`` findings.
+built, two hosts on one target, a directory that is, holds or lies inside the
+parts of an acap project, or holds a private key) are ``PUBLISH-TARGET``
+errors; built hosts a run leaves unpublished are ``PUBLISH-TARGET`` warnings.
 """
 
 from __future__ import annotations
@@ -119,6 +120,7 @@ def resolve_targets(cfg: Any, options: PublishOptions, site_hosts: list[str],
         hosts = [h.lower() for h in options.hosts]
     elif options.remote is not None or options.dir is not None:
         hosts = [card_host]
+        _warn_left_out(cfg, options, site_hosts, card_host, configured, report)
     else:
         hosts = [h for h in site_hosts if h in configured]
         for h in site_hosts:
@@ -156,6 +158,45 @@ def resolve_targets(cfg: Any, options: PublishOptions, site_hosts: list[str],
     return targets
 
 
+def person_entry_urls(cfg: Any) -> dict[str, str]:
+    """``{host: personEntry URL}`` of the card's on-request skills (first URL per host)."""
+    from urllib.parse import urlsplit
+
+    out: dict[str, str] = {}
+    for _ptr, skill in cfg.on_request_skills():
+        url = skill.get("personEntry")
+        if isinstance(url, str):
+            try:
+                host = (urlsplit(url).hostname or "").lower()
+            except ValueError:
+                continue
+            if host:
+                out.setdefault(host, url)
+    return out
+
+
+def _warn_left_out(cfg: Any, options: PublishOptions, site_hosts: list[str], card_host: str,
+                   configured: dict[str, dict[str, Any]], report: Report) -> None:
+    """``PUBLISH-TARGET`` warnings: ``--remote``/``--dir`` without ``--host`` publish the
+    card's host only; every other built host (the personEntry page's above all) is
+    named, with the command that publishes it."""
+    flag = "--remote" if options.remote is not None else "--dir"
+    entries = person_entry_urls(cfg)
+    for h in site_hosts:
+        if h == card_host:
+            continue
+        msg = f"site/{h}/ is not published: {flag} publishes only the card's host {card_host}"
+        if h in entries:
+            msg += f", and the card's personEntry {entries[h]} is on {h}"
+        if h in configured:
+            hint = f"acap publish --host {h} publishes it to its target in operator.yaml"
+        else:
+            what = "git URL" if flag == "--remote" else "folder"
+            hint = (f"publish it to a target of its own: acap publish --host {h} {flag} "
+                    f"<{what}> (or set hosts.{h}.publish in operator.yaml)")
+        report.add(Finding("PUBLISH-TARGET", "warning", msg, Location("command line"), hint))
+
+
 def _target_for(cfg: Any, host: str, pub: dict[str, Any], options: PublishOptions,
                 report: Report) -> Target | None:
     ptr = f"/hosts/{host}/publish"
@@ -190,6 +231,98 @@ def _inside(a: Path, b: Path) -> bool:
     return True
 
 
+#: Folders of an acap project that a mirror must never replace: its keys and build
+#: record (``.acap``), the templates the build reads, and site/ (acap build replaces it).
+PROJECT_PARTS = (".acap", "templates", "site")
+#: Files larger than this are not read for private keys (keys are a few kilobytes).
+_KEY_SCAN_LIMIT = 1024 * 1024
+
+
+def _is_project(folder: Path) -> bool:
+    """True for an acap project folder: it holds operator.yaml or an ``.acap`` folder."""
+    return (folder / "operator.yaml").is_file() or (folder / ".acap").is_dir()
+
+
+def _holds_private_key(path: Path) -> bool:
+    """A PEM private key block, or a JWK with private members (RFC 7518 §6) in JSON."""
+    import json
+
+    from .keys import PRIVATE_MEMBERS
+    from .publish_checks import PEM_PRIVATE, _private_jwks
+
+    try:
+        if path.stat().st_size > _KEY_SCAN_LIMIT:
+            return False
+        data = path.read_bytes()
+    except OSError:
+        return False
+    if PEM_PRIVATE.search(data):
+        return True
+    if data.lstrip()[:1] not in (b"{", b"["):
+        return False
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError):
+        return False
+    return next(_private_jwks(doc, "", PRIVATE_MEMBERS), None) is not None
+
+
+def project_content(folder: Path) -> str | None:
+    """What in ``folder`` a mirror must never delete, or ``None``: an acap project
+    (operator.yaml or ``.acap/``, at any depth) or a private key. Symbolic links
+    are not followed."""
+    import os
+
+    for name in ("operator.yaml", ".acap"):
+        if (folder / name).exists():
+            return f"it is an acap project (it holds {name})"
+    for dirpath, dirs, names in os.walk(folder):
+        here = Path(dirpath)
+        dirs.sort()
+        for d in dirs:
+            if d == ".acap":
+                rel = (here / d).relative_to(folder).as_posix()
+                return f"it holds an acap project's .acap folder ({rel})"
+        for n in sorted(names):
+            p = here / n
+            rel = p.relative_to(folder).as_posix()
+            if n == "operator.yaml":
+                return f"it holds an acap project ({rel})"
+            if not p.is_symlink() and _holds_private_key(p):
+                return f"it holds a private key ({rel})"
+    return None
+
+
+def _dir_problem(cfg: Any, site_dir: Path, target: Path) -> str | None:
+    """Why ``target`` may never be mirrored into, even with ``--force``; ``None`` if it may.
+
+    Refused: a folder that holds this project, site/, its keys or any other acap
+    project or private key; a folder inside site/ or inside the ``.acap``,
+    templates/ or site/ folder of any acap project; a symbolic link; a file.
+    A folder of its own inside a project (the GitHub workflow's ``_site``) is fine.
+    """
+    project = cfg.base_dir.absolute()
+    if _inside(project, target) or _inside(site_dir, target):
+        return "it holds your project (or site/): mirroring would delete it"
+    for key in (cfg.key_file, cfg.previous_keys_file):
+        if key.exists() and _inside(key, target):
+            return f"it holds your signing keys ({key}): mirroring would delete them"
+    if _inside(target, site_dir):
+        return "it is inside site/, which acap build replaces"
+    for above in target.absolute().parents:
+        if _is_project(above):
+            part = target.absolute().relative_to(above).parts[0]
+            if part in PROJECT_PARTS:
+                return f"it is inside {part}/ of the acap project {above}"
+    if target.is_symlink():
+        return "it is a symbolic link; give the folder it points to"
+    if target.exists() and not target.is_dir():
+        return "it is a file"
+    if target.is_dir() and (held := project_content(target)):
+        return f"{held}: mirroring would delete it"
+    return None
+
+
 def _check_target_conflicts(cfg: Any, options: PublishOptions, targets: list[Target],
                             report: Report) -> None:
     from .git_pages import check_branch_name
@@ -207,16 +340,7 @@ def _check_target_conflicts(cfg: Any, options: PublishOptions, targets: list[Tar
         else:
             assert t.dir is not None
             key = ("dir", str(t.dir.resolve()))
-            project = cfg.base_dir.absolute()
-            bad = None
-            if _inside(project, t.dir) or _inside(site_dir, t.dir):
-                bad = "it holds your project (or site/): mirroring would delete it"
-            elif _inside(t.dir, site_dir):
-                bad = "it is inside site/, which acap build replaces"
-            elif t.dir.is_symlink():
-                bad = "it is a symbolic link; give the folder it points to"
-            elif t.dir.exists() and not t.dir.is_dir():
-                bad = "it is a file"
+            bad = _dir_problem(cfg, site_dir, t.dir)
             if bad:
                 report.add(Finding("PUBLISH-TARGET", "error", f"cannot publish {t.host} into "
                                    f"{t.dir}: {bad}", t.where,

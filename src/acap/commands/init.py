@@ -34,7 +34,8 @@ def init(folder: Path) -> None:
         if not pip_spec():
             click.echo("note: the GitHub workflow needs to know where to install acap from: "
                        "set the repository variable ACAP_PIP_SPEC "
-                       "(e.g. acap @ git+https://github.com/OWNER/acap@COMMIT)", err=True)
+                       "(e.g. acap @ git+https://github.com/OWNER/acap@COMMIT); see "
+                       "README.md, Publishing > GitHub Actions", err=True)
     if result.created:
         where = "" if folder == Path(".") else f"cd {folder} && "
         click.echo(f"next: edit operator.yaml, then {where}acap build && acap serve")

@@ -27,7 +27,9 @@ from ._common import CONFIG_HELP, FORMATS, emit_report
               metavar="PATH", help="Mirror into this folder instead of the configured target.")
 @click.option("--dry-run", is_flag=True, help="List what would be added, changed and removed.")
 @click.option("--force", is_flag=True,
-              help="Replace files on a branch that acap did not publish (history is kept).")
+              help="Replace files acap did not publish there: on a branch (history is "
+                   "kept), or in a folder (deleted). Never a folder holding an acap project "
+                   "or a key.")
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True,
               help="How to print the result.")
 def publish(config: Path, site_dir: Path | None, hosts: tuple[str, ...], remote: str | None,
