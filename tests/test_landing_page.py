@@ -469,6 +469,34 @@ def test_an_override_that_is_not_the_same_for_everyone_fails(tmp_path: Path, sni
                for f in result.report.errors), result.report.format_text()
 
 
+@pytest.mark.parametrize("snippet", [
+    '<script src="https://cdn.example.net/a.js"></script>',
+    '<script src="/a.js"></script>',
+    '<script src="/a.js" />',
+    '<script type="application/ld+json" src="/data.json"></script>',
+    "<script>alert(1)</script>",
+])
+def test_a_script_in_an_override_is_one_finding(tmp_path: Path, snippet: str) -> None:
+    """Only the real finding: a script element is refused once, and its (empty or
+    program) text is not also reported as JSON-LD that is not valid JSON."""
+    result = run_build(_override(tmp_path, "footer.html", "<p>Thanks.</p>\n" + snippet + "\n"))
+    [f] = result.report.errors
+    assert f.rule == "PAGE-SAME-FOR-EVERYONE"
+    assert "the page runs no script" in f.message and "(line " in f.message
+    assert "JSON" not in f.message
+    if "src=" in snippet:
+        assert snippet.split('src="')[1].split('"')[0] in f.message
+
+
+def test_a_broken_json_ld_block_in_an_override_is_still_found(tmp_path: Path) -> None:
+    cfg = _override(tmp_path, "person-entry.html",
+                    '{% extends "acap/person-entry.html" %}\n'
+                    '{% block jsonld %}<script type="application/ld+json">{"a": </script>'
+                    "{% endblock %}\n")
+    [f] = run_build(cfg).report.errors
+    assert f.rule == "PAGE-SAME-FOR-EVERYONE" and "the JSON-LD is not valid JSON" in f.message
+
+
 def test_same_origin_images_are_allowed(tmp_path: Path) -> None:
     cfg = _override(tmp_path, "footer.html", '<img src="/logo.png" alt="Logo">\n')
     (tmp_path / "templates" / "person-entry.html").write_text(
