@@ -306,7 +306,7 @@ def test_an_incomplete_words_file_names_the_missing_key(tmp_path: Path) -> None:
     cfg = write_yaml(tmp_path, data)
     (tmp_path / "templates" / "words").mkdir(parents=True)
     de = _words_en().replace("howHeading: How to ask\n", "howHeadin: So fragen Sie uns\n")
-    de = de.replace("privacy: This page sets no cookies and runs no scripts.",
+    de = de.replace("privacy: This page sets no cookies and runs no programs in your browser.",
                     'privacy: "{operater} sets no cookies."')
     (tmp_path / "templates" / "words" / "de.yaml").write_text(de, encoding="utf-8")
     result = run_build(cfg)
@@ -374,6 +374,21 @@ def test_shipped_words_files_match_english() -> None:
                                 ref.words.texts)
         assert res.findings == [], tag
         assert res.words is not None and set(res.words.texts) == set(ref.words.texts)
+
+
+def test_no_words_file_says_the_page_has_no_scripts(example: Path) -> None:
+    """The page carries a <script type="application/ld+json"> data block, so acap's
+    words never claim "no scripts" in any language; they say it runs no programs."""
+    folder = templating.package_templates_dir() / "words"
+    for f in sorted(folder.glob("*.yaml")):
+        res = words.parse_words(f.stem, f.read_text("utf-8"), f.name, None)
+        assert res.words is not None
+        privacy = res.words.texts["privacy"].lower()
+        assert "script" not in privacy, f.name
+        assert "program" in privacy, f.name
+    s = scan(page_text(run_build(example), TALK))
+    assert [a.get("type") for t, a in s.tags if t == "script"] == ["application/ld+json"]
+    assert "This page sets no cookies and runs no programs in your browser." in s.all_text()
 
 
 # -- overrides ---------------------------------------------------------------------------
