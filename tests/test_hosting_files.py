@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pagetools import (
     example_data,
     headers_for,
@@ -129,3 +131,29 @@ def test_hosts_built_by_other_steps_get_nojekyll_and_headers_only(example: Path)
     schema = "/ext/on-request/v1/operator.schema.json"
     assert f"{host}{schema}" in result.files
     assert dict(headers_for(rules, schema))["Access-Control-Allow-Origin"] == "*"
+
+
+# -- the operator's own home page does not link to itself ----------------------------------
+
+def _website_links(html: str) -> list[dict[str, str]]:
+    return [a for a in scan(html).find("a")
+            if a.get("href", "").lower().startswith("https://example.com")]
+
+
+@pytest.mark.parametrize("website", ["https://example.com", "https://example.com/",
+                                     "https://Example.com/index.html"])
+def test_the_home_page_acap_writes_does_not_link_the_website_to_itself(
+        tmp_path: Path, website: str) -> None:
+    data = example_data()
+    data["operator"]["website"] = website
+    result = run_build(write_yaml(tmp_path, data))
+    assert result.report.ok(), result.report.format_text()
+    home = page_text(result, "example.com/index.html")
+    assert _website_links(home) == []
+    assert "<footer>\n<p>Example Memorial Chapel</p>" in home
+    [ld] = scan(page_text(result, "ask.example.com/talk/index.html")).jsonld()
+    assert ld["url"] == website  # the page's data still names the website
+    # every other page still links to it
+    for rel in ("example.com/404.html", "ask.example.com/index.html",
+                "ask.example.com/talk/index.html"):
+        assert _website_links(page_text(result, rel)) == [{"href": website}], rel

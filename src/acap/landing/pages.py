@@ -99,7 +99,8 @@ class PageInfo(NamedTuple):
 
 class OperatorInfo(NamedTuple):
     """``operator`` in templates: ``name``, ``website`` and ``website_href`` (the
-    website when it is an http(s) URL, else empty)."""
+    website when it is an http(s) URL and not the page being written, else empty:
+    the operator's own home page that acap writes does not link to itself)."""
 
     name: str
     website: str
@@ -368,10 +369,22 @@ class _Texts:
             else Text(str(s.get("description", "")).strip(), self.plan.base))
 
 
-def _operator(cfg: OperatorConfig) -> OperatorInfo:
+def _same_page(a: str, b: str) -> bool:
+    """Whether two http(s) URLs name the same page: scheme, query, fragment, a final
+    ``index.html`` and a trailing slash aside (``http://Example.com`` is
+    ``https://example.com/index.html``)."""
+    def key(url: str) -> tuple[str, str]:
+        u = urlsplit(url)
+        path = u.path[: -len("index.html")] if u.path.endswith("/index.html") else u.path
+        return (u.netloc.lower(), path.rstrip("/"))
+    return key(a) == key(b)
+
+
+def _operator(cfg: OperatorConfig, page_url: str) -> OperatorInfo:
     op = cfg.data.get("operator") or {}
     website = str(op.get("website", "")).strip()
-    href = website if urlsplit(website).scheme in ("https", "http") else ""
+    href = website if urlsplit(website).scheme in ("https", "http") and \
+        not _same_page(website, page_url) else ""
     return OperatorInfo(str(op.get("name", "")).strip(), website, href)
 
 
@@ -453,12 +466,13 @@ class Rendered:
 def _context(cfg: OperatorConfig, plan: Plan, lang: str, page: PageInfo,
              asks: tuple[Skill, ...], entries: tuple[Entry, ...]) -> dict[str, Any]:
     texts = _Texts(cfg, plan, lang)
-    op = _operator(cfg)
+    op = _operator(cfg, page.url)
     contact = _contact(cfg, texts, lang)
     intro = texts.get("intro", _page(cfg).get("intro"))
     c = cfg.data.get("contact") or {}
+    website = op.website if urlsplit(op.website).scheme in ("https", "http") else None
     data = jsonld.organization(
-        name=op.name, website=op.website_href or None, url=page.url,
+        name=op.name, website=website, url=page.url,
         phone=contact.phone.display if contact.phone else None, email=contact.email or None,
         address=contact.address.value if contact.address else None,
         hours=contact.hours.value if contact.hours else None,
