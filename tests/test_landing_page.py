@@ -28,6 +28,7 @@ from pagetools import (
 )
 
 TALK = "ask.example.com/talk/index.html"
+TALK_HTML = "ask.example.com/talk.html"  # the same page: GitHub Pages serves /talk from it
 TALK_FR = "ask.example.com/talk/fr/index.html"
 
 
@@ -42,6 +43,7 @@ def test_bundled_example_writes_the_person_entry_page(example: Path) -> None:
     assert result.report.ok(), result.report.format_text()
     page = example.parent / "site" / TALK
     assert page.is_file()
+    assert (example.parent / "site" / TALK_HTML).read_bytes() == page.read_bytes()
     s = scan(page.read_text(encoding="utf-8"))
     assert s.find("html")[0]["lang"] == "en"
     text = s.all_text()

@@ -1,9 +1,10 @@
 """The personEntry page (and the root and 404 pages of a host), from operator.yaml.
 
 For every on-request skill whose ``personEntry`` is an https address on a host
-acap builds, one page is written at that address: who the operator is, what
-can be asked there (the names and descriptions of the on-request skills with
-that personEntry, never their values), how to ask (``contact`` and the
+acap builds, one page is written at that address (``/talk`` at ``talk/index.html``
+and ``talk.html``, see :func:`html_twin`): who the operator is, what can be
+asked there (the names and descriptions of the on-request skills with that
+personEntry, never their values), how to ask (``contact`` and the
 ``reachesStaff`` skill) and that the operator gives this to the person who
 asks. What operator.yaml leaves out is left out of the page.
 
@@ -278,12 +279,41 @@ class EntryPage:
         return (urlsplit(self.url).hostname or "").lower()
 
 
+def html_twin(url: str) -> str | None:
+    """The second file a page at ``url`` is written to, or ``None``.
+
+    A personEntry with neither a trailing slash nor a file name
+    (``https://ask.example.com/talk``) is written at ``talk/index.html`` and, the
+    same bytes, at ``talk.html``: GitHub Pages answers ``/talk`` from ``talk.html``
+    with a 200 when that file exists, where a folder alone gets a 301 to ``/talk/``
+    (measured for every case by github.com/slorber/trailing-slash-guide,
+    docs/Hosting-Providers.md, and github.com/simonw/playing-with-github-pages);
+    Netlify, Cloudflare Pages and Vercel answer ``/talk`` without a redirect too,
+    and ``/talk/`` still finds ``talk/index.html``. The page's links are absolute
+    paths, so they work from either address.
+
+    ``https://ask.example.com/talk`` -> ``ask.example.com/talk.html``; ``None`` for
+    ``/talk/``, ``/``, ``/talk.html``.
+
+    Raises:
+        SitePathError: see :func:`acap.site.url_to_path`.
+    """
+    rel = url_to_path(url)
+    path = urlsplit(url).path
+    if not path.strip("/") or path.endswith("/") or not rel.endswith("/index.html"):
+        return None
+    return rel[: -len("/index.html")] + ".html"
+
+
 def entry_pages(cfg: OperatorConfig) -> list[EntryPage]:
     """Each https personEntry on a host acap builds (``cfg.hosts``), once, with its
     on-request skills in operator.yaml order. Addresses that are not https, are on
-    another host, or cannot be a file (checked elsewhere) are skipped."""
+    another host, or cannot be a file (checked elsewhere) are skipped. Two addresses
+    written to one file (``/talk`` and ``/talk/``; ``/talk`` and ``/talk.html``, see
+    :func:`html_twin`) are one page, at the first one's address."""
     hosts = cfg.hosts
     pages: dict[str, EntryPage] = {}
+    written_at: dict[str, str] = {}  # every file a page is written to -> its key in pages
     for ptr, s in cfg.on_request_skills():
         pe = s.get("personEntry")
         if not isinstance(pe, str):
@@ -298,7 +328,12 @@ def entry_pages(cfg: OperatorConfig) -> list[EntryPage]:
             continue
         if not rel.endswith((".html", ".htm")):
             continue  # names another kind of file: see not_a_page_findings
-        pages.setdefault(rel, EntryPage(url, rel)).skills.append((ptr, s))
+        twin = html_twin(url)
+        key = written_at.get(rel) or (written_at.get(twin) if twin else None) or rel
+        if key not in pages:
+            pages[key] = EntryPage(url, rel)
+            written_at.update({p: key for p in (rel, twin) if p})
+        pages[key].skills.append((ptr, s))
     return list(pages.values())
 
 
@@ -457,7 +492,8 @@ def _translation_warnings(cfg: OperatorConfig, plan: Plan, shown: list[dict[str,
 
 @dataclass
 class Rendered:
-    """Pages rendered for one operator: relative path -> (url or None, bytes)."""
+    """Pages rendered for one operator: ``files`` holds ``(relative path, url or None,
+    bytes)``; one url may be written at two paths (:func:`html_twin`)."""
 
     files: list[tuple[str, str | None, bytes]] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
@@ -559,7 +595,9 @@ def person_entry_pages(cfg: OperatorConfig, t: templating.Templates) -> Rendered
             html, found = render_page(cfg, t, "person-entry.html", ctx, ep.host)
             out.findings += found
             if html is not None:
-                out.files.append((url_to_path(url), url, html.encode("utf-8")))
+                data = html.encode("utf-8")
+                twin = html_twin(url)
+                out.files += [(rel, url, data) for rel in (url_to_path(url), twin) if rel]
     return out
 
 
@@ -614,13 +652,10 @@ def host_pages(cfg: OperatorConfig, t: templating.Templates, host: str, *, index
 
 
 def add_files(files: SiteFiles, rendered: Rendered) -> None:
-    """Add rendered pages to the build's files (by URL when they have one).
+    """Add rendered pages to the build's files, at their paths, with their URLs.
 
     Raises:
         SitePathError: two different files for one path.
     """
     for rel, url, data in rendered.files:
-        if url:
-            files.add(url, data)
-        else:
-            files.add_path(rel, data)
+        files.add_path(rel, data, url)
