@@ -96,10 +96,15 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Server
     data = example_data()
     data["page"] = {"languages": ["en", "fr"], "translations": {"fr": {
         "hours": "Du lundi au vendredi, de 9 h à 17 h",
-        "skills": {"service-pricing": {"name": "Coût des services",
-                                       "description": "Le coût des services de la chapelle."},
-                   "arrangement-booking": {"name": "Prendre rendez-vous",
-                                           "description": "Réserve un entretien."},
+        "skills": {"service-pricing": {
+                       "name": "Coût des services",
+                       "forPeople": "Ce que coûte chacun de nos services, et ce qu’il "
+                                    "comprend. Nous en parlons avec vous, à votre rythme."},
+                   "arrangement-booking": {
+                       "name": "Prendre rendez-vous",
+                       "forPeople": "Un moment avec l’un de nos conseillers funéraires pour "
+                                    "préparer ensemble les obsèques. Rien n’est réservé sans "
+                                    "votre accord."},
                    "speak-to-staff": {"name": "Parler à un membre du personnel",
                                       "description": "Un conseiller vous rappelle."}}}}}
     write_yaml(french, data)

@@ -3,10 +3,11 @@
 For every on-request skill whose ``personEntry`` is an https address on a host
 acap builds, one page is written at that address (``/talk`` at ``talk/index.html``
 and ``talk.html``, see :func:`html_twin`): who the operator is, what can be
-asked there (the names and descriptions of the on-request skills with that
-personEntry, never their values), how to ask (``contact`` and the
-``reachesStaff`` skill) and that the operator gives this to the person who
-asks. What operator.yaml leaves out is left out of the page.
+asked there (the names of the on-request skills with that personEntry and what
+they are, in words for people: ``forPeople``, see :mod:`.person_text`; never
+their values), how to ask (``contact`` and the ``reachesStaff`` skill) and that
+the operator gives this to the person who asks. What operator.yaml leaves out
+is left out of the page.
 
 Languages: ``page.languages`` (default ``[en]``) lists the page's languages;
 the first is the language operator.yaml's own texts are written in and its
@@ -33,7 +34,7 @@ from ..operator_config import OperatorConfig
 from ..person_entry import Phone, normalise_person_entry
 from ..person_entry import parse_phone as _parse_phone
 from ..site import SitePathError, url_to_path
-from . import csp, jsonld, templating
+from . import csp, jsonld, person_text, templating
 from .words import (
     REFERENCE,
     TAG_RE,
@@ -75,6 +76,10 @@ class Text(NamedTuple):
     def __str__(self) -> str:
         return self.value
 
+    def __bool__(self) -> bool:
+        """False for an empty text, so that ``{% if ask.description %}`` leaves it out."""
+        return bool(self.value)
+
 
 class Alternate(NamedTuple):
     """One language version of a page: ``lang`` tag, absolute ``url``, site ``path``,
@@ -110,7 +115,14 @@ class OperatorInfo(NamedTuple):
 
 class Skill(NamedTuple):
     """An entry of ``asks`` or ``staff``: the skill ``id``, ``name`` and ``description``
-    (:class:`Text`)."""
+    (:class:`Text`).
+
+    ``description`` is what the page says about the skill to the person reading it:
+    the skill's ``forPeople`` text, else its description (written for agents) without
+    the sentences that only say it is given on request
+    (:func:`acap.landing.person_text.clean_description`). It may be empty (false in
+    a template's ``{% if %}``) when the description said nothing else.
+    """
 
     id: str
     name: Text
@@ -394,14 +406,31 @@ class _Texts:
         return Text(base_value.strip(), self.plan.base)
 
     def skill(self, s: dict[str, Any]) -> Skill:
+        """The skill as this language's page shows it. Its text, first found of: the
+        translated ``forPeople``, the translated description (cleaned), the skill's own
+        ``forPeople``, its description (cleaned)."""
         tr = (self.block.get("skills") or {}).get(str(s.get("id"))) or {}
-        name, desc = tr.get("name"), tr.get("description")
+        name = tr.get("name")
         return Skill(
             str(s.get("id")),
             Text(name.strip(), self.lang) if isinstance(name, str) and name.strip()
             else Text(str(s.get("name", "")).strip(), self.plan.base),
-            Text(desc.strip(), self.lang) if isinstance(desc, str) and desc.strip()
-            else Text(str(s.get("description", "")).strip(), self.plan.base))
+            _person_text(tr, self.lang) or _person_text(s, self.plan.base)
+            or Text("", self.lang))
+
+
+def _blank(value: Any) -> bool:
+    return not isinstance(value, str) or not value.strip()
+
+
+def _person_text(block: Mapping[str, Any], lang: str) -> Text | None:
+    """``forPeople`` of a skill (or of its translation), else its cleaned
+    ``description``; ``None`` when it has neither."""
+    if not _blank(block.get("forPeople")):
+        return Text(" ".join(str(block["forPeople"]).split()), lang)
+    if not _blank(block.get("description")):
+        return Text(person_text.clean_description(str(block["description"])), lang)
+    return None
 
 
 def _same_page(a: str, b: str) -> bool:
@@ -477,8 +506,11 @@ def _translation_warnings(cfg: OperatorConfig, plan: Plan, shown: list[dict[str,
         tr_skills = block.get("skills") or {}
         for s in shown:
             tr = tr_skills.get(str(s.get("id"))) or {}
-            missing += [f"skills.{s.get('id')}.{k}" for k in ("name", "description")
-                        if not tr.get(k)]
+            if _blank(tr.get("name")):
+                missing.append(f"skills.{s.get('id')}.name")
+            if _person_text(s, plan.base) and _person_text(tr, lang) is None:
+                key = "description" if _blank(s.get("forPeople")) else "forPeople"
+                missing.append(f"skills.{s.get('id')}.{key}")
         if not missing:
             continue
         base = language_name(plan.base, "en") or plan.base
