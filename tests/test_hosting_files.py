@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pagetools import (
     example_data,
     headers_for,
@@ -129,3 +131,103 @@ def test_hosts_built_by_other_steps_get_nojekyll_and_headers_only(example: Path)
     schema = "/ext/on-request/v1/operator.schema.json"
     assert f"{host}{schema}" in result.files
     assert dict(headers_for(rules, schema))["Access-Control-Allow-Origin"] == "*"
+
+
+# -- /talk answers 200 on GitHub Pages: the page is also written at talk.html --------------
+
+def test_html_twin_of_a_person_entry() -> None:
+    from acap.landing.pages import html_twin
+
+    assert html_twin("https://ask.example.com/talk") == "ask.example.com/talk.html"
+    assert html_twin("https://Ask.Example.com/a/b") == "ask.example.com/a/b.html"
+    assert html_twin("https://ask.example.com/caf%C3%A9") == "ask.example.com/café.html"
+    for url in ("https://ask.example.com/talk/", "https://ask.example.com/",
+                "https://ask.example.com", "https://ask.example.com/talk.html",
+                "https://ask.example.com/talk/fr/"):
+        assert html_twin(url) is None, url
+
+
+def test_the_page_is_written_at_talk_html_and_talk_index_html(tmp_path: Path) -> None:
+    data = example_data()
+    data["page"] = {"languages": ["en", "fr"], "translations": {"fr": {}}}
+    result = run_build(write_yaml(tmp_path, data))
+    assert result.report.ok(), result.report.format_text()
+    pages = sorted(p for p in result.files if p.startswith("ask.example.com/talk"))
+    assert pages == ["ask.example.com/talk.html", "ask.example.com/talk/fr/index.html",
+                     "ask.example.com/talk/index.html"]
+    assert result.files["ask.example.com/talk.html"] == \
+        result.files["ask.example.com/talk/index.html"]
+    # one canonical address for both files; every link is an absolute path, so it
+    # works from /talk, /talk/ and /talk.html alike
+    for rel in ("ask.example.com/talk.html", "ask.example.com/talk/fr/index.html"):
+        s = scan(page_text(result, rel))
+        hrefs = [a["href"] for a in s.find("a")] + [a["href"] for a in s.find("link")]
+        assert all(h.startswith(("/", "https://", "tel:", "mailto:")) for h in hrefs), hrefs
+    s = scan(page_text(result, "ask.example.com/talk.html"))
+    assert s.find("link", rel="canonical") == [{"rel": "canonical",
+                                                "href": "https://ask.example.com/talk"}]
+    assert s.find("a", hreflang="fr")[0]["href"] == "/talk/fr/"
+    fr = scan(page_text(result, "ask.example.com/talk/fr/index.html"))
+    assert fr.find("a", hreflang="en")[0]["href"] == "/talk"
+
+
+def test_a_person_entry_with_a_slash_or_a_file_name_is_written_once(tmp_path: Path) -> None:
+    for entry, rel in (("https://ask.example.com/talk/", "ask.example.com/talk/index.html"),
+                       ("https://ask.example.com/talk.html", "ask.example.com/talk.html")):
+        data = example_data()
+        for s in data["skills"]:
+            if s.get("kind") == "on-request":
+                s["personEntry"] = entry
+        result = run_build(write_yaml(tmp_path, data))
+        assert result.report.ok(), result.report.format_text()
+        assert [p for p in result.files if p.startswith("ask.example.com/talk")] == [rel]
+        canonical = scan(page_text(result, rel)).find("link", rel="canonical")[0]["href"]
+        assert canonical == entry
+
+
+def test_talk_and_talk_html_as_two_person_entries_are_one_page(tmp_path: Path) -> None:
+    data = example_data()
+    data["skills"][2]["personEntry"] = "https://ask.example.com/talk.html"
+    result = run_build(write_yaml(tmp_path, data))
+    assert result.report.ok(), result.report.format_text()
+    html = page_text(result, "ask.example.com/talk.html")
+    assert html.encode() == result.files["ask.example.com/talk/index.html"]
+    text = scan(html).all_text()
+    assert "Service costs" in text and "Book an arrangement meeting" in text
+
+
+def test_headers_cover_talk_html_and_give_talk_once(example: Path) -> None:
+    result = run_build(example)
+    text = page_text(result, "ask.example.com/_headers")
+    rules = parse_headers(text)
+    assert [r for r, _ in rules].count("/talk") == 1
+    for path in ("/talk", "/talk.html", "/talk/", "/talk/index.html"):
+        got = headers_for(rules, path)
+        assert dict(got)["Cache-Control"] == "public, max-age=600", path
+        assert len(got) == len(dict(got)), path
+
+
+# -- the operator's own home page does not link to itself ----------------------------------
+
+def _website_links(html: str) -> list[dict[str, str]]:
+    return [a for a in scan(html).find("a")
+            if a.get("href", "").lower().startswith("https://example.com")]
+
+
+@pytest.mark.parametrize("website", ["https://example.com", "https://example.com/",
+                                     "https://Example.com/index.html"])
+def test_the_home_page_acap_writes_does_not_link_the_website_to_itself(
+        tmp_path: Path, website: str) -> None:
+    data = example_data()
+    data["operator"]["website"] = website
+    result = run_build(write_yaml(tmp_path, data))
+    assert result.report.ok(), result.report.format_text()
+    home = page_text(result, "example.com/index.html")
+    assert _website_links(home) == []
+    assert "<footer>\n<p>Example Memorial Chapel</p>" in home
+    [ld] = scan(page_text(result, "ask.example.com/talk/index.html")).jsonld()
+    assert ld["url"] == website  # the page's data still names the website
+    # every other page still links to it
+    for rel in ("example.com/404.html", "ask.example.com/index.html",
+                "ask.example.com/talk/index.html"):
+        assert _website_links(page_text(result, rel)) == [{"href": website}], rel

@@ -15,12 +15,15 @@ axe-playwright-python (axe.min.js, MPL-2.0), so nothing is fetched.
 from __future__ import annotations
 
 import functools
+import http.client
+import os
 import shutil
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
@@ -37,17 +40,38 @@ OUTPUT = REPO / "tests" / "output"
 WCAG21_AA = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}
 
 
-class _Quiet(SimpleHTTPRequestHandler):
+class PagesLike(SimpleHTTPRequestHandler):
+    """Answers paths in GitHub Pages' order, as measured by
+    github.com/slorber/trailing-slash-guide (docs/Hosting-Providers.md) and
+    github.com/simonw/playing-with-github-pages: ``/x`` is the file ``x``, else
+    ``x.html`` (200, no redirect, even when a folder ``x/`` exists too), else a
+    folder ``x/`` (301 to ``/x/``); ``/x/`` is ``x/index.html``; anything else is a 404
+    (no folder listings). test_the_test_server_resolves_paths_like_github_pages
+    checks it against that table."""
+
+    def send_head(self) -> Any:
+        path = urlsplit(self.path).path
+        if not path.endswith("/"):
+            fs = self.translate_path(path)
+            if not os.path.isfile(fs) and os.path.isfile(fs + ".html"):
+                self.path = path + ".html"
+        return super().send_head()
+
+    def list_directory(self, path: Any) -> None:
+        self.send_error(404, "File not found")
+        return None
+
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
 class Server:
-    """A host folder of site/ served on 127.0.0.1 (a free port), in a thread."""
+    """A host folder of site/ served on 127.0.0.1 (a free port), in a thread, the way
+    GitHub Pages resolves paths (:class:`PagesLike`)."""
 
     def __init__(self, folder: Path) -> None:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0),
-                                         functools.partial(_Quiet, directory=str(folder)))
+                                         functools.partial(PagesLike, directory=str(folder)))
         self.origin = f"http://127.0.0.1:{self.httpd.server_port}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
@@ -72,10 +96,15 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Server
     data = example_data()
     data["page"] = {"languages": ["en", "fr"], "translations": {"fr": {
         "hours": "Du lundi au vendredi, de 9 h à 17 h",
-        "skills": {"service-pricing": {"name": "Coût des services",
-                                       "description": "Le coût des services de la chapelle."},
-                   "arrangement-booking": {"name": "Prendre rendez-vous",
-                                           "description": "Réserve un entretien."},
+        "skills": {"service-pricing": {
+                       "name": "Coût des services",
+                       "forPeople": "Ce que coûte chacun de nos services, et ce qu’il "
+                                    "comprend. Nous en parlons avec vous, à votre rythme."},
+                   "arrangement-booking": {
+                       "name": "Prendre rendez-vous",
+                       "forPeople": "Un moment avec l’un de nos conseillers funéraires pour "
+                                    "préparer ensemble les obsèques. Rien n’est réservé sans "
+                                    "votre accord."},
                    "speak-to-staff": {"name": "Parler à un membre du personnel",
                                       "description": "Un conseiller vous rappelle."}}}}}
     write_yaml(french, data)
@@ -130,12 +159,71 @@ class Visit:
         return width
 
 
+def _status(server: Server, path: str) -> tuple[int, str | None, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", server.httpd.server_port, timeout=10)
+    try:
+        conn.request("GET", path)
+        resp = conn.getresponse()
+        return resp.status, resp.getheader("Location"), resp.read()
+    finally:
+        conn.close()
+
+
+def test_the_test_server_resolves_paths_like_github_pages(tmp_path: Path) -> None:
+    """The GitHub Pages row of the trailing-slash guide's table, on its own site."""
+    for rel in ("file.html", "folder/index.html", "both.html", "both/index.html"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(rel)
+    server = Server(tmp_path)
+    try:
+        table = {"/file": (200, "file.html"), "/file/": (404, None),
+                 "/file.html": (200, "file.html"), "/folder": (301, "/folder/"),
+                 "/folder/": (200, "folder/index.html"),
+                 "/folder/index.html": (200, "folder/index.html"),
+                 "/both": (200, "both.html"), "/both/": (200, "both/index.html"),
+                 "/both.html": (200, "both.html"), "/both/index.html": (200, "both/index.html")}
+        for path, (status, what) in table.items():
+            got, location, body = _status(server, path)
+            assert got == status, path
+            if status == 200:
+                assert body.decode() == what, path
+            elif status == 301:
+                assert location == what, path
+    finally:
+        server.close()
+
+
+def test_the_person_entry_address_answers_200_without_a_redirect(
+        browser: Browser, sites: dict[str, Server]) -> None:
+    """https://ask.example.com/talk itself is the page (talk.html), with no 301 to /talk/,
+    and its language links work from /talk, /talk/ and /talk/fr/ alike."""
+    origin = sites["french"].origin
+    for path in ("/talk", "/talk/"):
+        v = Visit(browser, origin + path)
+        try:
+            assert v.response is not None and v.response.status == 200, path
+            assert v.response.request.redirected_from is None, path
+            assert v.page.url == origin + path
+            v.page.get_by_role("link", name="Français").click()
+            v.page.wait_for_load_state()
+            assert v.page.url == origin + "/talk/fr/"
+            assert v.page.evaluate("document.documentElement.lang") == "fr"
+            v.page.get_by_role("link", name="English").click()
+            v.page.wait_for_load_state()
+            assert v.page.url == origin + "/talk"  # no redirect on the way back either
+            assert v.page.evaluate("document.documentElement.lang") == "en"
+        finally:
+            v.close()
+    assert _status(sites["french"], "/talk")[:2] == (200, None)
+    assert _status(sites["french"], "/talk/fr/")[:2] == (200, None)
+
+
 def test_the_page_asks_nothing_of_anyone(browser: Browser, sites: dict[str, Server]) -> None:
     origin = sites["bundled"].origin
     v = Visit(browser, origin + "/talk")
     try:
-        assert v.response is not None and v.response.ok
-        assert v.requests, "the page was loaded"
+        assert v.response is not None and v.response.status == 200
+        assert v.requests == [origin + "/talk"], "the page alone, with no redirect"
         assert [u for u in v.requests if not u.startswith(origin + "/")] == []
         assert v.context.cookies() == []
         assert v.page.evaluate("document.cookie") == ""

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from acap.landing import audit, jsonld, pages, templating, words
+from acap.landing import audit, jsonld, pages, person_text, templating, words
 from conftest import REPO
 from pagetools import (
     example_data,
@@ -28,6 +28,7 @@ from pagetools import (
 )
 
 TALK = "ask.example.com/talk/index.html"
+TALK_HTML = "ask.example.com/talk.html"  # the same page: GitHub Pages serves /talk from it
 TALK_FR = "ask.example.com/talk/fr/index.html"
 
 
@@ -42,13 +43,14 @@ def test_bundled_example_writes_the_person_entry_page(example: Path) -> None:
     assert result.report.ok(), result.report.format_text()
     page = example.parent / "site" / TALK
     assert page.is_file()
+    assert (example.parent / "site" / TALK_HTML).read_bytes() == page.read_bytes()
     s = scan(page.read_text(encoding="utf-8"))
     assert s.find("html")[0]["lang"] == "en"
     text = s.all_text()
-    # who, what (names and descriptions of the on-request skills), how, and why
+    # who, what (names and the forPeople texts of the on-request skills), how, and why
     assert "<h1>Example Memorial Chapel</h1>" in page.read_text(encoding="utf-8")
-    for words_ in ("Service costs", "Costs and inclusions of the chapel's services",
-                   "Book an arrangement meeting", "Checks director availability",
+    for words_ in ("Service costs", "What each of our services costs and what it includes",
+                   "Book an arrangement meeting", "sit down with one of our funeral directors",
                    "Speak to a member of staff", "Transfer to a funeral director",
                    "ask@example.com", "1 Example Street, Exampleton EX1 1AA",
                    "Monday to Friday 09:00 to 17:00", "Languages we speak English",
@@ -57,6 +59,9 @@ def test_bundled_example_writes_the_person_entry_page(example: Path) -> None:
     # a public skill and a sign-in skill are not on the page
     assert "Opening hours and location" not in text
     assert "Transfer status" not in text
+    # the descriptions written for agents are not shown to people
+    assert "Checks director availability" not in text
+    assert "Costs and inclusions" not in text
 
 
 def test_bundled_example_phone_is_international_and_rfc3966(example: Path) -> None:
@@ -118,6 +123,131 @@ def test_a_page_without_any_way_to_ask_is_a_warning(tmp_path: Path) -> None:
     assert "How to ask" not in s.all_text()
 
 
+# -- what the page says about a skill, for people -----------------------------------------
+
+def _without_for_people() -> dict[str, Any]:
+    data = example_data()
+    for s in data["skills"]:
+        s.pop("forPeople", None)
+    return data
+
+
+def test_for_people_is_shown_in_place_of_the_agent_description(tmp_path: Path) -> None:
+    data = example_data()
+    data["skills"][4]["forPeople"] = "Ring us and a funeral director will talk with you."
+    result = run_build(write_yaml(tmp_path, data))
+    assert result.report.ok(), result.report.format_text()
+    html = page_text(result, TALK)
+    assert "<h3>Book an arrangement meeting</h3>\n<p>A time to sit down with one of our " \
+        "funeral directors and plan the funeral together. We will find a time that suits " \
+        "you; nothing is booked until you say yes.</p>" in html
+    assert "<h3>Speak to a member of staff</h3>\n<p>Ring us and a funeral director will " \
+        "talk with you.</p>" in html
+    text = scan(html).all_text()
+    for agent_words in ("Checks director availability", "Costs and inclusions",
+                        "Transfer to a funeral director"):
+        assert agent_words not in text, agent_words
+    # the card keeps the descriptions, and has no forPeople
+    card = json.loads(result.files["example.com/.well-known/agent-card.json"])
+    [booking] = [s for s in card["skills"] if s["id"] == "arrangement-booking"]
+    assert booking["description"].startswith("Checks director availability")
+    assert "forPeople" not in json.dumps(card)
+
+
+def test_without_for_people_the_description_is_shown_without_restating_the_lead(
+        tmp_path: Path) -> None:
+    result = run_build(write_yaml(tmp_path, _without_for_people()))
+    assert result.report.ok(), result.report.format_text()
+    html = page_text(result, TALK)
+    # "Costs and inclusions of the chapel's services. Given to the person who asks, on
+    # request.": the second sentence only says what the lead says, and is dropped
+    assert "<h3>Service costs</h3>\n<p>Costs and inclusions of the chapel&#39;s services.</p>" \
+        in html
+    assert "Checks director availability and books an arrangement meeting. The person " \
+        "confirms the booking themselves." in html
+    text = scan(html).all_text()
+    assert "on request" not in text
+    # said twice in acap's words (the lead, "Why this page"), never a third time
+    assert text.count("to the person who asks") == 2
+
+
+def test_a_description_that_only_restates_the_lead_leaves_the_name_alone(
+        tmp_path: Path) -> None:
+    data = _without_for_people()
+    data["skills"][1]["description"] = "Given to the person who asks, on request."
+    result = run_build(write_yaml(tmp_path, data))
+    assert result.report.ok(), result.report.format_text()
+    html = page_text(result, TALK)
+    assert "<h3>Service costs</h3>\n</li>" in html
+    assert "<p></p>" not in html
+
+
+@pytest.mark.parametrize(("sentence", "restates"), [
+    ("Given to the person who asks, on request.", True),
+    ("Available on request.", True),
+    ("We give it to the person who asks.", True),
+    ("Given on request to the person who asks, at the address stated.", True),
+    ("Donné à la personne qui le demande, sur demande.", True),
+    ("Informations communiquées sur demande.", True),
+    ("Costs and inclusions of the chapel's services.", False),
+    ("The person confirms the booking themselves.", False),
+    ("Given to the family on request.", False),  # says to whom: more than the lead
+    ("Ask us.", False),
+    ("Given to the person.", False),  # no request, no asking
+    ("", False),
+])
+def test_what_counts_as_restating_the_lead(sentence: str, restates: bool) -> None:
+    assert person_text.only_restates_the_lead(sentence) is restates
+
+
+def test_clean_description_keeps_everything_else() -> None:
+    clean = person_text.clean_description
+    assert clean("Costs and inclusions of the chapel's services. Given to the person who\n"
+                 "  asks, on request.") == "Costs and inclusions of the chapel's services."
+    assert clean("Available on request. Prices of every service, and what each includes!") \
+        == "Prices of every service, and what each includes!"
+    assert clean("Given on request.") == ""
+    assert clean("What it costs") == "What it costs"
+
+
+def test_for_people_is_translated_like_the_other_page_texts(tmp_path: Path) -> None:
+    """A language's page takes, for each skill: its forPeople translation, else its
+    description translation, else the skill's own forPeople (marked as English)."""
+    data = example_data()
+    data["page"] = {"languages": ["en", "fr"], "translations": {"fr": {"hours": "9 h à 17 h",
+                                                                      "skills": {
+        "service-pricing": {"name": "Coût des services",
+                            "forPeople": "Ce que coûte chacun de nos services."},
+        "arrangement-booking": {"name": "Prendre rendez-vous",
+                                "description": "Réserve un entretien. Donné à la personne "
+                                               "qui le demande, sur demande."},
+        "speak-to-staff": {"name": "Parler à quelqu'un"}}}}}
+    result = run_build(write_yaml(tmp_path, data))
+    assert result.report.ok(), result.report.format_text()
+    fr = page_text(result, TALK_FR)
+    assert "<h3>Coût des services</h3>\n<p>Ce que coûte chacun de nos services.</p>" in fr
+    assert "<h3>Prendre rendez-vous</h3>\n<p>Réserve un entretien.</p>" in fr
+    assert '<p lang="en">Transfer to a funeral director' in fr
+    [w] = [f for f in result.report.warnings if f.rule == "PAGE-TRANSLATION"]
+    assert w.message == "the fr page shows skills.speak-to-staff.description in English"
+    data["skills"][4]["forPeople"] = "Ring us."
+    again = run_build(write_yaml(tmp_path, data))
+    [w] = [f for f in again.report.warnings if f.rule == "PAGE-TRANSLATION"]
+    assert w.message == "the fr page shows skills.speak-to-staff.forPeople in English"
+    assert '<p lang="en">Ring us.</p>' in page_text(again, TALK_FR)
+
+
+def test_for_people_must_be_text_on_its_line(tmp_path: Path) -> None:
+    data = example_data()
+    data["skills"][1]["forPeople"] = ["What it costs"]
+    cfg = write_yaml(tmp_path, data)
+    result = run_build(cfg)
+    [f] = result.report.errors
+    assert f.rule == "SCHEMA-TYPE"
+    line = next(i for i, t in enumerate(cfg.read_text().splitlines(), 1) if "forPeople" in t)
+    assert f.location.line in (line, line + 1)
+
+
 # -- structured data ---------------------------------------------------------------------
 
 def test_jsonld_describes_the_business_and_its_contact_point(example: Path) -> None:
@@ -167,11 +297,14 @@ def _everything_set_to(payload: str) -> dict[str, Any]:
     for s in data["skills"]:
         s["name"] = payload
         s["description"] = payload
-    data["contact"].update(email=payload, address=payload, hours=payload,
+        s.pop("forPeople", None)
+    data["skills"][1]["forPeople"] = payload  # the page's text for one skill, descriptions
+    data["contact"].update(email=payload, address=payload, hours=payload,  # for the others
                            languages=["en", payload])
     tr = {"intro": payload, "hours": payload, "address": payload,
           "skills": {s["id"]: {"name": payload, "description": payload}
                      for s in data["skills"]}}
+    tr["skills"][data["skills"][1]["id"]]["forPeople"] = payload
     data["page"] = {"languages": ["en", "fr"], "intro": payload, "translations": {"fr": tr}}
     return data
 
@@ -261,7 +394,7 @@ def test_an_untranslated_text_is_marked_with_its_language_and_warned(tmp_path: P
     result = run_build(cfg)
     assert result.report.ok()
     [w] = [f for f in result.report.warnings if f.rule == "PAGE-TRANSLATION"]
-    assert "skills.service-pricing.description" in w.message and "in English" in w.message
+    assert "skills.service-pricing.forPeople" in w.message and "in English" in w.message
     assert "skills.arrangement-booking.name" in w.message
     fr = scan(page_text(result, TALK_FR))
     assert {"lang": "en"} in fr.find("h3")  # Book an arrangement meeting, in English
@@ -306,7 +439,7 @@ def test_an_incomplete_words_file_names_the_missing_key(tmp_path: Path) -> None:
     cfg = write_yaml(tmp_path, data)
     (tmp_path / "templates" / "words").mkdir(parents=True)
     de = _words_en().replace("howHeading: How to ask\n", "howHeadin: So fragen Sie uns\n")
-    de = de.replace("privacy: This page sets no cookies and runs no scripts.",
+    de = de.replace("privacy: This page sets no cookies and runs no programs in your browser.",
                     'privacy: "{operater} sets no cookies."')
     (tmp_path / "templates" / "words" / "de.yaml").write_text(de, encoding="utf-8")
     result = run_build(cfg)
@@ -374,6 +507,21 @@ def test_shipped_words_files_match_english() -> None:
                                 ref.words.texts)
         assert res.findings == [], tag
         assert res.words is not None and set(res.words.texts) == set(ref.words.texts)
+
+
+def test_no_words_file_says_the_page_has_no_scripts(example: Path) -> None:
+    """The page carries a <script type="application/ld+json"> data block, so acap's
+    words never claim "no scripts" in any language; they say it runs no programs."""
+    folder = templating.package_templates_dir() / "words"
+    for f in sorted(folder.glob("*.yaml")):
+        res = words.parse_words(f.stem, f.read_text("utf-8"), f.name, None)
+        assert res.words is not None
+        privacy = res.words.texts["privacy"].lower()
+        assert "script" not in privacy, f.name
+        assert "program" in privacy, f.name
+    s = scan(page_text(run_build(example), TALK))
+    assert [a.get("type") for t, a in s.tags if t == "script"] == ["application/ld+json"]
+    assert "This page sets no cookies and runs no programs in your browser." in s.all_text()
 
 
 # -- overrides ---------------------------------------------------------------------------
@@ -467,6 +615,34 @@ def test_an_override_that_is_not_the_same_for_everyone_fails(tmp_path: Path, sni
     assert not result.report.ok()
     assert any(f.rule == "PAGE-SAME-FOR-EVERYONE" and says in f.message
                for f in result.report.errors), result.report.format_text()
+
+
+@pytest.mark.parametrize("snippet", [
+    '<script src="https://cdn.example.net/a.js"></script>',
+    '<script src="/a.js"></script>',
+    '<script src="/a.js" />',
+    '<script type="application/ld+json" src="/data.json"></script>',
+    "<script>alert(1)</script>",
+])
+def test_a_script_in_an_override_is_one_finding(tmp_path: Path, snippet: str) -> None:
+    """Only the real finding: a script element is refused once, and its (empty or
+    program) text is not also reported as JSON-LD that is not valid JSON."""
+    result = run_build(_override(tmp_path, "footer.html", "<p>Thanks.</p>\n" + snippet + "\n"))
+    [f] = result.report.errors
+    assert f.rule == "PAGE-SAME-FOR-EVERYONE"
+    assert "the page runs no script" in f.message and "(line " in f.message
+    assert "JSON" not in f.message
+    if "src=" in snippet:
+        assert snippet.split('src="')[1].split('"')[0] in f.message
+
+
+def test_a_broken_json_ld_block_in_an_override_is_still_found(tmp_path: Path) -> None:
+    cfg = _override(tmp_path, "person-entry.html",
+                    '{% extends "acap/person-entry.html" %}\n'
+                    '{% block jsonld %}<script type="application/ld+json">{"a": </script>'
+                    "{% endblock %}\n")
+    [f] = run_build(cfg).report.errors
+    assert f.rule == "PAGE-SAME-FOR-EVERYONE" and "the JSON-LD is not valid JSON" in f.message
 
 
 def test_same_origin_images_are_allowed(tmp_path: Path) -> None:

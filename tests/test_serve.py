@@ -89,6 +89,25 @@ def test_folder_without_slash_redirects_like_pages(served: tuple[PreviewServer, 
     assert status == 301 and headers["location"] == "/.well-known/"
 
 
+def test_page_without_slash_is_answered_from_its_html_file_like_pages(
+        served: tuple[PreviewServer, Path]) -> None:
+    """GitHub Pages answers /talk from talk.html, with no redirect, when it exists
+    (github.com/slorber/trailing-slash-guide: /both is 200), and /talk/ from
+    talk/index.html; the preview does the same."""
+    server, config = served
+    site = config.parent / "site" / "ask.example.com"
+    status, headers, body = _get(server, "/talk", "ask.example.com")
+    assert status == 200 and "location" not in headers
+    assert body == (site / "talk.html").read_bytes()
+    assert headers["content-type"] == "text/html; charset=utf-8"
+    status, _, body = _get(server, "/talk/", "ask.example.com")
+    assert status == 200 and body == (site / "talk" / "index.html").read_bytes()
+    (site / "talk.html").unlink()  # a folder alone: redirected, as on Pages
+    status, headers, _ = _get(server, "/talk", "ask.example.com")
+    assert status == 301 and headers["location"] == "/talk/"
+    assert _get(server, "/index", "ask.example.com")[0] == 200  # index.html, as on Pages
+
+
 def test_host_header_parsing() -> None:
     hosts = ["example.com", "ask.example.com"]
     assert host_from_header("ASK.example.com.localhost:8000", hosts, "example.com") == \

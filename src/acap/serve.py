@@ -13,7 +13,8 @@ serves many sites on one address):
 Responses imitate GitHub Pages where it matters to A2A clients:
 ``.json`` as ``application/json``, ``Access-Control-Allow-Origin: *`` on
 every answer, ``Cache-Control: max-age=600``, a strong ``ETag`` (and ``304``
-for ``If-None-Match``), ``/dir`` redirected to ``/dir/``, and the host's
+for ``If-None-Match``), ``/page`` answered from ``page.html`` when it exists,
+else ``/dir`` redirected to ``/dir/``, and the host's
 ``404.html`` for missing pages. Only files inside a host folder are served:
 never the build manifest, never anything outside site/.
 
@@ -191,7 +192,10 @@ def _make_handler(server: PreviewServer, log: Callable[[str], None] | None) -> t
                            body)
                 return
             target = root.joinpath(*parts)
-            if target.is_dir():
+            html = target.with_name(target.name + ".html") if parts else target
+            if not raw.endswith("/") and not target.is_file() and html.is_file():
+                target = html  # GitHub Pages answers /talk from talk.html, before /talk/
+            elif target.is_dir():
                 if not raw.endswith("/"):
                     self._send(HTTPStatus.MOVED_PERMANENTLY, b"", "text/plain", body,
                                {"Location": raw + "/"})

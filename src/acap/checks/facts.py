@@ -98,9 +98,10 @@ class SkillFacts:
     def texts(self) -> Iterator[tuple[str, str, str]]:
         """The skill's text as the card shows it (OR-3.9): ``(pointer, field, text)``.
 
-        Fields: name, description, each tag, each example.
+        Fields: name, description, each tag, each example; and forPeople, which the
+        personEntry page shows (operator.yaml only).
         """
-        for name in ("name", "description"):
+        for name in ("name", "description", "forPeople"):
             v = self.data.get(name)
             if isinstance(v, str):
                 yield pointer_join(self.ptr, name), name, v

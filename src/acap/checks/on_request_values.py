@@ -12,7 +12,7 @@ publishes (keep it out of version control; ``.gitignore`` lists it)::
 
 Then:
 
-* a value found in the text of any skill (name, description, tags, examples) is
+* a value found in the text of any skill (name, description, forPeople, tags, examples) is
   an error at that line (:func:`skill_text`);
 * a value found in any file of the built site (card, pages, anything a later
   build step adds) is an error (:func:`published_files`, run by ``acap build``
@@ -47,7 +47,7 @@ PRIVATE_SCHEMA = "operator-private.schema.json"
 #: Values shorter than this would match everywhere; they are refused.
 MIN_VALUE_LENGTH = 3
 
-_SKILL_TEXT = re.compile(r"/skills/[0-9]+/(name|description|tags|examples)(/|$)")
+_SKILL_TEXT = re.compile(r"/skills/[0-9]+/(name|description|forPeople|tags|examples)(/|$)")
 _SPACES = re.compile(r"[\s\u00a0\u202f\u2009]+")
 _NUMBER = re.compile(r"\d(?:[\d.,'\u00a0\u202f ]*\d)?")
 _SYMBOLS = "$£€¥₹₽₺₩₪₫฿₴₦₱₲₡₵"

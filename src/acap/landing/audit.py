@@ -24,11 +24,12 @@ RULE = "PAGE-SAME-FOR-EVERYONE"
 CSP_TEMPLATE, style_hash, content_security_policy = _csp.CSP_TEMPLATE, _csp.style_hash, \
     _csp.content_security_policy
 
-#: Attributes through which an element makes the browser fetch something.
+#: Attributes through which an element makes the browser fetch something (``<script>``
+#: is refused outright, whatever it loads).
 _FETCHING = {
     "img": ("src", "srcset"), "source": ("src", "srcset"), "video": ("src", "poster"),
     "audio": ("src",), "track": ("src",), "iframe": ("src",), "frame": ("src",),
-    "embed": ("src",), "object": ("data",), "script": ("src",), "input": ("src",),
+    "embed": ("src",), "object": ("data",), "input": ("src",),
     "image": ("href",), "use": ("href",),
 }
 #: ``<link rel=...>`` values that fetch (or connect) at load time.
@@ -58,6 +59,7 @@ class _Scan(HTMLParser):
         self._in: str | None = None
         self._buf: list[str] = []
         self._script_line = 0
+        self._data_block = False  # the open <script> is JSON-LD data (checked as JSON)
 
     def _problem(self, msg: str) -> None:
         self.problems.append(Problem(self.getpos()[0], msg))
@@ -81,8 +83,14 @@ class _Scan(HTMLParser):
             self._problem(f"<{tag}> has a style= attribute, which the page's "
                           "Content-Security-Policy blocks: put the rule in page.css")
         if tag == "script":
-            if a.get("type", "").lower() != "application/ld+json" or "src" in a:
-                self._problem("a <script> element: the page runs no script (only "
+            # One finding per script element: a script is refused whatever it loads, so
+            # its src is named here rather than again as a file from another origin, and
+            # only a data block's text is checked as JSON.
+            self._data_block = a.get("type", "").strip().lower() == "application/ld+json" \
+                and "src" not in a
+            if not self._data_block:
+                what = f"<script src=\"{a['src']}\">" if "src" in a else "a <script> element"
+                self._problem(f"{what}: the page runs no script (only "
                               "type=\"application/ld+json\" data is allowed)")
             self._in, self._buf, self._script_line = "script", [], self.getpos()[0]
         elif tag == "style":
@@ -132,6 +140,8 @@ class _Scan(HTMLParser):
         elif tag == "script" and self._in == "script":
             text = "".join(self._buf)
             self._in = None
+            if not self._data_block:
+                return  # already refused in handle_starttag; its text is not JSON-LD
             try:
                 json.loads(text)
             except ValueError:

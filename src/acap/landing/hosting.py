@@ -76,21 +76,25 @@ def headers_file(files: SiteFiles, host: str, policy: CachePolicy) -> bytes:
         if p.endswith(".json"):
             lines += ["", f"/{p}", "  Access-Control-Allow-Origin: *",
                       f"  Cache-Control: {_cache_control(policy.card)}"]
+    # Each page under every path it is served at; a path once (talk.html and
+    # talk/index.html are both served at /talk), so no header is given twice.
+    page_rules: dict[str, None] = {}
     for p in paths:
         if not p.endswith(".html") or p == "404.html":
             continue
         folder = p[: -len("index.html")] if p.endswith("index.html") else None
         if folder is None:
-            lines += ["", f"/{p}", f"  Cache-Control: {_cache_control(policy.pages)}"]
+            # /talk.html is served at /talk.html and, by these hosts, at /talk.
+            page_rules.update(dict.fromkeys((f"/{p}", f"/{p[: -len('.html')]}")))
         elif folder == "":
-            lines += ["", "/", f"  Cache-Control: {_cache_control(policy.pages)}",
-                      "", "/index.html", f"  Cache-Control: {_cache_control(policy.pages)}"]
+            page_rules.update(dict.fromkeys(("/", "/index.html")))
         else:
             # /talk/index.html is served at /talk, /talk/ and /talk/index.html;
             # a folder inside it (/talk/fr/) has its own rules, so no /talk/*.
             base = "/" + folder.rstrip("/")
-            for rule in (base, base + "/", base + "/index.html"):
-                lines += ["", rule, f"  Cache-Control: {_cache_control(policy.pages)}"]
+            page_rules.update(dict.fromkeys((base, base + "/", base + "/index.html")))
+    for rule in page_rules:
+        lines += ["", rule, f"  Cache-Control: {_cache_control(policy.pages)}"]
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 

@@ -1,11 +1,13 @@
 """The personEntry page (and the root and 404 pages of a host), from operator.yaml.
 
 For every on-request skill whose ``personEntry`` is an https address on a host
-acap builds, one page is written at that address: who the operator is, what
-can be asked there (the names and descriptions of the on-request skills with
-that personEntry, never their values), how to ask (``contact`` and the
-``reachesStaff`` skill) and that the operator gives this to the person who
-asks. What operator.yaml leaves out is left out of the page.
+acap builds, one page is written at that address (``/talk`` at ``talk/index.html``
+and ``talk.html``, see :func:`html_twin`): who the operator is, what can be
+asked there (the names of the on-request skills with that personEntry and what
+they are, in words for people: ``forPeople``, see :mod:`.person_text`; never
+their values), how to ask (``contact`` and the ``reachesStaff`` skill) and that
+the operator gives this to the person who asks. What operator.yaml leaves out
+is left out of the page.
 
 Languages: ``page.languages`` (default ``[en]``) lists the page's languages;
 the first is the language operator.yaml's own texts are written in and its
@@ -32,7 +34,7 @@ from ..operator_config import OperatorConfig
 from ..person_entry import Phone, normalise_person_entry
 from ..person_entry import parse_phone as _parse_phone
 from ..site import SitePathError, url_to_path
-from . import csp, jsonld, templating
+from . import csp, jsonld, person_text, templating
 from .words import (
     REFERENCE,
     TAG_RE,
@@ -74,6 +76,10 @@ class Text(NamedTuple):
     def __str__(self) -> str:
         return self.value
 
+    def __bool__(self) -> bool:
+        """False for an empty text, so that ``{% if ask.description %}`` leaves it out."""
+        return bool(self.value)
+
 
 class Alternate(NamedTuple):
     """One language version of a page: ``lang`` tag, absolute ``url``, site ``path``,
@@ -99,7 +105,8 @@ class PageInfo(NamedTuple):
 
 class OperatorInfo(NamedTuple):
     """``operator`` in templates: ``name``, ``website`` and ``website_href`` (the
-    website when it is an http(s) URL, else empty)."""
+    website when it is an http(s) URL and not the page being written, else empty:
+    the operator's own home page that acap writes does not link to itself)."""
 
     name: str
     website: str
@@ -108,7 +115,14 @@ class OperatorInfo(NamedTuple):
 
 class Skill(NamedTuple):
     """An entry of ``asks`` or ``staff``: the skill ``id``, ``name`` and ``description``
-    (:class:`Text`)."""
+    (:class:`Text`).
+
+    ``description`` is what the page says about the skill to the person reading it:
+    the skill's ``forPeople`` text, else its description (written for agents) without
+    the sentences that only say it is given on request
+    (:func:`acap.landing.person_text.clean_description`). It may be empty (false in
+    a template's ``{% if %}``) when the description said nothing else.
+    """
 
     id: str
     name: Text
@@ -277,12 +291,41 @@ class EntryPage:
         return (urlsplit(self.url).hostname or "").lower()
 
 
+def html_twin(url: str) -> str | None:
+    """The second file a page at ``url`` is written to, or ``None``.
+
+    A personEntry with neither a trailing slash nor a file name
+    (``https://ask.example.com/talk``) is written at ``talk/index.html`` and, the
+    same bytes, at ``talk.html``: GitHub Pages answers ``/talk`` from ``talk.html``
+    with a 200 when that file exists, where a folder alone gets a 301 to ``/talk/``
+    (measured for every case by github.com/slorber/trailing-slash-guide,
+    docs/Hosting-Providers.md, and github.com/simonw/playing-with-github-pages);
+    Netlify, Cloudflare Pages and Vercel answer ``/talk`` without a redirect too,
+    and ``/talk/`` still finds ``talk/index.html``. The page's links are absolute
+    paths, so they work from either address.
+
+    ``https://ask.example.com/talk`` -> ``ask.example.com/talk.html``; ``None`` for
+    ``/talk/``, ``/``, ``/talk.html``.
+
+    Raises:
+        SitePathError: see :func:`acap.site.url_to_path`.
+    """
+    rel = url_to_path(url)
+    path = urlsplit(url).path
+    if not path.strip("/") or path.endswith("/") or not rel.endswith("/index.html"):
+        return None
+    return rel[: -len("/index.html")] + ".html"
+
+
 def entry_pages(cfg: OperatorConfig) -> list[EntryPage]:
     """Each https personEntry on a host acap builds (``cfg.hosts``), once, with its
     on-request skills in operator.yaml order. Addresses that are not https, are on
-    another host, or cannot be a file (checked elsewhere) are skipped."""
+    another host, or cannot be a file (checked elsewhere) are skipped. Two addresses
+    written to one file (``/talk`` and ``/talk/``; ``/talk`` and ``/talk.html``, see
+    :func:`html_twin`) are one page, at the first one's address."""
     hosts = cfg.hosts
     pages: dict[str, EntryPage] = {}
+    written_at: dict[str, str] = {}  # every file a page is written to -> its key in pages
     for ptr, s in cfg.on_request_skills():
         pe = s.get("personEntry")
         if not isinstance(pe, str):
@@ -297,7 +340,12 @@ def entry_pages(cfg: OperatorConfig) -> list[EntryPage]:
             continue
         if not rel.endswith((".html", ".htm")):
             continue  # names another kind of file: see not_a_page_findings
-        pages.setdefault(rel, EntryPage(url, rel)).skills.append((ptr, s))
+        twin = html_twin(url)
+        key = written_at.get(rel) or (written_at.get(twin) if twin else None) or rel
+        if key not in pages:
+            pages[key] = EntryPage(url, rel)
+            written_at.update({p: key for p in (rel, twin) if p})
+        pages[key].skills.append((ptr, s))
     return list(pages.values())
 
 
@@ -358,20 +406,49 @@ class _Texts:
         return Text(base_value.strip(), self.plan.base)
 
     def skill(self, s: dict[str, Any]) -> Skill:
+        """The skill as this language's page shows it. Its text, first found of: the
+        translated ``forPeople``, the translated description (cleaned), the skill's own
+        ``forPeople``, its description (cleaned)."""
         tr = (self.block.get("skills") or {}).get(str(s.get("id"))) or {}
-        name, desc = tr.get("name"), tr.get("description")
+        name = tr.get("name")
         return Skill(
             str(s.get("id")),
             Text(name.strip(), self.lang) if isinstance(name, str) and name.strip()
             else Text(str(s.get("name", "")).strip(), self.plan.base),
-            Text(desc.strip(), self.lang) if isinstance(desc, str) and desc.strip()
-            else Text(str(s.get("description", "")).strip(), self.plan.base))
+            _person_text(tr, self.lang) or _person_text(s, self.plan.base)
+            or Text("", self.lang))
 
 
-def _operator(cfg: OperatorConfig) -> OperatorInfo:
+def _blank(value: Any) -> bool:
+    return not isinstance(value, str) or not value.strip()
+
+
+def _person_text(block: Mapping[str, Any], lang: str) -> Text | None:
+    """``forPeople`` of a skill (or of its translation), else its cleaned
+    ``description``; ``None`` when it has neither."""
+    if not _blank(block.get("forPeople")):
+        return Text(" ".join(str(block["forPeople"]).split()), lang)
+    if not _blank(block.get("description")):
+        return Text(person_text.clean_description(str(block["description"])), lang)
+    return None
+
+
+def _same_page(a: str, b: str) -> bool:
+    """Whether two http(s) URLs name the same page: scheme, query, fragment, a final
+    ``index.html`` and a trailing slash aside (``http://Example.com`` is
+    ``https://example.com/index.html``)."""
+    def key(url: str) -> tuple[str, str]:
+        u = urlsplit(url)
+        path = u.path[: -len("index.html")] if u.path.endswith("/index.html") else u.path
+        return (u.netloc.lower(), path.rstrip("/"))
+    return key(a) == key(b)
+
+
+def _operator(cfg: OperatorConfig, page_url: str) -> OperatorInfo:
     op = cfg.data.get("operator") or {}
     website = str(op.get("website", "")).strip()
-    href = website if urlsplit(website).scheme in ("https", "http") else ""
+    href = website if urlsplit(website).scheme in ("https", "http") and \
+        not _same_page(website, page_url) else ""
     return OperatorInfo(str(op.get("name", "")).strip(), website, href)
 
 
@@ -429,8 +506,11 @@ def _translation_warnings(cfg: OperatorConfig, plan: Plan, shown: list[dict[str,
         tr_skills = block.get("skills") or {}
         for s in shown:
             tr = tr_skills.get(str(s.get("id"))) or {}
-            missing += [f"skills.{s.get('id')}.{k}" for k in ("name", "description")
-                        if not tr.get(k)]
+            if _blank(tr.get("name")):
+                missing.append(f"skills.{s.get('id')}.name")
+            if _person_text(s, plan.base) and _person_text(tr, lang) is None:
+                key = "description" if _blank(s.get("forPeople")) else "forPeople"
+                missing.append(f"skills.{s.get('id')}.{key}")
         if not missing:
             continue
         base = language_name(plan.base, "en") or plan.base
@@ -444,7 +524,8 @@ def _translation_warnings(cfg: OperatorConfig, plan: Plan, shown: list[dict[str,
 
 @dataclass
 class Rendered:
-    """Pages rendered for one operator: relative path -> (url or None, bytes)."""
+    """Pages rendered for one operator: ``files`` holds ``(relative path, url or None,
+    bytes)``; one url may be written at two paths (:func:`html_twin`)."""
 
     files: list[tuple[str, str | None, bytes]] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
@@ -453,12 +534,13 @@ class Rendered:
 def _context(cfg: OperatorConfig, plan: Plan, lang: str, page: PageInfo,
              asks: tuple[Skill, ...], entries: tuple[Entry, ...]) -> dict[str, Any]:
     texts = _Texts(cfg, plan, lang)
-    op = _operator(cfg)
+    op = _operator(cfg, page.url)
     contact = _contact(cfg, texts, lang)
     intro = texts.get("intro", _page(cfg).get("intro"))
     c = cfg.data.get("contact") or {}
+    website = op.website if urlsplit(op.website).scheme in ("https", "http") else None
     data = jsonld.organization(
-        name=op.name, website=op.website_href or None, url=page.url,
+        name=op.name, website=website, url=page.url,
         phone=contact.phone.display if contact.phone else None, email=contact.email or None,
         address=contact.address.value if contact.address else None,
         hours=contact.hours.value if contact.hours else None,
@@ -545,7 +627,9 @@ def person_entry_pages(cfg: OperatorConfig, t: templating.Templates) -> Rendered
             html, found = render_page(cfg, t, "person-entry.html", ctx, ep.host)
             out.findings += found
             if html is not None:
-                out.files.append((url_to_path(url), url, html.encode("utf-8")))
+                data = html.encode("utf-8")
+                twin = html_twin(url)
+                out.files += [(rel, url, data) for rel in (url_to_path(url), twin) if rel]
     return out
 
 
@@ -600,13 +684,10 @@ def host_pages(cfg: OperatorConfig, t: templating.Templates, host: str, *, index
 
 
 def add_files(files: SiteFiles, rendered: Rendered) -> None:
-    """Add rendered pages to the build's files (by URL when they have one).
+    """Add rendered pages to the build's files, at their paths, with their URLs.
 
     Raises:
         SitePathError: two different files for one path.
     """
     for rel, url, data in rendered.files:
-        if url:
-            files.add(url, data)
-        else:
-            files.add_path(rel, data)
+        files.add_path(rel, data, url)
