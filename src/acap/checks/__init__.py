@@ -78,8 +78,10 @@ def check_operator(cfg: OperatorConfig) -> list[Finding]:
     out += declaration.said_on_request(sub)
     out += person_entry_rules.check(sub)
     out += private.findings
-    out += on_request_values.skill_text(sub, private.values)
-    out += on_request_values.money_in_text(sub)
+    leaks = list(on_request_values.skill_text(sub, private.values))
+    out += leaks
+    out += on_request_values.money_in_text(
+        sub, skip=[f.location.pointer or "" for f in leaks if f.level == "error"])
     out += agent_behaviour.assistant_access_accepts_assertion(sub)
     out += agent_behaviour.action_safeguards(sub)
     out += agent_behaviour.sign_in_is_a2a(sub)
