@@ -1,0 +1,171 @@
+"""What a non-programmer reads when operator.yaml is wrong (trial report items 8, 10, 12).
+
+* YAML syntax errors are in plain words and point at the line of the mistake,
+  not the line after it where libyaml noticed it;
+* a tab in the indentation is reported on every line that has one, and the rest
+  of the file is still checked;
+* every explicit tag but ``!!str`` is one ``YAML-TAG`` error and its value is never
+  used;
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from acap.findings import Finding
+from acap.operator_config import load_operator
+from cardtools import run_build
+
+Write = Callable[..., Path]
+
+EXAMPLE_LINES = (Path(__file__).resolve().parent.parent / "operator.yaml").read_text(
+    encoding="utf-8").split("\n")
+
+
+def edited(line: int, old: str, new: str) -> str:
+    """The bundled operator.yaml with ``old`` replaced by ``new`` on ``line`` (1-based)."""
+    lines = list(EXAMPLE_LINES)
+    assert old in lines[line - 1], lines[line - 1]
+    lines[line - 1] = lines[line - 1].replace(old, new, 1)
+    return "\n".join(lines)
+
+
+def only(findings: list[Finding], rule: str) -> Finding:
+    hits = [f for f in findings if f.rule == rule]
+    assert len(hits) == 1, [f.format_text() for f in findings]
+    return hits[0]
+
+
+# -- syntax errors: the line of the mistake, in plain words -------------------------------------
+
+def test_missing_colon_names_its_line_and_the_next(write_operator: Write) -> None:
+    # operator.yaml line 12 is "  name: Example Memorial Chapel"; libyaml notices the
+    # missing colon at 13:10 ("mapping values are not allowed in this context").
+    f = only(load_operator(write_operator(edited(12, "name:", "name"))).findings,
+             "YAML-SYNTAX")
+    assert (f.level, f.location.line, f.location.column) == ("error", 12, 3)
+    assert f.message.startswith("not valid YAML: line 12 or 13: ")
+    assert "missing a colon after its key" in f.message
+    assert "mapping values" not in f.message
+    assert f.hint is not None and "on line 12" in f.hint
+
+
+def test_colon_inside_unquoted_text_names_the_line_above_too(write_operator: Write) -> None:
+    text = edited(51, "States the chapel's opening hours",
+                  "Hours: the chapel's opening hours")
+    f = only(load_operator(write_operator(text)).findings, "YAML-SYNTAX")
+    assert (f.location.line, f.location.column) == (51, 23)
+    assert f.message == ("not valid YAML: line 50 or 51: a line here or just above is missing "
+                         "a colon after its key, or has a colon inside unquoted text")
+    assert f.hint is not None and "quotes" in f.hint
+
+
+def test_missing_colon_in_a_skill(write_operator: Write) -> None:
+    f = only(load_operator(write_operator(edited(49, "kind:", "kind"))).findings,
+             "YAML-SYNTAX")
+    assert (f.location.line, f.location.column) == (49, 5)
+    assert f.message == "not valid YAML: line 49 is missing a colon after its key"
+    assert f.hint is not None and "kind: public" in f.hint
+
+
+def test_unclosed_quote_names_the_line_it_opens_on(write_operator: Write) -> None:
+    # Line 109 is phone: "+44 20 7946 0000"; libyaml notices at 117:72, the next quote.
+    f = only(load_operator(write_operator(edited(109, '0000"', "0000"))).findings,
+             "YAML-SYNTAX")
+    assert (f.location.line, f.location.column) == (109, 10)
+    assert f.message == ("not valid YAML: the quote opened on line 109 is not closed on that "
+                         "line (the text runs on to line 117)")
+
+
+def test_missing_bracket_names_the_line_it_opens_on(write_operator: Write) -> None:
+    f = only(load_operator(write_operator(edited(52, "]", ""))).findings, "YAML-SYNTAX")
+    assert (f.location.line, f.location.column) == (52, 11)
+    assert f.message == "not valid YAML: the list opened with [ on line 52 is not closed with ]"
+    assert f.hint is not None and "line 52" in f.hint
+
+
+@pytest.mark.parametrize(("text", "line", "words"), [
+    ('a:\n  b: "x" y\n', 2, "line 2 has text after the closing quote"),
+    ("a: 1\n- b\n", 2, "line 2 is a list item ('- ') where a key is expected"),
+    ("a:\n  b: 1\n c: 2\n", 3, "line 3 is not lined up with the lines above it"),
+    ("a: @x\n", 1, "a value cannot start with the character '@'"),
+    ("a: 'x\n", 1, "the quote opened on line 1 is never closed"),
+    ("a: \x00\n", 1, "the file holds a control character (U+0000)"),
+])
+def test_other_syntax_errors_in_plain_words(write_operator: Write, text: str, line: int,
+                                            words: str) -> None:
+    f = only(load_operator(write_operator(text)).findings, "YAML-SYNTAX")
+    assert f.location.line == line
+    assert words in f.message
+
+
+# -- tabs: every line, and the rest of the file still checked ----------------------------------
+
+def test_every_tab_line_is_reported_with_the_other_faults(write_operator: Write) -> None:
+    text = edited(12, "  name:", "\tname:").replace("  website: https://example.com",
+                                                    "\twebsite: https://example.com", 1)
+    text = text.replace("    kind: public\n", "    kind: publc\n", 1)
+    cfg = load_operator(write_operator(text))
+    got = sorted((f.rule, f.level, f.location.line) for f in cfg.findings)
+    assert got == [("SCHEMA-ENUM", "error", 49), ("YAML-TAB", "error", 12),
+                   ("YAML-TAB", "error", 13)]
+
+
+def test_a_file_with_a_tab_is_not_built(write_operator: Write) -> None:
+    path = write_operator(edited(12, "  name:", "\tname:"))
+    result = run_build(path)
+    assert [(f.rule, f.location.line) for f in result.report.errors] == [("YAML-TAB", 12)]
+    assert not result.written and not (path.parent / "site").exists()
+
+
+def test_tabs_in_a_file_indented_with_tabs_throughout(write_operator: Write) -> None:
+    cfg = load_operator(write_operator("operator:\n\tname: A\n\twebsite: https://a.example\n"
+                                       "agent:\n\tname: B\n"))
+    assert [f.location.line for f in cfg.findings if f.rule == "YAML-TAB"] == [2, 3, 5]
+    assert cfg.data["operator"] == {"name": "A", "website": "https://a.example"}
+
+
+# -- tags: one clear error each, the value never used ------------------------------------------
+
+@pytest.mark.parametrize(("value", "tag"), [
+    ("!!binary aGVsbG8=", "!!binary"),
+    ("!!python/name:os.system", "!!python/name:os.system"),
+    ("!!python/object/apply:os.system\n    - ls", "!!python/object/apply:os.system"),
+    ('!!int "5"', "!!int"),
+    ("!!int 5", "!!int"),
+    ("!custom x", "!custom"),
+    ("&a !!binary aGVsbG8=", "!!binary"),
+    ("!<tag:yaml.org,2002:binary> aGVsbG8=", "!<tag:yaml.org,2002:binary>"),
+])
+def test_every_explicit_tag_is_one_yaml_tag_error(write_operator: Write, value: str,
+                                                  tag: str) -> None:
+    cfg = load_operator(write_operator(edited(12, "Example Memorial Chapel", value)))
+    assert [(f.rule, f.level, f.location.line, f.location.column)
+            for f in cfg.findings] == [("YAML-TAG", "error", 12, 9)]
+    f = cfg.findings[0]
+    assert f.message == f"'{tag}' is a YAML tag; operator.yaml takes plain values, not tagged ones"
+    assert cfg.data["operator"]["name"] is None  # never read, never published
+
+
+def test_a_tagged_value_is_never_published(write_operator: Write) -> None:
+    path = write_operator(edited(51, "States the chapel's opening hours and where to find it.",
+                                 "!!binary aGVsbG8="))
+    result = run_build(path)
+    assert [f.rule for f in result.report.errors] == ["YAML-TAG"]
+    assert not (path.parent / "site").exists()
+
+
+def test_str_tag_is_text(write_operator: Write) -> None:
+    cfg = load_operator(write_operator(edited(22, "version: 1.0.0", "version: !!str 1.10")))
+    assert cfg.findings == []
+    assert cfg.data["agent"]["version"] == "1.10"
+
+
+def test_ambiguous_word_without_yaml_versions(write_operator: Write) -> None:
+    f = only(load_operator(write_operator(edited(27, "false", "yes"))).findings,
+             "YAML-AMBIGUOUS")
+    assert f.message == "'yes' could be read as true or false, or as the word yes"
+    assert "1.1" not in f.message and "1.2" not in f.message
