@@ -6,6 +6,8 @@
   of the file is still checked;
 * every explicit tag but ``!!str`` is one ``YAML-TAG`` error and its value is never
   used;
+* schema findings name list items by what they are, and never suggest deleting a
+  required line.
 """
 
 from __future__ import annotations
@@ -164,8 +166,78 @@ def test_str_tag_is_text(write_operator: Write) -> None:
     assert cfg.data["agent"]["version"] == "1.10"
 
 
+# -- schema messages: items by name, hints that can be followed -------------------------------
+
+def test_skills_and_interfaces_are_named_not_numbered(write_operator: Write) -> None:
+    text = (edited(51, "    description: States the chapel's opening hours and where to "
+                   "find it.", "")
+            .replace("  - id: service-pricing\n    kind: on-request\n",
+                     "  - kind: on-request\n", 1)
+            .replace("    - url: https://agent.example.com/a2a/v1\n      binding: JSONRPC",
+                     "    - binding: JSONRPC", 1))
+    cfg = load_operator(write_operator(text))
+    messages = sorted(f.message for f in cfg.findings)
+    assert messages == ["interface 1 needs 'url'",
+                        "skill 'opening-hours' needs 'description'",
+                        "the 2nd skill (no id yet) needs 'id'"]
+    assert not any("'0'" in m or "'1'" in m for m in messages)
+
+
+def test_a_tag_is_named_by_its_skill(write_operator: Write) -> None:
+    cfg = load_operator(write_operator(edited(52, "[hours, location]", '[hours, ""]')))
+    f = only(cfg.findings, "SCHEMA-EMPTY")
+    assert f.message == "tag 2 of skill 'opening-hours' is empty"
+    assert f.location.line == 52
+
+
+def test_empty_required_text_is_not_told_to_delete_the_line(write_operator: Write) -> None:
+    text = edited(18, "description: >-", 'description: ""')
+    text = text.replace("    Answers questions for Example Memorial Chapel. Gives public "
+                        "information to\n    any caller. Information the chapel gives on "
+                        "request is given to the person\n    who asks, at the address "
+                        "stated.\n", "", 1)
+    f = only(load_operator(write_operator(text)).findings, "SCHEMA-EMPTY")
+    assert (f.location.line, f.message, f.hint) == (18, "'description' is empty",
+                                                    "write the text")
+
+
+def test_empty_optional_text_may_be_deleted(write_operator: Write) -> None:
+    f = only(load_operator(write_operator(edited(110, "ask@example.com", '""'))).findings,
+             "SCHEMA-EMPTY")
+    assert f.hint == "write the text, or delete the line"
+
+
+def test_required_key_without_value_is_not_told_to_delete_the_line(
+        write_operator: Write) -> None:
+    f = only(load_operator(write_operator(edited(12, "Example Memorial Chapel", ""))).findings,
+             "SCHEMA-EMPTY")
+    assert (f.message, f.hint) == ("'name' has no value", "write a value after the colon")
+
+
+def test_write_a_list_shows_the_list(write_operator: Write) -> None:
+    f = only(load_operator(write_operator(edited(29, "[text/plain]", "text/plain"))).findings,
+             "SCHEMA-TYPE")
+    assert f.hint == ("write a list: inputModes: [text/plain], or one '- ' line per item "
+                      "under inputModes:")
+
+
 def test_ambiguous_word_without_yaml_versions(write_operator: Write) -> None:
     f = only(load_operator(write_operator(edited(27, "false", "yes"))).findings,
              "YAML-AMBIGUOUS")
     assert f.message == "'yes' could be read as true or false, or as the word yes"
     assert "1.1" not in f.message and "1.2" not in f.message
+
+
+def test_http_message_has_no_stray_colon(write_operator: Write) -> None:
+    path = write_operator(edited(24, "https://agent.example.com", "http://agent.example.com"))
+    f = only(list(run_build(path).report), "URL-HTTPS")
+    assert f.message.endswith("must be https, not http")
+
+
+def test_host_name_is_quoted_once(write_operator: Write) -> None:
+    text = "\n".join(EXAMPLE_LINES).replace("  ask.example.com:\n", "  ask.example.com/talk:\n",
+                                            1)
+    path = write_operator(text)
+    found = [f for f in run_build(path).report if f.rule == "URL-FORM"]
+    assert found, "no URL-FORM finding"
+    assert found[0].message == "the hosts entry 'ask.example.com/talk' is not a host name"
