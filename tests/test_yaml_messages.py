@@ -19,7 +19,7 @@ import pytest
 
 from acap.findings import Finding
 from acap.operator_config import load_operator
-from cardtools import run_build
+from cardtools import acap, run_build
 
 Write = Callable[..., Path]
 
@@ -241,3 +241,15 @@ def test_host_name_is_quoted_once(write_operator: Write) -> None:
     found = [f for f in run_build(path).report if f.rule == "URL-FORM"]
     assert found, "no URL-FORM finding"
     assert found[0].message == "the hosts entry 'ask.example.com/talk' is not a host name"
+
+
+# -- the build's last line names the files with errors ----------------------------------------
+
+def test_not_built_names_the_private_file(example: Path) -> None:
+    (example.parent / "operator.private.yaml").write_text("service-pricng:\n  - \"£2,450\"\n",
+                                                          encoding="utf-8")
+    res = acap("build", "-c", str(example), "--no-spec-site")
+    assert res.exit_code == 1
+    private = example.parent / "operator.private.yaml"
+    assert f"not built: errors in {private};" in res.stderr
+    assert f"errors in {example}" not in res.stderr
