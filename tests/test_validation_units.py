@@ -159,6 +159,9 @@ def test_private_value_matching(text: str, level: str | None) -> None:
     ("direct cremation from £1,395", "the direct cremation: £1395", "error"),
     ("kr 1 995", "1995 kr", "error"),
     ("kr 1 995", "1995,-", "error"),
+    ("2450", "ab 2,450", "error"),
+    ("2450", "ab 2.450,00", "error"),
+    ("2450 a month", "since 2,450", "warning"),
 ])
 def test_private_amount_matching_in_other_currencies(value: str, text: str,
                                                      level: str | None) -> None:

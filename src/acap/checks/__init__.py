@@ -103,7 +103,8 @@ def check_site(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]]) -> list[
         files: ``(path under site/, bytes)`` of every file the build made.
 
     Returns:
-        Findings (none when there is no private file).
+        Findings: OR-3.9 errors and warnings (none without a private file), and a
+        TEXT-LENGTH warning for a card over the limit.
     """
     files = list(files)
     private = on_request_values.load_private_values(cfg)

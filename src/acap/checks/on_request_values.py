@@ -58,6 +58,7 @@ MIN_VALUE_LENGTH = 3
 _SKILL_TEXT = re.compile(r"/skills/[0-9]+/(name|description|tags|examples)(/|$)")
 _SPACES = re.compile(r"[\s\u00a0\u202f\u2009]+")
 _NUMBER = re.compile(r"\d(?:[\d.,'\u00a0\u202f ]*\d)?")
+_BARE_NUMBER = re.compile(r"\d[\d.,'\u00a0\u202f ]*")
 def normalise(text: str) -> str:
     """Case-folded, with every run of spaces (no-break and narrow ones too) as one space."""
     return _SPACES.sub(" ", text.casefold()).strip()
@@ -106,6 +107,9 @@ def _patterns(text: str) -> tuple[tuple[Level, re.Pattern[str]], ...]:
     whole = normalise(text)
     out: list[tuple[Level, re.Pattern[str]]] = [("error", _pattern(whole))]
     seen = {whole}
+    # A value that is only a number (2450) is that number however it is grouped: the
+    # other groupings are errors too. Inside a longer value they may be a year.
+    level: Level = "error" if _BARE_NUMBER.fullmatch(text.strip()) else "warning"
     for m in _NUMBER.finditer(text):
         integer = re.sub(r"[.,]\d{1,2}$", "", m.group(0))
         digits = re.sub(r"\D", "", integer)
@@ -117,7 +121,7 @@ def _patterns(text: str) -> tuple[tuple[Level, re.Pattern[str]], ...]:
             forms |= {sep.join(groups) for sep in (",", ".", " ", "'")}
         for f in sorted(forms - seen):
             seen.add(f)
-            out.append(("warning", _pattern(f)))
+            out.append((level, _pattern(f)))
     return tuple(out)
 
 
@@ -153,7 +157,7 @@ def load_private_values(cfg: OperatorConfig) -> PrivateValues:
 
     Returns:
         :class:`PrivateValues`; a missing file is no fault (``present`` False). A
-        key that is not an on-request skill id is a ``PRIVATE-VALUES`` warning, a
+        key that is not an on-request skill id is a ``PRIVATE-VALUES`` error, a
         value shorter than :data:`MIN_VALUE_LENGTH` an error.
     """
     display = str(Path(cfg.loaded.file).parent / PRIVATE_FILE)
