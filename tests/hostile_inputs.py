@@ -21,7 +21,7 @@ def alias_bomb() -> bytes:
 OPERATOR: dict[str, tuple[bytes, str]] = {
     "malformed-yaml": (b"operator:\n  name: [Example Chapel\n  website: https://example.com\n",
                        "YAML-SYNTAX"),
-    "tabs": (b"operator:\n\tname: Example Chapel\n", "YAML-SYNTAX"),
+    "tabs": (b"operator:\n\tname: Example Chapel\n", "YAML-TAB"),
     "alias-bomb": (alias_bomb(), "YAML-ALIAS"),
     "ten-megabytes": (b"# " + b"x" * TEN_MB + b"\n", "YAML-SIZE"),
     "non-utf8-bytes": (b"operator:\n  name: Caf\xe9 \xff\xfe\n", "YAML-ENCODING"),

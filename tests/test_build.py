@@ -63,7 +63,7 @@ def test_operator_error_after_a_good_build_leaves_site_as_it_was(example: Path) 
     res = acap("build", "-c", str(example), "--no-spec-site")
     assert res.exit_code == 1
     assert "'streaming' must be true or false, found the text 'maybe'" in res.stderr
-    assert f"not built: {example} has errors; {example.parent / 'site'} was left as it was" \
+    assert f"not built: errors in {example}; {example.parent / 'site'} was left as it was" \
         in res.stderr
     assert tree(example.parent / "site") == before
     assert siblings(example) == names

@@ -126,15 +126,46 @@ def _matches(value: str, text: str) -> str | None:
 @pytest.mark.parametrize(("text", "level"), [
     ("A cremation costs £2,450.", "error"),
     ("A CREMATION COSTS £2,450.", "error"),
-    ("costs 2450 pounds", "warning"),
+    # The same amount however it is written: currency and value, separators aside.
+    ("from £2450", "error"),
+    ("from £ 2 450", "error"),
+    ("from £2\u202f450", "error"),
+    ("from GBP 2450", "error"),
+    ("from gbp2,450", "error"),
+    ("costs 2450 pounds", "error"),
+    ("costs 2,450 pounds sterling", "error"),
+    ("costs £2,450.00", "error"),
+    ("costs £2.450", "error"),
+    # Its number alone, or with another currency: perhaps a year or a street number.
     ("costs 2.450 EUR", "warning"),
+    ("costs $2,450", "warning"),
     ("costs 2\u202f450", "warning"),
+    ("costs £24.50", None),
     ("costs £12,450", None),
     ("reference 24501", None),
     ("open since 1995", None),
 ])
 def test_private_value_matching(text: str, level: str | None) -> None:
     assert _matches("£2,450", text) == level
+
+
+@pytest.mark.parametrize(("value", "text", "level"), [
+    ("2.450 €", "ab 2450 EUR", "error"),
+    ("2.450 €", "ab €2,450.00", "error"),
+    ("2.450 €", "ab 2,45 €", None),
+    ("2,45 €", "ab 2,45 €", "error"),
+    ("2,45 €", "ab €2.45", "error"),
+    ("2,45 €", "ab 245 €", None),
+    ("direct cremation from £1,395", "the direct cremation: £1395", "error"),
+    ("kr 1 995", "1995 kr", "error"),
+    ("kr 1 995", "1995,-", "error"),
+    ("2450", "ab 2,450", "error"),
+    ("2450", "ab 2.450,00", "error"),
+    ("2450 a month", "since 2,450", "warning"),
+])
+def test_private_amount_matching_in_other_currencies(value: str, text: str,
+                                                     level: str | None) -> None:
+    assert _matches(value, text) == level
 
 
 def test_private_values_are_never_printed(tmp_path: Path) -> None:

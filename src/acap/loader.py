@@ -22,7 +22,8 @@ All faults of a file are collected; loading never stops at the first one.
 
 from __future__ import annotations
 
-__all__ = ["Loaded", "YamlLoader", "load_bytes", "load_file", "load_text", "pointer_join"]
+__all__ = ["Loaded", "YamlLoader", "expand_tabs", "load_bytes", "load_file", "load_text",
+           "pointer_join", "schema_requires", "tab_lines"]
 
 import re
 from collections.abc import Mapping
@@ -48,6 +49,13 @@ MAX_NODES = 50_000
 MAX_DEPTH = 40
 
 _STR = "tag:yaml.org,2002:str"
+#: The tags a plain (untagged) YAML value resolves to; any other tag was written.
+_PLAIN_TAGS = {"str", "int", "float", "bool", "null", "timestamp", "map", "seq", "merge",
+               "value"}
+#: Tags accepted as written: ``!!str`` says "this is text", which operator.yaml reads anyway.
+_STR_TAGS = {"!!str", "!<tag:yaml.org,2002:str>", _STR}
+#: A node's properties at its start: an anchor and a tag, in either order.
+_PROPERTIES = re.compile(r"(?:&\S+\s+)?(?P<tag>!\S*)?")
 _MERGE = "tag:yaml.org,2002:merge"
 _NULL_FORMS = {"", "~", "null", "Null", "NULL"}
 _TRUE_FORMS = {"true", "True", "TRUE"}
@@ -154,42 +162,99 @@ def load_bytes(raw: bytes, schema: Mapping[str, Any], file: str) -> Loaded:
 
 
 def load_text(text: str, schema: Mapping[str, Any], file: str) -> Loaded:
-    """Load YAML from text; see :func:`load_file` for the arguments and result."""
+    """Load YAML from text; see :func:`load_file` for the arguments and result.
+
+    A tab in the indentation of a line is a ``YAML-TAB`` error for each such
+    line; the text is then read on with those tabs expanded to spaces (as if
+    the user had replaced them), so that the file's other faults are reported
+    in the same run.
+    """
+    tabs = tab_lines(text)
+    loaded_tabs = [Finding("YAML-TAB", "error", f"line {n} is indented with a tab",
+                           Location(file, n, c), "YAML indents with spaces, never tabs: "
+                           "replace the tab with spaces (acap read it as spaces to check "
+                           "the rest of the file)") for n, c in tabs]
+    if tabs:
+        text = expand_tabs(text, [n for n, _ in tabs])
     try:
         root = yaml.compose(text, Loader=YamlLoader)
     except yaml.MarkedYAMLError as exc:
-        return _syntax_error(file, text, exc)
+        from .yaml_errors import explain
+
+        problem = explain(text, exc)
+        out = _fail(file, "YAML-SYNTAX", f"not valid YAML: {problem.message}", problem.hint,
+                    (problem.line, problem.column))
+        out.findings[:0] = loaded_tabs
+        return out
+    except yaml.reader.ReaderError as exc:
+        from .yaml_errors import explain_reader_error
+
+        problem = explain_reader_error(text, exc)
+        return _fail(file, "YAML-SYNTAX", f"not valid YAML: {problem.message}", problem.hint,
+                     (problem.line, problem.column))
     except yaml.YAMLError as exc:  # pragma: no cover - every libyaml error is marked
         return _fail(file, "YAML-SYNTAX", f"not valid YAML: {exc}", None, (1, 1))
-    loaded = Loaded(file)
+    loaded = Loaded(file, findings=loaded_tabs)
     if root is None:
         loaded.findings.append(Finding(
             "YAML-EMPTY", "error", f"{file} is empty", Location(file, 1, 1, ""),
             "start from the example in README.md, or run `acap init`"))
         return loaded
-    _Builder(loaded, schema).run(root)
+    _Builder(loaded, schema, text).run(root)
     return loaded
+
+
+#: The indentation of a line: spaces and tabs, and list markers ("- ") among them.
+_INDENT = re.compile(r"[ \t]*(?:-[ \t]+)*")
+
+
+def tab_lines(text: str) -> list[tuple[int, int]]:
+    """Lines with a tab in their indentation: ``(line, column of the first tab)``, 1-based.
+
+    YAML never allows a tab there (YAML 1.2 §6.1); libyaml stops at the first
+    one, which would hide every other fault of the file.
+    """
+    out = []
+    for n, line in enumerate(text.split("\n"), 1):
+        indent = _INDENT.match(line)
+        head = indent.group(0) if indent else ""
+        if "\t" in head:
+            out.append((n, head.index("\t") + 1))
+    return out
+
+
+def expand_tabs(text: str, lines: list[int]) -> str:
+    """``text`` with the tabs in the indentation of ``lines`` replaced by spaces.
+
+    The tab width is the one that makes the file read (tried: the file's own
+    indentation step, then 2, 4 and 8 columns), else 2: what the user meant is
+    what their editor showed, which acap cannot see.
+    """
+    rows = text.split("\n")
+    indents = [_INDENT.match(r).group(0) for r in rows if r.strip()]  # type: ignore[union-attr]
+    steps = sorted({len(i) for i in indents if "\t" not in i} - {0})
+    widths = list(dict.fromkeys(([steps[0]] if steps else []) + [2, 4, 8]))
+    first = ""
+    for width in widths:
+        out = list(rows)
+        for n in lines:
+            row = out[n - 1]
+            head = _INDENT.match(row).group(0)  # type: ignore[union-attr]
+            out[n - 1] = head.expandtabs(width) + row[len(head):]
+        candidate = "\n".join(out)
+        first = first or candidate
+        try:
+            yaml.compose(candidate, Loader=YamlLoader)
+        except yaml.YAMLError:
+            continue
+        return candidate
+    return first
 
 
 def _fail(file: str, rule: str, msg: str, hint: str | None,
           at: tuple[int, int] | None) -> Loaded:
     loc = Location(file, *at) if at else Location(file)
     return Loaded(file, findings=[Finding(rule, "error", msg, loc, hint)])
-
-
-def _syntax_error(file: str, text: str, exc: yaml.MarkedYAMLError) -> Loaded:
-    mark = exc.problem_mark or exc.context_mark
-    line = mark.line + 1 if mark else 1
-    col = mark.column + 1 if mark else 1
-    problem = exc.problem or "not valid YAML"
-    hint = "check the indentation and the punctuation (: - [ ] { } quotes) on this line"
-    lines = text.splitlines()
-    here = lines[line - 1] if 0 < line <= len(lines) else ""
-    if "\t" in here[: col] or "\t" in problem:
-        problem, hint = "a tab character", "YAML indents with spaces, never tabs: replace it"
-    elif "nesting depth" in problem:
-        hint = "an operator file nests a few levels deep; look for stray [ or {"
-    return _fail(file, "YAML-SYNTAX", f"not valid YAML: {problem}", hint, (line, col))
 
 
 class _Schema:
@@ -279,6 +344,26 @@ class _Schema:
 _SCHEMAS: dict[int, _Schema] = {}
 
 
+def schema_requires(schema: Mapping[str, Any], path: list[str | int]) -> bool:
+    """True when the JSON Schema ``schema`` requires the key at ``path`` (``["skills", 0,
+    "name"]``); an item of a list counts as required when the list is.
+
+    Only ``properties``/``required`` (through ``$ref`` and ``allOf``/``anyOf``/``oneOf``)
+    are read: enough for acap's shipped schemas.
+    """
+    if not path:
+        return True
+    if isinstance(path[-1], int):
+        return schema_requires(schema, path[:-1])
+    walker = _Schema.for_root(schema)
+    node: Mapping[str, Any] | None = walker.root
+    for token in path[:-1]:
+        node = walker.child(node, token)
+        if node is None:
+            return False
+    return any(path[-1] in s.get("required", ()) for s in walker.resolve(node))
+
+
 def _json_type(v: Any) -> str:
     if isinstance(v, bool):
         return "boolean"
@@ -294,11 +379,12 @@ def _json_type(v: Any) -> str:
 class _Builder:
     """Walks the node tree once, building data, locations and findings."""
 
-    def __init__(self, loaded: Loaded, schema: Mapping[str, Any]) -> None:
+    def __init__(self, loaded: Loaded, schema: Mapping[str, Any], text: str) -> None:
         self.loaded = loaded
         self.schema = _Schema.for_root(schema)
         self.budget = MAX_NODES
         self.bombed = False
+        self.lines = text.split("\n")
 
     def run(self, root: yaml.Node) -> None:
         self.loaded.data = self.node(root, "", self.schema.root, 0)
@@ -325,6 +411,16 @@ class _Builder:
                        ptr)
             return None
         self.loaded.values[ptr] = (node.start_mark.line + 1, node.start_mark.column + 1)
+        tag = self.explicit_tag(node)
+        if tag is not None and not (tag in _STR_TAGS and isinstance(node, yaml.ScalarNode)):
+            # Every explicit tag but !!str is refused, and its value is never used: a
+            # !!binary, !!python/... or custom tag must not reach the card in any form.
+            shown = tag if tag.startswith("!") else f"!<{tag}>"
+            self.error("YAML-TAG", f"'{shown}' is a YAML tag; operator.yaml takes plain "
+                       "values, not tagged ones", node,
+                       f"delete '{shown}' and write the value itself (text that starts "
+                       "with ! goes in quotes)", ptr)
+            return None
         if isinstance(node, yaml.MappingNode):
             return self.mapping(node, ptr, schema, depth)
         if isinstance(node, yaml.SequenceNode):
@@ -332,6 +428,24 @@ class _Builder:
                     for i, item in enumerate(node.value)]
         assert isinstance(node, yaml.ScalarNode)
         return self.scalar(node, ptr, schema)
+
+    def explicit_tag(self, node: yaml.Node) -> str | None:
+        """The tag written before ``node`` (``!!binary``, ``!custom``), or ``None``.
+
+        The node tree does not say whether a tag was written or resolved (``!!int 5``
+        and ``5`` give the same node), so the source is read at the node's start,
+        where YAML puts its properties (an anchor and a tag, in either order).
+        Tags that plain YAML never resolves to are refused wherever they are written.
+        """
+        m = node.start_mark
+        row = self.lines[m.line] if m.line < len(self.lines) else ""
+        found = _PROPERTIES.match(row, m.column)
+        if found and found.group("tag"):
+            return found.group("tag")
+        if not node.tag.startswith("tag:yaml.org,2002:") or \
+                node.tag.removeprefix("tag:yaml.org,2002:") not in _PLAIN_TAGS:
+            return node.tag
+        return None
 
     def mapping(self, node: yaml.MappingNode, ptr: str, schema: Mapping[str, Any] | None,
                 depth: int) -> dict[str, Any]:
@@ -342,7 +456,8 @@ class _Builder:
                 self.error("YAML-MERGE", "merge keys (<<) are not supported", knode,
                            "write the keys out in full", ptr)
                 continue
-            if not isinstance(knode, yaml.ScalarNode):
+            ktag = self.explicit_tag(knode)
+            if not isinstance(knode, yaml.ScalarNode) or (ktag and ktag not in _STR_TAGS):
                 self.error("YAML-KEY", "a key must be a plain name", knode,
                            "write the key as a word followed by a colon", ptr)
                 continue
@@ -362,13 +477,6 @@ class _Builder:
         text: str = node.value
         if node.style is not None and node.style != "":  # quoted, literal | or folded >
             self.loaded.quoted.add(ptr)
-            if node.tag not in (_STR, "!"):
-                self.error("YAML-TAG", f"the tag {node.tag} is not used in operator.yaml", node,
-                           "remove the tag", ptr)
-            return text
-        if not node.tag.startswith("tag:yaml.org,2002:"):
-            self.error("YAML-TAG", f"the tag {node.tag} is not used in operator.yaml", node,
-                       "remove the tag", ptr)
             return text
         if node.tag == _STR and text not in _NULL_FORMS:
             # Explicit !!str, or libyaml resolved it as text: text it is.
@@ -387,8 +495,8 @@ class _Builder:
                 return False
             if text in _YAML11_BOOLS:
                 self.error("YAML-AMBIGUOUS",
-                           f"'{text}' is not true or false (YAML 1.1 reads it as a boolean, "
-                           "YAML 1.2 as text)", node, "write true or false", ptr)
+                           f"'{text}' could be read as true or false, or as the word {text}",
+                           node, "write true or false", ptr)
                 return None
         if want & {"integer", "number"}:
             if _INT_RE.fullmatch(text):
@@ -401,18 +509,19 @@ class _Builder:
                 digits = text.replace("_", "").lstrip("+-").lstrip("0") or "0"
                 sign = "-" if text.startswith("-") else ""
                 self.error("YAML-AMBIGUOUS",
-                           f"'{text}' has a leading zero (YAML 1.1 reads it as an octal number)",
+                           f"'{text}' has a leading zero, so it could be read as an octal "
+                           "number (base 8)",
                            node, f"write {sign}{digits}, without the leading zero", ptr)
                 return None
             if _SEXAGESIMAL_RE.fullmatch(text):
                 self.error("YAML-AMBIGUOUS",
-                           f"'{text}' is not a number (YAML 1.1 reads it as a base-60 number, "
-                           "like a time)", node, "write the number in plain digits, e.g. 2",
+                           f"'{text}' is not a number: it could be read as a time or as a "
+                           "base-60 number", node, "write the number in plain digits, e.g. 2",
                            ptr)
                 return None
             if _DATE_RE.fullmatch(text):
                 self.error("YAML-AMBIGUOUS",
-                           f"'{text}' is not a number (YAML 1.1 reads it as a date)", node,
+                           f"'{text}' is not a number: it reads as a date", node,
                            "write the number in plain digits, e.g. 2", ptr)
                 return None
         return text  # the wrong type: JSON Schema reports it with the place's rule

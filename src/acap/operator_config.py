@@ -190,8 +190,127 @@ def load_operator(path: str | Path, display: str | None = None) -> OperatorConfi
             "start from the example in README.md, or run `acap init`"))
         return cfg
     already = {f.location.pointer for f in loaded.findings}
-    cfg.findings.extend(schema_findings(loaded, schemas.OPERATOR, skip=already))
+    found = schema_findings(loaded, schemas.OPERATOR, skip=already)
+    cfg.findings.extend(found)
+    cfg.findings.extend(text_findings(loaded, schemas.OPERATOR,
+                                      skip=already | {f.location.pointer for f in found}))
     return cfg
+
+
+def text_findings(loaded: Loaded, schema_name: str, skip: set[str | None]) -> list[Finding]:
+    """Every text of a loaded file, by the rules of :mod:`acap.text_values`.
+
+    Args:
+        loaded: the loaded file.
+        schema_name: its schema (to tell required text from optional).
+        skip: pointers already reported.
+
+    Returns:
+        ``SCHEMA-EMPTY`` errors for text of only spaces or invisible characters
+        (``"   "`` has no value, as ``""`` has none), ``TEXT-INVISIBLE`` errors for
+        bidirectional controls and other hidden characters, ``TEXT-LENGTH``
+        warnings for overlong text.
+    """
+    from .text_values import (
+        blank,
+        describe,
+        hidden_characters,
+        kid_problem,
+        length_limit,
+        strings,
+    )
+
+    out: list[Finding] = []
+    for ptr, text, is_key in strings(loaded.data, keys=True):
+        if ptr in skip:
+            continue
+        loc = loaded.location(ptr, key=is_key)
+        what = f"the key of {place(ptr, loaded.data)}" if is_key else place(ptr, loaded.data)
+        if blank(text):
+            required = is_key or required_at(loaded, schema_name, ptr)
+            out.append(Finding("SCHEMA-EMPTY", "error", f"{what} has only spaces or invisible "
+                               "characters", loc, "write the text" if required else
+                               "write the text, or delete the line"))
+            continue
+        if ptr == "/signing/kid" and not is_key:
+            bad = kid_problem(text)
+            if bad:
+                out.append(Finding("KEY-ID", "error", f"the kid holds {bad}", loc,
+                                   "write the kid as one word, e.g. chapel-1: it is printed in "
+                                   "the JWS protected header and matched as is"))
+                continue
+        hidden = hidden_characters(text)
+        if hidden:
+            more = f" and {len(hidden) - 1} more" if len(hidden) > 1 else ""
+            out.append(Finding("TEXT-INVISIBLE", "error", f"{what} holds the invisible "
+                               f"character {describe(hidden[0])}{more}, which can make the "
+                               "text read differently from what it says", loc,
+                               "delete it (most editors do not show it; retype the text "
+                               "around it)"))
+        limit = length_limit(ptr)
+        if not is_key and len(text) > limit:
+            out.append(Finding("TEXT-LENGTH", "warning", f"{what} is {len(text):,} characters "
+                               f"long; keep it under {limit:,}", loc,
+                               "a name is a few words and a description a few sentences: "
+                               "shorten it"))
+    return out
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+#: How the items of a list are named in messages, by the list's pointer pattern.
+_ITEM_WORDS = {"tags": "tag", "examples": "example", "inputModes": "input mode",
+               "outputModes": "output mode", "languages": "language", "ownOrigins": "origin"}
+
+
+def place(ptr: str, data: Any) -> str:
+    """How a message names the value at ``ptr``: ``'website'`` for a key, and list items
+    by what they are, never by index alone: ``skill 'opening-hours'``, ``the 2nd skill
+    (no id yet)``, ``interface 1``, ``tag 2 of skill 'opening-hours'``."""
+    if not ptr:
+        return "the file"
+    tokens = [t.replace("~1", "/").replace("~0", "~") for t in ptr.split("/")[1:]]
+    last = tokens[-1]
+    if not last.isdigit():
+        return f"'{last}'"
+    n = int(last) + 1
+    parent = tokens[:-1]
+    if parent == ["skills"]:
+        return _skill(data, int(last))
+    if parent == ["agent", "interfaces"]:
+        return f"interface {n}"
+    word = _ITEM_WORDS.get(parent[-1], "item") if parent else "item"
+    owner = ""
+    if len(parent) >= 3 and parent[0] == "skills" and parent[1].isdigit():
+        owner = " of " + _skill(data, int(parent[1]))
+    elif parent and word == "item":
+        owner = f" of '{parent[-1]}'"
+    return f"{word} {n}{owner}"
+
+
+def _skill(data: Any, index: int) -> str:
+    skills = data.get("skills") if isinstance(data, dict) else None
+    skill = skills[index] if isinstance(skills, list) and index < len(skills) else None
+    sid = skill.get("id") if isinstance(skill, dict) else None
+    if isinstance(sid, str) and sid.strip():
+        return f"skill '{sid}'"
+    return f"the {_ordinal(index + 1)} skill (no id yet)"
+
+
+def required_at(loaded: Loaded, schema_name: str, ptr: str) -> bool:
+    """True when the schema requires the key that holds ``ptr`` (a list item of a
+    required list counts as required), so that a hint never says "delete the line"
+    where deleting it is an error too."""
+    from .loader import schema_requires
+
+    tokens: list[str | int] = []
+    for t in ptr.split("/")[1:]:
+        t = t.replace("~1", "/").replace("~0", "~")
+        tokens.append(int(t) if t.isdigit() else t)
+    return schema_requires(schemas.schema(schema_name), tokens)
 
 
 _TYPE_WORDS = {
@@ -232,7 +351,7 @@ def schema_findings(loaded: Loaded, schema_name: str, skip: set[str | None]) -> 
     """
     out: list[Finding] = []
     for err in schemas.errors(schema_name, loaded.data):
-        out.extend(_translate(err, loaded, skip))
+        out.extend(_translate(err, loaded, skip, schema_name))
     return out
 
 
@@ -258,17 +377,18 @@ _KEYWORD_RULES = {
 }
 
 
-def _translate(err: Any, loaded: Loaded, skip: set[str | None]) -> list[Finding]:
+def _translate(err: Any, loaded: Loaded, skip: set[str | None],
+               schema_name: str = schemas.OPERATOR) -> list[Finding]:
     ptr = _pointer(err.absolute_path)
     if ptr in skip:
         return []
-    name = ptr.rsplit("/", 1)[-1] or "the file"
+    label = place(ptr, loaded.data)
     sch = err.schema if isinstance(err.schema, dict) else {}
     kw = err.validator
     rule = sch.get("x-rule") or _KEYWORD_RULES.get(kw, "SCHEMA-VALUE")
     if kw in ("anyOf", "oneOf") and err.context:
         best = max(err.context, key=lambda e: len(list(e.absolute_path)))
-        return _translate(best, loaded, skip)
+        return _translate(best, loaded, skip, schema_name)
     if kw == "additionalProperties":
         allowed = list(sch.get("properties", {}))
         out = []
@@ -286,16 +406,22 @@ def _translate(err: Any, loaded: Loaded, skip: set[str | None]) -> list[Finding]
     loc = loaded.location(ptr)
     if kw == "required":
         missing = err.message.split("'")[1] if "'" in err.message else err.message
-        where = f"'{name}'" if ptr else "the file"
-        return [Finding("SCHEMA-REQUIRED", "error", f"{where} needs '{missing}'", loc,
+        return [Finding("SCHEMA-REQUIRED", "error", f"{label} needs '{missing}'", loc,
                         f"add {missing}: ... (see README.md, operator.yaml reference)")]
     if kw == "type":
         if err.instance is None:
             return [Finding(rule if rule.startswith("OR-") else "SCHEMA-EMPTY", "error",
-                            f"'{name}' has no value", loc,
-                            "write a value after the colon, or delete the line")]
+                            f"{label} has no value", loc,
+                            "write a value after the colon" if required_at(loaded, schema_name, ptr)
+                            else "write a value after the colon, or delete the line")]
         want = err.validator_value
         hint = f"write {_type_word(want)}"
+        if want == "array":
+            item = (f"[{err.instance}]" if isinstance(err.instance, str)
+                    else "[first, second]")
+            key = ptr.rsplit("/", 1)[-1]
+            hint = (f"write a list: {key}: {item}, or one '- ' line per item under "
+                    f"{key}:")
         quoted = ptr in loaded.quoted and isinstance(err.instance, str)
         if want == "boolean":
             hint = "remove the quotes: write true or false" if quoted else "write true or false"
@@ -304,22 +430,25 @@ def _translate(err: Any, loaded: Loaded, skip: set[str | None]) -> list[Finding]
             hint = (f"remove the quotes: write {_type_word(want)} such as {example}" if quoted
                     else f"write {_type_word(want)} such as {example}")
         return [Finding(rule, "error",
-                        f"'{name}' must be {_type_word(want)}, "
+                        f"{label} must be {_type_word(want)}, "
                         f"found {_found(err.instance)}", loc, hint)]
     if kw in ("enum", "const"):
         options = [str(o) for o in (sch.get("enum") or [sch.get("const")])]
         near = _close(str(err.instance), options, 0.5)
         hint = f"did you mean '{near[0]}'?" if near else "write one of: " + ", ".join(options)
-        return [Finding(rule, "error", f"'{name}' cannot be {_found(err.instance)}; "
+        return [Finding(rule, "error", f"{label} cannot be {_found(err.instance)}; "
                         f"it is one of: {', '.join(options)}", loc, hint)]
     if kw in ("minItems", "minProperties"):
-        return [Finding(rule, "error", f"'{name}' is empty", loc, "give at least one entry")]
+        return [Finding(rule, "error", f"{label} is empty", loc, "give at least one entry")]
     if kw == "minLength":
         return [Finding(rule if rule.startswith("OR-") else "SCHEMA-EMPTY", "error",
-                        f"'{name}' is empty", loc, "write the text, or delete the line")]
+                        f"{label} is empty", loc,
+                        "write the text" if required_at(loaded, schema_name, ptr)
+                        else "write the text, or delete the line")]
     if kw in ("minimum", "maximum"):
         bound = "at least" if kw == "minimum" else "at most"
-        return [Finding(rule, "error", f"'{name}' is {err.instance}; it must be {bound} "
+        return [Finding(rule, "error", f"{label} is {err.instance}; it must be {bound} "
                         f"{err.validator_value}", loc,
                         f"write a number {bound} {err.validator_value}")]
-    return [Finding(rule, "error", f"'{name}': {err.message}", loc, None)]
+    return [Finding(rule, "error", f"{label}: {err.message}", loc, None)]
+

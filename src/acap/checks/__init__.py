@@ -16,6 +16,8 @@ module                        rule ids
                               A2A-EMPTY, A2A-BINDING, A2A-PROTOCOL-VERSION,
                               A2A-SECURITY, A2A-OAUTH-FLOWS
 ``urls``, ``url_fields``      URL-FORM, URL-IDN, URL-SCRIPT, URL-HTTPS, CARD-URL
+``acap.text_values``          TEXT-INVISIBLE, TEXT-LENGTH, blank text (SCHEMA-EMPTY,
+                              A2A-REQUIRED, A2A-EMPTY); KEY-ID
 ============================  ==================================================
 
 Most rules are written once over a :class:`~acap.checks.facts.Subject`, the
@@ -28,8 +30,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..findings import Finding
+from ..findings import Finding, Location
 from ..operator_config import OperatorConfig
+from ..text_values import card_size_finding, card_text
 from . import (
     a2a_structure,
     agent_behaviour,
@@ -78,8 +81,10 @@ def check_operator(cfg: OperatorConfig) -> list[Finding]:
     out += declaration.said_on_request(sub)
     out += person_entry_rules.check(sub)
     out += private.findings
-    out += on_request_values.skill_text(sub, private.values)
-    out += on_request_values.money_in_text(sub)
+    leaks = list(on_request_values.skill_text(sub, private.values))
+    out += leaks
+    out += on_request_values.money_in_text(
+        sub, skip=[f.location.pointer or "" for f in leaks if f.level == "error"])
     out += agent_behaviour.assistant_access_accepts_assertion(sub)
     out += agent_behaviour.action_safeguards(sub)
     out += agent_behaviour.sign_in_is_a2a(sub)
@@ -90,17 +95,25 @@ def check_operator(cfg: OperatorConfig) -> list[Finding]:
 
 
 def check_site(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]]) -> list[Finding]:
-    """OR-3.9 over the finished site: no value of operator.private.yaml in any file.
+    """OR-3.9 over the finished site: no value of operator.private.yaml in any file; and
+    TEXT-LENGTH: the card is not over :data:`acap.text_values.CARD_LIMIT` bytes.
 
     Args:
         cfg: the operator.yaml the site was built from.
         files: ``(path under site/, bytes)`` of every file the build made.
 
     Returns:
-        Findings (none when there is no private file).
+        Findings: OR-3.9 errors and warnings (none without a private file), and a
+        TEXT-LENGTH warning for a card over the limit.
     """
+    files = list(files)
     private = on_request_values.load_private_values(cfg)
-    return on_request_values.published_files(cfg, files, private.values)
+    out = on_request_values.published_files(cfg, files, private.values)
+    for rel, raw in files:
+        if rel.endswith("/.well-known/agent-card.json"):
+            big = card_size_finding(len(raw), Location(cfg.loaded.file))
+            out += [big] if big else []
+    return out
 
 
 def check_card(card: dict[str, Any], file: str, locate: Locate,
@@ -130,4 +143,7 @@ def check_card(card: dict[str, Any], file: str, locate: Locate,
     out += url_fields.card_urls(sub, card)
     if card_url:
         out += url_fields.card_location(sub, card_url)
+    urls = {f.location.pointer for f in out if f.rule == "URL-FORM"}
+    out += [f for f in card_text(card, locate)
+            if not (f.rule == "TEXT-INVISIBLE" and f.location.pointer in urls)]
     return out

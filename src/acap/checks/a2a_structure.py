@@ -13,7 +13,8 @@ Rule ids:
 * ``A2A-UNKNOWN-FIELD`` and ``A2A-EMPTY``: fields outside 1.0, empty values
   (found by :func:`acap.verify.uncovered_fields` and :func:`acap.verify.empty_values`).
 * ``A2A-BINDING``: ``protocolBinding`` is JSONRPC, GRPC, HTTP+JSON or a URI (A2A §5.8).
-* ``A2A-PROTOCOL-VERSION``: ``protocolVersion`` is ``Major.Minor``.
+* ``A2A-PROTOCOL-VERSION``: ``protocolVersion`` is a version A2A defines for the card
+  (``1.0``), written ``Major.Minor`` (see :func:`version_problems`).
 * ``A2A-SECURITY``: every scheme a security requirement names is declared in
   ``securitySchemes``; a scheme is one kind.
 * ``A2A-OAUTH-FLOWS``: an OAuth 2.0 scheme has exactly one flow (``OAuthFlows``
@@ -41,7 +42,12 @@ STANDARD_BINDINGS = ("JSONRPC", "GRPC", "HTTP+JSON")
 _BINDING_ALIASES = {"JSON-RPC": "JSONRPC", "JSON_RPC": "JSONRPC", "JSONRPC2": "JSONRPC",
                     "REST": "HTTP+JSON", "HTTP": "HTTP+JSON", "HTTP_JSON": "HTTP+JSON",
                     "HTTPJSON": "HTTP+JSON", "HTTP+REST": "HTTP+JSON", "GRPC-WEB": "GRPC"}
-_VERSION = re.compile(r"[0-9]+\.[0-9]+")
+#: The A2A versions whose cards acap builds and checks (the card schema is a2a.proto v1.0.1).
+A2A_VERSIONS = ("1.0",)
+CURRENT_VERSION = "1.0"
+#: Earlier A2A versions: their interfaces speak another protocol than the card says.
+EARLIER_VERSIONS = ("0.1", "0.2", "0.3")
+_VERSION_LIKE = re.compile(r"[vV]?(?P<major>[0-9]{1,4})\.(?P<minor>[0-9]{1,4})(\.[0-9]{1,4})?")
 OAUTH_FLOWS = ("authorizationCode", "clientCredentials", "deviceCode")
 DEPRECATED_FLOWS = ("implicit", "password")
 SCHEME_KINDS = ("apiKeySecurityScheme", "httpAuthSecurityScheme", "oauth2SecurityScheme",
@@ -82,12 +88,45 @@ def binding_problems(binding: Any) -> list[Problem]:
                     f"{', '.join(STANDARD_BINDINGS)} nor a URI", hint)]
 
 
-def version_problems(version: Any) -> list[Problem]:
-    """``protocolVersion`` is ``Major.Minor`` (A2A §3.2.6 versioning)."""
-    if not isinstance(version, str) or not version or _VERSION.fullmatch(version):
+def version_problems(version: Any, others: list[Any] | None = None) -> list[Problem]:
+    """``protocolVersion`` is a version A2A defines for the card, written ``Major.Minor``
+    (A2A §3.6: patch numbers SHOULD NOT be used in Agent Cards).
+
+    acap builds, and ``acap check`` reads, A2A 1.0 cards: ``1.0`` is right. An
+    earlier version (``0.3``) is an error when no interface of the card is ``1.0``
+    (§3.6.2 lets an agent list an interface per version, so next to a 1.0 interface
+    it is a warning); a version A2A does not define (``9.9``, ``1.1``) is a warning;
+    text that is no version at all (``banana``, ``v1``) is an error.
+
+    Args:
+        version: the value of ``protocolVersion``.
+        others: the ``protocolVersion`` values of every interface of the card.
+    """
+    if not isinstance(version, str) or not version or version in A2A_VERSIONS:
         return []
-    return [Problem("A2A-PROTOCOL-VERSION", "warning", f"protocolVersion '{version}' is not "
-                    "Major.Minor", "write 1.0")]
+    rule = "A2A-PROTOCOL-VERSION"
+    written = _VERSION_LIKE.fullmatch(version.strip())
+    if not written:
+        return [Problem(rule, "error", f"protocolVersion '{version}' is not a version number",
+                        f"write {CURRENT_VERSION} (Major.Minor: this card is A2A "
+                        f"{CURRENT_VERSION})")]
+    major_minor = f"{int(written['major'])}.{int(written['minor'])}"
+    if major_minor in EARLIER_VERSIONS:
+        with_current = any(v in A2A_VERSIONS for v in others or ())
+        if with_current:
+            return [Problem(rule, "warning", f"protocolVersion '{version}' is the earlier A2A "
+                            f"{major_minor}, beside a {CURRENT_VERSION} interface",
+                            f"keep it only if this endpoint still serves A2A {major_minor} "
+                            "clients")]
+        return [Problem(rule, "error", f"protocolVersion '{version}' is the earlier A2A "
+                        f"{major_minor}; this card is A2A {CURRENT_VERSION}",
+                        f"write {CURRENT_VERSION}")]
+    if major_minor in A2A_VERSIONS:  # 1.0.1, v1.0: the right version, written otherwise
+        return [Problem(rule, "warning", f"protocolVersion '{version}' is written otherwise "
+                        "than Major.Minor", f"write {major_minor} (A2A §3.6: no patch number)")]
+    return [Problem(rule, "warning", f"protocolVersion '{version}' is not a version A2A "
+                    f"defines for this card ({', '.join(A2A_VERSIONS)})",
+                    f"write {CURRENT_VERSION}")]
 
 
 # -- operator.yaml ------------------------------------------------------------------------
@@ -95,12 +134,14 @@ def version_problems(version: Any) -> list[Problem]:
 
 def operator_structure(sub: Subject, cfg: OperatorConfig) -> Iterator[Finding]:
     """A2A-BINDING, A2A-PROTOCOL-VERSION, A2A-SECURITY, A2A-OAUTH-FLOWS in operator.yaml."""
-    for i, itf in enumerate(as_list(as_dict(cfg.data.get("agent")).get("interfaces"))):
+    interfaces = as_list(as_dict(cfg.data.get("agent")).get("interfaces"))
+    versions = [as_dict(i).get("protocolVersion", CURRENT_VERSION) for i in interfaces]
+    for i, itf in enumerate(interfaces):
         itf = as_dict(itf)
         for p in binding_problems(itf.get("binding")):
             yield sub.finding(p.rule, p.level, f"agent.interfaces[{i}].binding: {p.message}",
                               f"/agent/interfaces/{i}/binding", p.hint)
-        for p in version_problems(itf.get("protocolVersion")):
+        for p in version_problems(itf.get("protocolVersion"), versions):
             yield sub.finding(p.rule, p.level, f"agent.interfaces[{i}]: {p.message}",
                               f"/agent/interfaces/{i}/protocolVersion", p.hint)
     declared = as_dict(cfg.data.get("signIn"))
@@ -261,12 +302,14 @@ def _json_type(v: Any) -> str:
 
 
 def _interfaces(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
-    for i, itf in enumerate(as_list(card.get("supportedInterfaces"))):
+    interfaces = as_list(card.get("supportedInterfaces"))
+    versions = [as_dict(i).get("protocolVersion") for i in interfaces]
+    for i, itf in enumerate(interfaces):
         itf = as_dict(itf)
         for p in binding_problems(itf.get("protocolBinding")):
             yield sub.finding(p.rule, p.level, f"supportedInterfaces[{i}]: {p.message}",
                               f"/supportedInterfaces/{i}/protocolBinding", p.hint)
-        for p in version_problems(itf.get("protocolVersion")):
+        for p in version_problems(itf.get("protocolVersion"), versions):
             yield sub.finding(p.rule, p.level, f"supportedInterfaces[{i}]: {p.message}",
                               f"/supportedInterfaces/{i}/protocolVersion", p.hint)
 

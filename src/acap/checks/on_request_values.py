@@ -13,15 +13,22 @@ publishes (keep it out of version control; ``.gitignore`` lists it)::
 Then:
 
 * a value found in the text of any skill (name, description, forPeople, tags, examples) is
-  an error at that line (:func:`skill_text`);
+  an error at that line (:func:`skill_text`); an amount of money in a value is
+  found however it is written (``£2,450``, ``£2450``, ``£ 2 450``, ``GBP 2450``,
+  ``2,450 pounds``, ``£2,450.00``: same currency, same value; see
+  :mod:`acap.checks.money`);
 * a value found in any file of the built site (card, pages, anything a later
   build step adds) is an error (:func:`published_files`, run by ``acap build``
   after every other step), located at the operator.yaml line it came from
   when it came from there;
-* the number inside a value (``2,450`` or ``2450``), found on its own, is a
-  warning: it may be a year or a street number;
+* the number inside a value (``2,450`` or ``2450``), found on its own or with
+  another currency, is a warning: it may be a year or a street number;
+* a key of the private file that is not the id of an on-request skill of
+  operator.yaml is an error (with a did-you-mean): a typo would silently drop
+  the protection of the values listed under it;
 * amounts of money in the text of an on-request skill are a warning
-  (:func:`money_in_text`), with or without the private file, and in cards too.
+  (:func:`money_in_text`), with or without the private file, and in cards too:
+  the finding says the amount will be published and how to keep it private.
 
 Findings never repeat a private value: they name its line in the private file.
 """
@@ -41,6 +48,7 @@ from ..findings import Finding, Level, Location
 from ..loader import load_file, pointer_join
 from ..operator_config import OperatorConfig, schema_findings
 from .facts import Subject
+from .money import Amount, amounts, same_amount
 
 PRIVATE_FILE = "operator.private.yaml"
 PRIVATE_SCHEMA = "operator-private.schema.json"
@@ -50,15 +58,7 @@ MIN_VALUE_LENGTH = 3
 _SKILL_TEXT = re.compile(r"/skills/[0-9]+/(name|description|forPeople|tags|examples)(/|$)")
 _SPACES = re.compile(r"[\s\u00a0\u202f\u2009]+")
 _NUMBER = re.compile(r"\d(?:[\d.,'\u00a0\u202f ]*\d)?")
-_SYMBOLS = "$£€¥₹₽₺₩₪₫฿₴₦₱₲₡₵"
-_CODES = "USD|EUR|GBP|CHF|JPY|CAD|AUD|NZD|SEK|NOK|DKK|PLN|CZK|HUF|INR|CNY|ZAR|BRL|MXN"
-_MONEY_WORDS = (r"euros?|dollars?|pounds?|pence|cents?|francs?|kronor|kroner|z[lł]oty|yen"
-                r"|rupees?|pesos?|sterling")
-_AMOUNT = r"\d[\d.,]*"
-MONEY = re.compile(
-    rf"[{_SYMBOLS}]\s?\d(?:[\d.,]*\d)?|{_AMOUNT}\s?[{_SYMBOLS}]"
-    rf"|\b(?:{_CODES})\s?\d(?:[\d.,]*\d)?|{_AMOUNT}\s?(?:{_CODES})\b"
-    rf"|{_AMOUNT}\s?(?:{_MONEY_WORDS})\b|\b\d+,-", re.IGNORECASE)
+_BARE_NUMBER = re.compile(r"\d[\d.,'\u00a0\u202f ]*")
 
 
 def normalise(text: str) -> str:
@@ -98,12 +98,20 @@ class PrivateValue:
         thousands separators or none (``warning``)."""
         return _patterns(self.text)
 
+    @property
+    def amounts(self) -> tuple[Amount, ...]:
+        """The amounts of money in the value: found in any writing, they are errors."""
+        return amounts(self.text)
+
 
 @cache
 def _patterns(text: str) -> tuple[tuple[Level, re.Pattern[str]], ...]:
     whole = normalise(text)
     out: list[tuple[Level, re.Pattern[str]]] = [("error", _pattern(whole))]
     seen = {whole}
+    # A value that is only a number (2450) is that number however it is grouped: the
+    # other groupings are errors too. Inside a longer value they may be a year.
+    level: Level = "error" if _BARE_NUMBER.fullmatch(text.strip()) else "warning"
     for m in _NUMBER.finditer(text):
         integer = re.sub(r"[.,]\d{1,2}$", "", m.group(0))
         digits = re.sub(r"\D", "", integer)
@@ -115,7 +123,7 @@ def _patterns(text: str) -> tuple[tuple[Level, re.Pattern[str]], ...]:
             forms |= {sep.join(groups) for sep in (",", ".", " ", "'")}
         for f in sorted(forms - seen):
             seen.add(f)
-            out.append(("warning", _pattern(f)))
+            out.append((level, _pattern(f)))
     return tuple(out)
 
 
@@ -151,7 +159,7 @@ def load_private_values(cfg: OperatorConfig) -> PrivateValues:
 
     Returns:
         :class:`PrivateValues`; a missing file is no fault (``present`` False). A
-        key that is not an on-request skill id is a ``PRIVATE-VALUES`` warning, a
+        key that is not an on-request skill id is a ``PRIVATE-VALUES`` error, a
         value shorter than :data:`MIN_VALUE_LENGTH` an error.
     """
     display = str(Path(cfg.loaded.file).parent / PRIVATE_FILE)
@@ -170,14 +178,13 @@ def load_private_values(cfg: OperatorConfig) -> PrivateValues:
         return out
     out.findings += schema_findings(loaded, PRIVATE_SCHEMA,
                                     skip={f.location.pointer for f in loaded.findings})
-    on_request = {s.get("id") for _, s in cfg.on_request_skills()}
+    on_request = [str(s.get("id")) for _, s in cfg.on_request_skills()]
+    kinds = {str(s.get("id")): str(s.get("kind", "public")) for _, s in cfg.skills()}
     for skill, values in loaded.data.items():
         key_ptr = pointer_join("", skill)
         if skill not in on_request:
-            out.findings.append(Finding(
-                "PRIVATE-VALUES", "warning", f"'{skill}' is not the id of an on-request skill "
-                "in operator.yaml", loaded.location(key_ptr, key=True),
-                "use the id of the on-request skill whose values these are"))
+            out.findings.append(_not_on_request(str(skill), kinds, on_request,
+                                                loaded.location(key_ptr, key=True)))
         if not isinstance(values, list):
             continue
         for i, v in enumerate(values):
@@ -194,11 +201,46 @@ def load_private_values(cfg: OperatorConfig) -> PrivateValues:
     return out
 
 
+def _not_on_request(skill: str, kinds: dict[str, str], on_request: list[str],
+                    at: Location) -> Finding:
+    """PRIVATE-VALUES: a key of the private file that names no on-request skill. An error:
+    a typo here would make acap stop looking for the values listed under it."""
+    import difflib
+
+    if skill in kinds:
+        message = (f"'{skill}' is a {kinds[skill]} skill, not an on-request one: nothing it "
+                   "says is given on request")
+    else:
+        message = f"'{skill}' is not the id of a skill in operator.yaml"
+    near = difflib.get_close_matches(skill, on_request, n=1, cutoff=0.6)
+    if near:
+        hint = f"did you mean '{near[0]}'?"
+    elif on_request:
+        hint = ("list the values under the id of the on-request skill that gives them: "
+                + ", ".join(on_request))
+    else:
+        hint = "operator.yaml has no on-request skill: make the skill kind: on-request first"
+    return Finding("PRIVATE-VALUES", "error", message, at, hint)
+
+
 def _search(text: str, values: Iterable[PrivateValue]) -> Iterator[tuple[PrivateValue, Level]]:
-    """Each value found in ``text``, with the level of its strongest match."""
+    """Each value found in ``text``, with the level of its strongest match: the value
+    itself, or an amount of money in it however written (``error``); its number
+    alone (``warning``)."""
     hay = normalise(text)
+    found: tuple[Amount, ...] | None = None
     for v in values:
-        for level, pat in v.patterns():
+        patterns = v.patterns()
+        if patterns[0][1].search(hay):
+            yield v, "error"
+            continue
+        if v.amounts:
+            if found is None:
+                found = amounts(text)
+            if any(same_amount(a, b) for a in v.amounts for b in found):
+                yield v, "error"
+                continue
+        for level, pat in patterns[1:]:
             if pat.search(hay):
                 yield v, level
                 break
@@ -216,16 +258,36 @@ def skill_text(sub: Subject, values: list[PrivateValue]) -> Iterator[Finding]:
                                   "give it: remove it")
 
 
-def money_in_text(sub: Subject) -> Iterator[Finding]:
-    """OR-3.9 (heuristic, warning): an amount of money in an on-request skill's text."""
+def money_in_text(sub: Subject, skip: Iterable[str] = ()) -> Iterator[Finding]:
+    """OR-3.9 (heuristic, warning): an amount of money in an on-request skill's text.
+
+    Args:
+        sub: operator.yaml or a card.
+        skip: pointers already reported as a private value (an error says more).
+    """
+    done = set(skip)
     for s in sub.on_request:
         for ptr, name, text in s.texts():
-            m = MONEY.search(text)
-            if m:
+            if ptr in done:
+                continue
+            found = amounts(text)
+            if not found:
+                continue
+            amount = found[0].text.strip()
+            if sub.is_card:
                 yield sub.finding("OR-3.9", "warning", f"the {name} of on-request {s.label} "
-                                  f"contains an amount of money ('{m.group(0).strip()}')", ptr,
-                                  "the card never gives what is given on request: remove it, "
-                                  "or make the skill public if the amount is public")
+                                  f"contains an amount of money ('{amount}'), published in "
+                                  "this card", ptr, "the card never gives what is given on "
+                                  "request: remove it, unless the amount is public")
+                continue
+            yield sub.finding("OR-3.9", "warning", f"the {name} of on-request {s.label} "
+                              f"contains an amount of money ('{amount}'): it will be published "
+                              "in the card and on the pages", ptr,
+                              "if it is given on request, remove it here and list it in "
+                              f"{PRIVATE_FILE} (never published), which makes acap refuse "
+                              f"it anywhere it is published: {s.id or 'skill-id'}: "
+                              f"[\"{amount}\"]; if the amount is public, make the skill "
+                              "public")
 
 
 def _operator_strings(data: Any, ptr: str = "") -> Iterator[tuple[str, str]]:
@@ -244,11 +306,30 @@ def _readable(rel: str, raw: bytes) -> str | None:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None  # images and other binary files: a value written as text is not in them
-    if rel.endswith((".html", ".htm", ".xml", ".svg")) and "&" in text:
-        text = html.unescape(text)
+    if rel.endswith((".html", ".htm", ".xml", ".svg")):
+        if "<" in text:  # £<b>2,450</b> reads as £2,450: search the text without tags too
+            text += "\n" + _TAG.sub("", text)
+        if "&" in text:
+            text = html.unescape(text)
     if rel.endswith(".json") and "\\" in text:
-        text = text.replace('\\"', '"').replace("\\\\", "\\")
+        text = _JSON_ESCAPE.sub(_unescape_json, text)
     return text
+
+
+_TAG = re.compile(r"<[^<>]*>")
+_JSON_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
+_JSON_SIMPLE = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
+                "t": "\t"}
+
+
+def _unescape_json(m: re.Match[str]) -> str:
+    """One JSON string escape as its character (``\\u00a3`` -> ``£``); surrogate halves stay
+    escaped, as they cannot spell a currency or a digit."""
+    e = m.group(1)
+    if e[0] == "u":
+        code = int(e[1:], 16)
+        return m.group(0) if 0xD800 <= code <= 0xDFFF else chr(code)
+    return _JSON_SIMPLE[e]
 
 
 def published_files(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]],
@@ -276,7 +357,7 @@ def published_files(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]],
             source = _source(cfg, v, strings)
             if source and _SKILL_TEXT.match(source.pointer or ""):
                 continue  # skill text: already reported by skill_text() at its line
-            loc = source or _line_in(rel, text, v)
+            loc = source or _line_in(rel, text, v, raw.count(b"\n") + 1)
             key = (v, f"{loc.file}:{loc.line}")
             if key in found:
                 found[key][2].append(rel)
@@ -300,8 +381,10 @@ def _source(cfg: OperatorConfig, v: PrivateValue,
     return None
 
 
-def _line_in(rel: str, text: str, v: PrivateValue) -> Location:
-    for n, line in enumerate(text.splitlines(), 1):
+def _line_in(rel: str, text: str, v: PrivateValue, lines: int) -> Location:
+    """The first line of a built file holding ``v`` (``lines``: the file's own line count;
+    past it, ``text`` holds another reading of the file, with no line of its own)."""
+    for n, line in enumerate(text.splitlines()[:lines], 1):
         if any(True for _ in _search(line, [v])):
             return Location(rel, n)
     return Location(rel)

@@ -74,7 +74,7 @@ def _operator_hosts(sub: Subject, cfg: OperatorConfig) -> Iterator[Finding]:
             yield sub.finding(p.rule, p.level, p.message, "/cardHost", p.hint)
     for name, settings in as_dict(d.get("hosts")).items():
         ptr = pointer_join("/hosts", name)
-        for p in host_problems(str(name), what=f"hosts: '{name}'"):
+        for p in host_problems(str(name), what="the hosts entry"):
             yield sub.finding(p.rule, p.level, p.message, ptr, p.hint, key=True)
         cname = as_dict(settings).get("cname")
         if isinstance(cname, str) and cname:

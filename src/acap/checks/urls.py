@@ -96,7 +96,7 @@ def url_problems(url: str, *, secure: bool = False, what: str = "the URL") -> li
                                "remove the part before @"))
         out.extend(host_problems(parts.hostname, what=f"the host of {what}"))
     if secure and not is_secure(parts):
-        out.append(Problem("URL-HTTPS", "error", f"{what} must be https, not {parts.scheme}:",
+        out.append(Problem("URL-HTTPS", "error", f"{what} must be https, not {parts.scheme}",
                            "use https:// (plain http is accepted only for localhost)"))
     return out
 

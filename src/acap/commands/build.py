@@ -50,7 +50,7 @@ def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
     emit_report(result.report, fmt)
     if not result.ok:
         why = "warnings fail the build with --strict" if result.report.ok() else \
-            f"{config} has errors"
+            "errors in " + ", ".join(dict.fromkeys(f.location.file for f in result.report.errors))
         click.echo(f"not built: {why}; {result.site_dir} was left as it was", err=True)
         sys.exit(1)
     if fmt == "text":
