@@ -18,7 +18,7 @@ from acap.build import BuildOptions, build
 from acap.cli import cli
 from acap.requirements import checked_at, requirements
 from casefiles import CARD_CASES, OPERATOR_CASES
-from conftest import EXAMPLE, REPO
+from conftest import REPO
 
 TEXT_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<level>error|warning): "
                        r"(?P<message>.+) \[(?P<rule>[A-Z0-9.-]+)\]$")
@@ -44,16 +44,25 @@ def test_the_built_example_card_has_no_error(example: Path) -> None:
     assert code == 0, out
 
 
-def test_the_example_gives_the_three_warnings_of_annex_a3(example: Path) -> None:
-    """The bundled chapel opens a booking to assistants with a level-1 attestation: the
-    build warns (OR-5.5, OR-5.6 (a), OR-5.7) and still builds."""
-    text = EXAMPLE.read_text(encoding="utf-8").splitlines()
-    access = next(i for i, line in enumerate(text, 1) if "assistantAccess: true" in line)
-    level = next(i for i, line in enumerate(text, 1) if "attestationLevel: 1" in line)
+def test_the_example_warns_once_and_annex_a3s_level_1_adds_the_referral_warnings(
+        example: Path) -> None:
+    """The bundled chapel opens a booking to assistants: the build says that it accepts
+    the assistant's word (OR-5.5). With Annex A.3's level-1 attestation it also warns
+    that bookings must be referred (OR-5.6 (a), OR-5.7), and still builds."""
+    text = example.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    access = next(i for i, line in enumerate(lines, 1) if "assistantAccess: true" in line)
+    level = next(i for i, line in enumerate(lines, 1) if "attestationLevel: 2" in line)
+    result = build(BuildOptions(config=example, write=False))
+    assert sorted((f.rule, f.level, f.location.line) for f in result.report) == \
+        [("OR-5.5", "warning", access)]
+    example.write_text(text.replace("attestationLevel: 2", "attestationLevel: 1"),
+                       encoding="utf-8")
     result = build(BuildOptions(config=example, write=False))
     got = sorted((f.rule, f.level, f.location.line) for f in result.report)
     assert got == [("OR-5.5", "warning", access), ("OR-5.6", "warning", level),
                    ("OR-5.7", "warning", access)]
+    assert result.report.ok()
 
 
 def test_text_format_and_exit_code_on_errors() -> None:
