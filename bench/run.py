@@ -186,8 +186,10 @@ def bench_sign(repeats: int, n: int) -> list[Figure]:
     private_jwk = PyJWK({**jwk, "d": _d_of(key)})
     sdk_sign = create_agent_card_signer(private_jwk, {"alg": "ES256", "typ": "JOSE",
                                                       "kid": "bench-1", "jku": None})
+    from acap.canonical import payload_object
+
     pk = key.private  # type: ignore[attr-defined]
-    payload_obj = {k: v for k, v in card.items() if k != "signatures"}
+    payload_obj = payload_object(card)  # the same object JCS sees inside the Signer
 
     def acap_sign() -> object:
         return signer.sign(card)
@@ -242,7 +244,9 @@ def bench_verify(repeats: int, n: int) -> list[Figure]:
     sig = signed["signatures"][0]  # type: ignore[index]
     raw = b64url_decode(sig["signature"])
     der = encode_dss_signature(int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big"))
-    body = {k: v for k, v in signed.items() if k != "signatures"}
+    from acap.canonical import payload_object
+
+    body = payload_object(signed)  # the object the signature covers
 
     def acap_v() -> object:
         res = verify_card(signed, lambda kid, jku: (jwk, "bench"))

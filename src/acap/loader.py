@@ -113,7 +113,10 @@ class Loaded:
 
 def pointer_join(base: str, token: str | int) -> str:
     """Append one reference token to a JSON pointer, escaping per RFC 6901 §3."""
-    return f"{base}/{str(token).replace('~', '~0').replace('/', '~1')}"
+    t = str(token)
+    if "~" in t or "/" in t:
+        t = t.replace("~", "~0").replace("/", "~1")
+    return f"{base}/{t}"
 
 
 def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None = None) -> Loaded:
@@ -385,6 +388,7 @@ class _Builder:
         self.budget = MAX_NODES
         self.bombed = False
         self.lines = text.split("\n")
+        self.any_bang = "!" in text  # without one, no tag was written anywhere
 
     def run(self, root: yaml.Node) -> None:
         self.loaded.data = self.node(root, "", self.schema.root, 0)
@@ -437,11 +441,12 @@ class _Builder:
         where YAML puts its properties (an anchor and a tag, in either order).
         Tags that plain YAML never resolves to are refused wherever they are written.
         """
-        m = node.start_mark
-        row = self.lines[m.line] if m.line < len(self.lines) else ""
-        found = _PROPERTIES.match(row, m.column)
-        if found and found.group("tag"):
-            return found.group("tag")
+        if self.any_bang:
+            m = node.start_mark
+            row = self.lines[m.line] if m.line < len(self.lines) else ""
+            found = _PROPERTIES.match(row, m.column)
+            if found and found.group("tag"):
+                return found.group("tag")
         if not node.tag.startswith("tag:yaml.org,2002:") or \
                 node.tag.removeprefix("tag:yaml.org,2002:") not in _PLAIN_TAGS:
             return node.tag

@@ -212,6 +212,7 @@ def text_findings(loaded: Loaded, schema_name: str, skip: set[str | None]) -> li
         warnings for overlong text.
     """
     from .text_values import (
+        NAME_LIMIT,
         blank,
         describe,
         hidden_characters,
@@ -224,6 +225,9 @@ def text_findings(loaded: Loaded, schema_name: str, skip: set[str | None]) -> li
     for ptr, text, is_key in strings(loaded.data, keys=True):
         if ptr in skip:
             continue
+        if text.isascii() and text.isprintable() and text.strip() and \
+                len(text) <= NAME_LIMIT and ptr != "/signing/kid":
+            continue  # nothing any rule below could find (the common case, kept cheap)
         loc = loaded.location(ptr, key=is_key)
         what = f"the key of {place(ptr, loaded.data)}" if is_key else place(ptr, loaded.data)
         if blank(text):

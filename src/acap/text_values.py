@@ -55,11 +55,17 @@ _NAME_LISTS = {"tags", "languages", "inputModes", "outputModes", "defaultInputMo
                "defaultOutputModes"}
 
 
+_ASCII_VISIBLE = re.compile(r"[!-~]")
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def blank(text: str) -> bool:
     """True for text that is not empty but shows nothing: only spaces, control and
     format characters, or blank letters (``"   "``, ``"\\u200b"``, ``"\\u3164"``)."""
     if not text:
         return False
+    if text.isascii():  # the common case, in C: blank when nothing visible is in it
+        return _ASCII_VISIBLE.search(text) is None
     for ch in text:
         if ch.isspace() or ord(ch) in _BLANK_LETTERS:
             continue
@@ -76,6 +82,8 @@ def hidden_characters(text: str) -> list[str]:
     Control characters other than tab and line breaks count too.
     """
     if text.isascii():
+        if _ASCII_CONTROL.search(text) is None:  # the common case, in C
+            return []
         return sorted({ch for ch in text if (ord(ch) < 32 and ch not in "\t\n\r")
                        or ord(ch) == 127}, key=text.index)
     if "\U000E007F" in text:
