@@ -270,6 +270,29 @@ def bench_verify(repeats: int, n: int) -> list[Figure]:
     ]
 
 
+def bench_spec_site(repeats: int) -> list[Figure]:
+    """The spec-site step against a plain ``mkdocs build`` of the same pages (see
+    bench/spec_site.py): whole processes (step = build with minus without the site)
+    and one warm process."""
+    sys.path.insert(0, str(REPO / "bench"))
+    import spec_site
+
+    procs = spec_site.whole_processes(repeats)
+    on, off = procs["acap build --spec-site"], procs["acap build --no-spec-site"]
+    mk, py = procs["mkdocs build (same sources)"], procs["python -c pass"]
+    step = [a - b for a, b in zip(on, off, strict=True)]
+    ref = [a - b for a, b in zip(mk, py, strict=True)]
+    warm = spec_site.in_process(repeats * 3)
+    return [
+        Figure("spec site step (whole processes: on - off)", step,
+               "mkdocs build of the same pages (- python -c pass)", "<= 1.2x reference", 1.2,
+               extra={"reference_median": statistics.median(ref)}),
+        Figure("spec site step (one warm process)", warm["acap spec-site step"],
+               "mkdocs load_config + build, same config", "<= 1.2x reference", 1.2,
+               extra={"reference_median": statistics.median(warm["mkdocs build"])}),
+    ]
+
+
 def make_operators(folder: Path, count: int) -> list[Path]:
     """``count`` distinct operators (names, skills, keys), one folder each."""
     sys.path.insert(0, str(REPO / "bench"))
@@ -325,7 +348,8 @@ def report(figures: list[Figure]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer repeats")
-    ap.add_argument("--only", choices=["process", "cli", "sign", "verify", "batch"], default=None)
+    ap.add_argument("--only", choices=["process", "cli", "sign", "verify", "specsite", "batch"],
+                    default=None)
     ap.add_argument("--count", type=int, default=1000, help="operators in the batch build")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "latest.json")
     args = ap.parse_args()
@@ -338,6 +362,7 @@ def main() -> None:
             "cli": lambda: bench_cli(repeats, work),
             "sign": lambda: bench_sign(repeats, 200),
             "verify": lambda: bench_verify(repeats, 100),
+            "specsite": lambda: bench_spec_site(repeats),
             "batch": lambda: bench_batch(3 if args.quick else 5, work, args.count),
         }
         for name, fn in groups.items():

@@ -1,6 +1,6 @@
 """``python -m acap``: the same as the ``acap`` command."""
 
-from acap.cli import main
+from acap._entry import main
 
 if __name__ == "__main__":
     main()

@@ -67,17 +67,8 @@ def cli() -> None:
 
 
 def main(args: Any = None) -> None:
-    """Console-script entry point.
-
-    The cyclic garbage collector is off for the command's life: a command is a
-    short process whose objects are freed by reference counting, and the
-    collector's passes over the many objects that imports create cost about a
-    tenth of an ``acap build`` (issue 7). Long-running work turns it back on
-    (``acap serve``, batch builds: :func:`acap.batch.build_many`).
-    """
-    import gc
-
-    gc.disable()
+    """Run the ``acap`` command (the console script goes through :mod:`acap._entry`,
+    which also turns the cyclic garbage collector off for the command's short life)."""
     cli(args=args, prog_name="acap")
 
 

@@ -35,7 +35,6 @@ Findings never repeat a private value: they name its line in the private file.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -310,6 +309,8 @@ def _readable(rel: str, raw: bytes) -> str | None:
         if "<" in text:  # £<b>2,450</b> reads as £2,450: search the text without tags too
             text += "\n" + _TAG.sub("", text)
         if "&" in text:
+            import html  # only when an HTML file is searched
+
             text = html.unescape(text)
     if rel.endswith(".json") and "\\" in text:
         text = _JSON_ESCAPE.sub(_unescape_json, text)
