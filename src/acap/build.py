@@ -302,7 +302,8 @@ def build(options: BuildOptions) -> BuildResult:
     written = False
     if ctx.report.ok(options.strict) and options.write and (
             problem := site_dir_problem(site_dir, cfg)):
-        ctx.report.add(Finding("SITE-PATH", "error", problem, Location(str(options.config)),
+        where = f"--site-dir {site_dir}" if options.site_dir is not None else str(site_dir)
+        ctx.report.add(Finding("SITE-PATH", "error", problem, Location(where),
                                "build into a folder of its own, e.g. --site-dir site"))
     if ctx.report.ok(options.strict) and options.write:
         manifest = {"acap": __version__, "inputs": input_digest(cfg),

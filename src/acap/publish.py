@@ -243,9 +243,12 @@ def publish(options: PublishOptions) -> PublishResult:
                                       "them (a folder keeps no history: copy them first)"))
         except (GitError, OSError) as exc:
             hr.detail = str(exc)
+            # git's own message, its lines joined: a finding is one line on the terminal
+            said = " | ".join(" ".join(line.split()) for line in str(exc).splitlines()
+                              if line.strip())
             result.report.add(Finding("PUBLISH-FAILED", "error",
                                       f"{t.host}: publishing to {t.describe()} failed; it is "
-                                      f"as it was. {exc}", t.where,
+                                      f"as it was. {said}", t.where,
                                       "fix the cause and run acap publish again"))
         say(hr.outcome + (f": {hr.plan.summary()}" if hr.plan else ""))
     return result

@@ -51,7 +51,8 @@ def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
     if not result.ok:
         why = "warnings fail the build with --strict" if result.report.ok() else \
             "errors in " + ", ".join(dict.fromkeys(f.location.file for f in result.report.errors))
-        click.echo(f"not built: {why}; {result.site_dir} was left as it was", err=True)
+        kept = f"; {result.site_dir} was left as it was" if result.site_dir.exists() else ""
+        click.echo(f"not built: {why}{kept}", err=True)
         sys.exit(1)
     if fmt == "text":
         hosts = ", ".join(result.files.hosts())
