@@ -23,7 +23,7 @@ from typing import Any
 
 from . import __version__
 from .findings import Finding, Location, Report
-from .site import MANIFEST, SiteFiles, read_manifest, write_site
+from .site import MANIFEST, SiteFiles, read_manifest
 
 
 @dataclass
@@ -223,15 +223,9 @@ def _merge_and_write(result: BatchResult, options: BatchOptions) -> None:
         prev = old_ops.get(_key(o.config)) if isinstance(old_ops, dict) else None
         if prev:
             manifest["operators"][_key(o.config)] = prev
-    try:
-        write_site(files, site_dir, manifest)
-        result.written = True
-    except OSError as exc:
-        result.report.add(Finding("SITE-WRITE", "error",
-                                  f"cannot write {site_dir}: {exc.strerror or exc}",
-                                  Location(str(site_dir)),
-                                  "check the folder and its parent are writable; the previous "
-                                  "site/ was left as it was"))
+    from .build import write_or_report
+
+    result.written = write_or_report(files, site_dir, manifest, result.report)
 
 
 def _identical(files: SiteFiles, new: dict[str, bytes], host: str) -> bool:

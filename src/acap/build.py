@@ -315,13 +315,23 @@ def build(options: BuildOptions) -> BuildResult:
 
 
 def _write(ctx: BuildContext, site_dir: Path, manifest: dict[str, Any]) -> bool:
+    return write_or_report(ctx.files, site_dir, manifest, ctx.report)
+
+
+def write_or_report(files: SiteFiles, site_dir: Path, manifest: dict[str, Any],
+                    report: Report) -> bool:
+    """:func:`acap.site.write_site`, with a failure as a ``SITE-WRITE`` finding in ``report``.
+
+    Returns:
+        Whether site/ was replaced (on ``False`` it is as it was).
+    """
     try:
-        write_site(ctx.files, site_dir, manifest)
+        write_site(files, site_dir, manifest)
     except OSError as exc:
-        ctx.report.add(Finding("SITE-WRITE", "error",
-                               f"cannot write {site_dir}: {exc.strerror or exc}",
-                               Location(str(site_dir)),
-                               "check that the folder and its parent are writable; the "
-                               "previous site/ was left as it was"))
+        report.add(Finding("SITE-WRITE", "error",
+                           f"cannot write {site_dir}: {exc.strerror or exc}",
+                           Location(str(site_dir)),
+                           "check that the folder and its parent are writable; the "
+                           "previous site/ was left as it was"))
         return False
     return True

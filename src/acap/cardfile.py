@@ -47,14 +47,20 @@ class CardFile:
 
     def at(self, pointer: str) -> Location:
         """The location of ``pointer`` in the card (nearest parent with a known line)."""
-        p = pointer
-        while True:
-            if p in self.lines:
-                line, col = self.lines[p]
-                return Location(self.source, line, col, pointer)
-            if not p:
-                return Location(self.source, None, None, pointer)
-            p = p.rsplit("/", 1)[0]
+        return locate(self.source, self.lines, pointer)
+
+
+def locate(source: str, lines: dict[str, tuple[int, int]], pointer: str) -> Location:
+    """The location of a JSON pointer: the line and column of it, or of its nearest
+    parent in ``lines`` (from :func:`json_lines`); no line when none is known."""
+    p = pointer
+    while True:
+        if p in lines:
+            line, col = lines[p]
+            return Location(source, line, col, pointer)
+        if not p:
+            return Location(source, None, None, pointer)
+        p = p.rsplit("/", 1)[0]
 
 
 def read_card(source: str, *, max_bytes: int = DEFAULT_MAX_BYTES,

@@ -99,14 +99,9 @@ class ReplyFile:
         """The location of ``pointer`` (nearest parent with a known line); no line for ``None``."""
         if pointer is None:
             return Location(self.source)
-        p = pointer
-        while True:
-            if p in self.lines:
-                line, col = self.lines[p]
-                return Location(self.source, line, col, pointer)
-            if not p:
-                return Location(self.source, None, None, pointer)
-            p = p.rsplit("/", 1)[0]
+        from ..cardfile import locate
+
+        return locate(self.source, self.lines, pointer)
 
 
 def parse_reply(text: str | bytes, source: str = "reply") -> ReplyFile:
