@@ -287,6 +287,19 @@ def test_stale_site_is_refused(tmp_path: Path) -> None:
     assert git("ls-remote", str(remote)) == ""
 
 
+def test_a_value_declared_private_after_the_build_stops_the_publish(tmp_path: Path) -> None:
+    """The built files may hold the value: only a new build (whose OR-3.9 scan sees it)
+    may go out."""
+    remote = bare_repo(tmp_path / "pages.git")
+    config = project(tmp_path)
+    do_build(config)
+    (config.parent / "operator.private.yaml").write_text(
+        'service-pricing:\n  - "£2,450"\n', encoding="utf-8")
+    res = publish(PublishOptions(config=config, remote=str(remote)))
+    assert _rules(res) == ["PUBLISH-STALE"]
+    assert git("ls-remote", str(remote)) == ""
+
+
 @pytest.mark.parametrize("remote,cname,served", [
     ("https://github.com/someone/chapel-site.git", None, "https://someone.github.io/chapel-site/"),
     ("git@github.com:someone/someone.github.io.git", None, "https://someone.github.io/"),

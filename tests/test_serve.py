@@ -239,3 +239,23 @@ def test_serve_command_prints_each_host_url(tmp_path: Path,
     assert f"http://agent-capability.org.localhost:{port}/" in res.stdout
     # The command built the site before serving it.
     assert (config.parent / "site/example.com/.well-known/agent-card.json").is_file()
+
+
+def test_watched_files_see_the_private_file_and_same_size_edits(tmp_path: Path) -> None:
+    import os
+    import shutil
+
+    from acap.serve import watched_files
+    from conftest import EXAMPLE
+
+    config = tmp_path / "operator.yaml"
+    shutil.copyfile(EXAMPLE, config)
+    private = tmp_path / "operator.private.yaml"
+    private.write_text('service-pricing:\n  - "£2,450"\n', encoding="utf-8")
+    before = watched_files(config)
+    assert private in before
+    st = config.stat()
+    config.write_text(config.read_text("utf-8").replace("1.0.0", "9.9.9"), encoding="utf-8")
+    os.utime(config, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size, same mtime
+    after = watched_files(config)
+    assert after[config] != before[config]

@@ -211,10 +211,14 @@ FINAL_CHECKS: list[Step] = [final_check_site]
 
 
 def input_digest(cfg: OperatorConfig) -> str:
-    """SHA-256 over everything a build reads: operator.yaml, templates/, previous
-    keys and acap's version. ``acap publish`` compares it to refuse a stale site/."""
+    """SHA-256 over everything a build reads: operator.yaml, operator.private.yaml
+    (a value declared private after a build must stop that build's files going out),
+    templates/, previous keys and acap's version. ``acap publish`` compares it to
+    refuse a stale site/. Kept in the build manifest, which is never published."""
+    from .checks.on_request_values import PRIVATE_FILE
+
     h = hashlib.sha256(f"acap {__version__}\n".encode())
-    paths = [cfg.path, cfg.previous_keys_file]
+    paths = [cfg.path, cfg.base_dir / PRIVATE_FILE, cfg.previous_keys_file]
     tpl = cfg.base_dir / "templates"
     if tpl.is_dir():
         paths += sorted(p for p in tpl.rglob("*") if p.is_file())

@@ -219,23 +219,29 @@ def _make_handler(server: PreviewServer, log: Callable[[str], None] | None) -> t
     return Handler
 
 
-def watched_files(config: Path) -> dict[Path, tuple[int, int]]:
-    """``{file: (mtime ns, size)}`` of everything a build reads that a user edits:
-    operator.yaml, every file under templates/, and the previous keys file."""
+def watched_files(config: Path) -> dict[Path, tuple[int, int, int]]:
+    """``{file: (mtime ns, size, CRC-32)}`` of everything a build reads that a user
+    edits: operator.yaml, operator.private.yaml, every file under templates/, and the
+    previous keys file. The CRC sees an edit that keeps the size within one tick of
+    the file system's clock."""
+    import zlib
+
+    from .checks.on_request_values import PRIVATE_FILE
     from .operator_config import load_operator
 
-    paths = [config]
+    paths = [config, config.parent / PRIVATE_FILE]
     tpl = config.parent / "templates"
     if tpl.is_dir():
         paths += sorted(p for p in tpl.rglob("*") if p.is_file())
     paths.append(load_operator(config).previous_keys_file)  # never raises for bad content
-    out: dict[Path, tuple[int, int]] = {}
+    out: dict[Path, tuple[int, int, int]] = {}
     for p in paths:
         try:
             st = p.stat()
+            crc = zlib.crc32(p.read_bytes()) if st.st_size <= 1 << 20 else 0
         except OSError:
             continue
-        out[p] = (st.st_mtime_ns, st.st_size)
+        out[p] = (st.st_mtime_ns, st.st_size, crc)
     return out
 
 
@@ -273,7 +279,10 @@ def start_preview(site_dir: Path, *, bind: str = DEFAULT_BIND, port: int = DEFAU
     t.start()
     server._threads.append(t)
     if config is not None:
-        w = threading.Thread(target=_watch, args=(server, config, interval, on_rebuild),
+        # The files as they are now, before returning: a change made the moment this
+        # returns must be seen as a change, whenever the watcher thread first runs.
+        seen = watched_files(config)
+        w = threading.Thread(target=_watch, args=(server, config, interval, on_rebuild, seen),
                              name="acap-serve-watch", daemon=True)
         w.start()
         server._threads.append(w)
@@ -281,10 +290,10 @@ def start_preview(site_dir: Path, *, bind: str = DEFAULT_BIND, port: int = DEFAU
 
 
 def _watch(server: PreviewServer, config: Path, interval: float,
-           on_rebuild: Callable[[Any], None] | None) -> None:
+           on_rebuild: Callable[[Any], None] | None,
+           seen: dict[Path, tuple[int, int, int]]) -> None:
     from .build import BuildOptions, build
 
-    seen = watched_files(config)
     while not server._stop.wait(interval):
         now = watched_files(config)
         if now == seen:
