@@ -137,3 +137,25 @@ def test_an_operator_of_a_batch_publishes_its_own_hosts_from_the_shared_site(
     config.write_text(config.read_text().replace("version: 1.1.1", "version: 2.0.0"))
     stale = publish(PublishOptions(config=config, site_dir=site, dir=tmp_path / "out"))
     assert [f.rule for f in stale.report.errors] == ["PUBLISH-STALE"]
+
+
+def test_each_operator_of_a_folder_has_its_own_private_file(tmp_path: Path) -> None:
+    """chapel.yaml's private values are in chapel.private.yaml (operator.yaml's in
+    operator.private.yaml): one operator's prices never apply to another."""
+    import random
+
+    ops = tmp_path / "ops"
+    ops.mkdir()
+    for i in (1, 2):
+        text = operator_yaml(i, random.Random(i)).replace(
+            "Given to the person who asks, on request.", "From £2,450. Given on request.")
+        (ops / f"op{i}.yaml").write_text(text)
+    (ops / "op1.private.yaml").write_text('treatment-fees:\n  - "£2,450"\n')
+    # op2's own private file lists a skill op2 does not have (op1's): its own error only
+    (ops / "op2.private.yaml").write_text('treatment-fees:\n  - "£9,999"\n')
+    res = build_many(BatchOptions(configs=[ops], site_dir=tmp_path / "site", pages=False))
+    by = {o.config.name: o for o in res.outcomes}
+    assert [f.rule for f in by["op1.yaml"].report.errors] == ["OR-3.9"]
+    assert by["op1.yaml"].report.errors[0].location.file == str(ops / "op1.yaml")
+    assert [(f.rule, f.location.file) for f in by["op2.yaml"].report.errors] == \
+        [("PRIVATE-VALUES", str(ops / "op2.private.yaml"))]

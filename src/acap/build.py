@@ -215,10 +215,10 @@ def input_digest(cfg: OperatorConfig) -> str:
     (a value declared private after a build must stop that build's files going out),
     templates/, previous keys and acap's version. ``acap publish`` compares it to
     refuse a stale site/. Kept in the build manifest, which is never published."""
-    from .checks.on_request_values import PRIVATE_FILE
+    from .checks.on_request_values import private_path
 
     h = hashlib.sha256(f"acap {__version__}\n".encode())
-    paths = [cfg.path, cfg.base_dir / PRIVATE_FILE, cfg.previous_keys_file]
+    paths = [cfg.path, private_path(cfg), cfg.previous_keys_file]
     tpl = cfg.base_dir / "templates"
     if tpl.is_dir():
         paths += sorted(p for p in tpl.rglob("*") if p.is_file())

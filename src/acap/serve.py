@@ -226,10 +226,10 @@ def watched_files(config: Path) -> dict[Path, tuple[int, int, int]]:
     the file system's clock."""
     import zlib
 
-    from .checks.on_request_values import PRIVATE_FILE
+    from .checks.on_request_values import private_path_for
     from .operator_config import load_operator
 
-    paths = [config, config.parent / PRIVATE_FILE]
+    paths = [config, private_path_for(config)]
     tpl = config.parent / "templates"
     if tpl.is_dir():
         paths += sorted(p for p in tpl.rglob("*") if p.is_file())

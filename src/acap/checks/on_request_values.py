@@ -148,9 +148,16 @@ class PrivateValues:
     findings: list[Finding] = field(default_factory=list)
 
 
+def private_path_for(config: Path) -> Path:
+    """The private file of an operator file: beside it, named after it with
+    ``.private.yaml``: ``operator.yaml`` -> ``operator.private.yaml``, and in a batch
+    folder ``chapel.yaml`` -> ``chapel.private.yaml`` (each operator its own)."""
+    return config.with_name(config.stem + ".private.yaml")
+
+
 def private_path(cfg: OperatorConfig) -> Path:
-    """Where the private file of ``cfg`` is: ``operator.private.yaml`` beside operator.yaml."""
-    return cfg.base_dir / PRIVATE_FILE
+    """Where the private file of ``cfg`` is (see :func:`private_path_for`)."""
+    return private_path_for(cfg.path)
 
 
 def load_private_values(cfg: OperatorConfig) -> PrivateValues:
@@ -161,7 +168,7 @@ def load_private_values(cfg: OperatorConfig) -> PrivateValues:
         key that is not an on-request skill id is a ``PRIVATE-VALUES`` error, a
         value shorter than :data:`MIN_VALUE_LENGTH` an error.
     """
-    display = str(Path(cfg.loaded.file).parent / PRIVATE_FILE)
+    display = str(private_path_for(Path(cfg.loaded.file)))
     out = PrivateValues(display)
     path = private_path(cfg)
     if not path.is_file():
