@@ -481,3 +481,20 @@ def test_card_host_without_its_card_is_refused(tmp_path: Path) -> None:
     res = publish(PublishOptions(config=config, remote=str(tmp_path / "pages.git")))
     assert [f.message for f in _errors(res, "PUBLISH-INTEGRITY")] == \
         ["site/example.com/ has no Agent Card (.well-known/agent-card.json)"]
+
+
+@pytest.mark.parametrize(("first", "second", "how"), [
+    ("../pub", "../pub", "into the same folder"),
+    ("../pub", "../pub/ask", "into folders inside one another"),
+])
+def test_two_hosts_sharing_or_nesting_folders_get_one_clear_error(
+        tmp_path: Path, first: str, second: str, how: str) -> None:
+    config = project(tmp_path)
+    publish_to(config, "example.com", dir=first)
+    publish_to(config, "ask.example.com", dir=second)
+    do_build(config)
+    res = publish(PublishOptions(config=config))
+    [err] = _errors(res, "PUBLISH-TARGET")
+    assert how in err.message and "one would delete the other's files" in err.message
+    assert ".." not in err.message  # paths shown resolved
+    assert not (tmp_path / "pub").exists()

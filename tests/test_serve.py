@@ -259,3 +259,22 @@ def test_watched_files_see_the_private_file_and_same_size_edits(tmp_path: Path) 
     os.utime(config, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size, same mtime
     after = watched_files(config)
     assert after[config] != before[config]
+
+
+def test_a_port_in_use_is_reported_before_any_build(tmp_path: Path) -> None:
+    import socket
+
+    from click.testing import CliRunner
+
+    from acap.cli import cli
+
+    holder = socket.create_server(("127.0.0.1", 0))
+    port = holder.getsockname()[1]
+    try:
+        res = CliRunner().invoke(cli, ["serve", "-c", str(tmp_path / "operator.yaml"),
+                                       "--port", str(port)])
+    finally:
+        holder.close()
+    assert res.exit_code == 1
+    assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in res.stderr
+    assert not (tmp_path / "site").exists()  # nothing was built

@@ -349,10 +349,13 @@ def _check_target_conflicts(cfg: Any, options: PublishOptions, targets: list[Tar
             if t.kind == "dir" and kind == "dir" and host != t.host and (
                     _inside(Path(other), t.dir or Path()) or
                     _inside(t.dir or Path(), Path(other))):
+                mine = str((t.dir or Path()).resolve())
+                how = ("into the same folder" if mine == other else
+                       f"into folders inside one another ({other} and {mine})")
                 report.add(Finding("PUBLISH-TARGET", "error", f"{t.host} and {host} would be "
-                                   "published into the same folder", t.where,
-                                   "give each host its own folder"))
-        if key in seen and seen[key] != t.host:
+                                   f"published {how}: one would delete the other's files",
+                                   t.where, "give each host a folder of its own, side by side"))
+        if key in seen and seen[key] != t.host and t.kind != "dir":
             report.add(Finding("PUBLISH-TARGET", "error", f"{t.host} and {seen[key]} would be "
                                f"published to the same {t.describe()}", t.where,
                                "give each host its own branch or repository"))

@@ -39,6 +39,11 @@ def keys_new(config: Path, out: Path | None, alg: str | None) -> None:
     from ..keystore import new_key_file
 
     if out is None:
+        if not config.exists():
+            click.echo(f"error: there is no {config} here to say where the key goes\n"
+                       "    hint: run it in your project folder, or give the file: "
+                       "acap keys new --out PATH", err=True)
+            sys.exit(1)
         cfg = _cfg(config)
         out = cfg.key_file
         alg = alg or cfg.signing.get("algorithm")

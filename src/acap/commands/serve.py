@@ -42,6 +42,18 @@ def serve(config: Path, site_dir: Path | None, bind: str, port: int, build_first
     gc.enable()  # a long-running server (the CLI turns the collector off)
 
     site = site_dir if site_dir is not None else config.parent / "site"
+    if port:  # a port in use fails now, not after a build
+        import socket
+
+        try:
+            socket.create_server((bind, port)).close()
+        except OSError as exc:
+            import os
+
+            why = os.strerror(exc.errno) if exc.errno else str(exc)
+            click.echo(f"cannot listen on {bind}:{port}: {why} "
+                       "(use --port to pick another, or --port 0 for a free one)", err=True)
+            sys.exit(1)
 
     def report(result: Any) -> None:
         if len(result.report):
