@@ -271,7 +271,10 @@ def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildC
     cfg = cfg or load_operator(options.config)
     ctx = BuildContext(cfg, options)
     ctx.report.extend(cfg.findings)
-    if ctx.report.ok():
+    if isinstance(cfg.loaded.data, dict):
+        # Every finding of a run is reported: the requirement checks run on a file
+        # with load or schema errors too (they read any shape, and leave out what
+        # those errors already said); the card is built only when there is none.
         ctx.report.extend(check_operator(cfg))
     if ctx.report.ok():
         for step in STEPS:

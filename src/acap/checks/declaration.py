@@ -99,7 +99,7 @@ def operator_fields(sub: Subject) -> Iterator[Finding]:
                                       f"remove {name}, or make the skill kind: on-request",
                                       key=True)
             continue
-        if "completion" in d and not s.action:
+        if "completion" in d and s.action is False:
             yield sub.finding("OR-3.6", "error", f"{s.label} has completion but is not an "
                               "action: completion is only for a skill that changes something "
                               "in your systems", f"{s.ptr}/completion",
