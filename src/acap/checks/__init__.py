@@ -8,7 +8,7 @@ code that raises it. One module per concern:
 module                        rule ids
 ============================  ==================================================
 ``declaration``               OR-3.1, OR-3.2, OR-3.3, OR-3.5, OR-3.6, OR-3.7,
-                              A2A-SKILL-ID
+                              A2A-SKILL-ID, SKILL-ID
 ``person_entry_rules``        OR-3.4, OR-3.8
 ``on_request_values``         OR-3.9, PRIVATE-VALUES
 ``agent_behaviour``           OR-5.5, OR-5.6, OR-5.7, OR-5.9, OR-5.10
@@ -95,6 +95,7 @@ def _operator_checks(cfg: OperatorConfig) -> list[Finding]:
     private = on_request_values.load_private_values(cfg)
     out: list[Finding] = []
     out += declaration.skill_ids_unique(sub)
+    out += declaration.skill_id_form(sub)
     out += declaration.operator_fields(sub)
     out += declaration.no_sign_in_on_request(sub)
     out += declaration.said_on_request(sub)
@@ -152,6 +153,7 @@ def check_card(card: dict[str, Any], file: str, locate: Locate,
     out: list[Finding] = []
     out += a2a_structure.card_structure(sub, card)
     out += declaration.skill_ids_unique(sub)
+    out += declaration.skill_id_form(sub)
     out += declaration.card_declaration(sub, card)
     out += declaration.no_sign_in_on_request(sub)
     out += declaration.said_on_request(sub)
