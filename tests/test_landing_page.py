@@ -455,7 +455,13 @@ def test_an_incomplete_words_file_names_the_missing_key(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("page", "rule", "says"), [
-    ({"languages": ["english"]}, "PAGE-LANGUAGE", "'english' is not a language tag"),
+    ({"languages": ["en_GB"]}, "PAGE-LANGUAGE", "'en_GB' is not a language tag"),
+    ({"languages": ["en-"]}, "PAGE-LANGUAGE", "'en-' is not a language tag"),
+    ({"languages": ["english"]}, "PAGE-LANGUAGE",
+     "'english' is not a language tag in use: a language is named by 2 or 3 letters"),
+    # a private-use tag is a language tag (RFC 5646 §2.2.7): what it lacks is acap's words
+    ({"languages": ["en", "x-klingon"]}, "PAGE-WORDS",
+     "acap has no words for the language x-klingon for the page yet"),
     ({"languages": ["en", "EN"]}, "PAGE-LANGUAGE", "'EN' is listed twice"),
     ({"languages": ["en"], "translations": {"fr": {"intro": "Bonjour"}}}, "PAGE-LANGUAGE",
      "page.translations has 'fr', which page.languages does not list"),

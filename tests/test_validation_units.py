@@ -308,8 +308,8 @@ def test_any_text_in_operator_yaml_gives_findings_never_an_exception(data: st.Da
         path = Path(folder) / "operator.yaml"
         path.write_text(json.dumps(doc), encoding="utf-8")
         cfg = load_operator(path)
-        if not [f for f in cfg.findings if f.level == "error"]:
-            assert all(f.rule in rule_ids() for f in check_operator(cfg))
+        # the checks run beside loading and schema errors too (every finding of a run)
+        assert all(f.rule in rule_ids() for f in check_operator(cfg))
 
 
 def _get(doc: Any, place: tuple[Any, ...]) -> Any:

@@ -236,7 +236,8 @@ def site_dir_problem(site_dir: Path, cfg: OperatorConfig) -> str | None:
     """Why ``site_dir`` must not be replaced by a build, or ``None`` when it may.
 
     A build replaces the whole folder, so the folder may not hold what the build
-    reads (operator.yaml, templates/, the previous keys), and an existing folder
+    reads (operator.yaml, templates/, the previous keys) nor lie inside templates/
+    (its files would change what the next build reads), and an existing folder
     must be empty or a previous acap build (it has the build manifest): a
     mistyped ``--site-dir .`` must never delete a project.
     """
@@ -248,6 +249,11 @@ def site_dir_problem(site_dir: Path, cfg: OperatorConfig) -> str | None:
         if r == target or target in r.parents:
             return (f"the site folder {site_dir} holds {reads.name}, which the build reads; "
                     "a build replaces the whole folder")
+    tpl = (cfg.base_dir / "templates").resolve()
+    if tpl in target.parents:
+        return (f"the site folder {site_dir} is inside templates/, which the build reads: "
+                "writing it would change templates/, and publish would then refuse the site "
+                "as stale")
     if target.is_file():
         return f"the site folder {site_dir} is a file"
     if target.is_dir() and not (target / MANIFEST).is_file() and any(target.iterdir()):
@@ -271,7 +277,10 @@ def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildC
     cfg = cfg or load_operator(options.config)
     ctx = BuildContext(cfg, options)
     ctx.report.extend(cfg.findings)
-    if ctx.report.ok():
+    if isinstance(cfg.loaded.data, dict):
+        # Every finding of a run is reported: the requirement checks run on a file
+        # with load or schema errors too (they read any shape, and leave out what
+        # those errors already said); the card is built only when there is none.
         ctx.report.extend(check_operator(cfg))
     if ctx.report.ok():
         for step in STEPS:

@@ -1,6 +1,7 @@
 """Reading an Agent Card from a file or an https URL, with line numbers.
 
-The card is parsed with :func:`json.loads` (the authority on what it holds).
+The card is parsed with :func:`json.loads` (the authority on what it holds), strictly:
+``NaN`` and ``Infinity`` are refused (:mod:`acap.json_text`).
 Lines for JSON pointers come from a second, best-effort pass with the YAML
 composer (JSON is a subset of YAML 1.2 and libyaml reads it with positions);
 where that pass fails, findings carry the pointer without a line.
@@ -8,13 +9,12 @@ where that pass fails, findings carry the pointer without a line.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .fetch import DEFAULT_MAX_BYTES, FetchError, Response, fetch
+from .fetch import DEFAULT_MAX_BYTES, FetchError, Response, allowed_url, fetch
 from .findings import Finding, Location
 
 _SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -63,6 +63,16 @@ def locate(source: str, lines: dict[str, tuple[int, int]], pointer: str) -> Loca
         p = p.rsplit("/", 1)[0]
 
 
+def _fetch_hint(url: str) -> str:
+    """How to fix a card URL that could not be fetched: a plain http URL is refused
+    before any request (cards are published over https, A2A §8.2)."""
+    if url.startswith("http://") and not allowed_url(url):
+        https = "https://" + url[len("http://"):]
+        return (f"cards are fetched over https only (A2A §8.2 publishes them at "
+                f"https://HOST/.well-known/agent-card.json): check {https}")
+    return "check the URL and that the site is up"
+
+
 def read_card(source: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
               timeout: float = 10.0) -> CardFile:
     """Read a card from a path or an https URL; never raises for bad input.
@@ -82,7 +92,7 @@ def read_card(source: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
             cf.response = fetch(source, timeout=timeout, max_bytes=max_bytes)
         except FetchError as exc:  # the location names the URL; the message says why
             cf.findings.append(Finding("CARD-READ", "error", f"cannot read the card: {exc.reason}",
-                                       Location(source), "check the URL and that the site is up"))
+                                       Location(source), _fetch_hint(source)))
             return cf
         cf.raw = cf.response.body
         if cf.response.status != 200:
@@ -116,11 +126,15 @@ def parse_card_bytes(cf: CardFile) -> None:
         cf.findings.append(Finding("CARD-JSON", "error", "the card is not UTF-8 text",
                                    Location(cf.source), "a card is JSON in UTF-8 (RFC 8259 §8.1)"))
         return
+    from .json_text import JsonTextError, loads
+
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        cf.findings.append(Finding("CARD-JSON", "error", f"the card is not JSON: {exc.msg}",
-                                   Location(cf.source, exc.lineno, exc.colno),
+        data = loads(text)
+    except JsonTextError as exc:
+        empty = "the response is empty" if cf.is_url else "the file is empty"
+        message = empty if exc.line is None else f"the card is not JSON: {exc.message}"
+        cf.findings.append(Finding("CARD-JSON", "error", message,
+                                   Location(cf.source, exc.line, exc.column),
                                    "an Agent Card is one JSON object"))
         return
     except RecursionError:

@@ -8,7 +8,7 @@ code that raises it. One module per concern:
 module                        rule ids
 ============================  ==================================================
 ``declaration``               OR-3.1, OR-3.2, OR-3.3, OR-3.5, OR-3.6, OR-3.7,
-                              A2A-SKILL-ID
+                              A2A-SKILL-ID, SKILL-ID
 ``person_entry_rules``        OR-3.4, OR-3.8
 ``on_request_values``         OR-3.9, PRIVATE-VALUES
 ``agent_behaviour``           OR-5.5, OR-5.6, OR-5.7, OR-5.9, OR-5.10
@@ -41,7 +41,7 @@ from . import (
     person_entry_rules,
     url_fields,
 )
-from .facts import Locate, from_card, from_operator
+from .facts import Locate, from_card, from_operator, reported_pointers
 
 #: What ``acap check`` of a card cannot check fully without operator.yaml:
 #: ``(rule id, "part" or "none", why)``.
@@ -62,20 +62,40 @@ CARD_SKIPS: tuple[tuple[str, str, str], ...] = (
 
 
 def check_operator(cfg: OperatorConfig) -> list[Finding]:
-    """Every requirement check that operator.yaml allows, on a schema-valid file.
+    """Every requirement check that operator.yaml allows, on any file whose top level
+    is a mapping, with or without loading and schema errors.
 
-    Also reads ``operator.private.yaml`` beside it (OR-3.9), if there is one.
+    Also reads ``operator.private.yaml`` beside it (OR-3.9), if there is one. The
+    checks read data of any shape (a value of the wrong type is passed over here:
+    the schema reports it). A finding at a place of operator.yaml where loading or
+    the schema already reported an error (``cfg.findings``, same JSON pointer; see
+    :func:`~acap.checks.facts.reported_pointers`) is left out, and so is a URL
+    finding on a value whose invisible character is reported (``TEXT-INVISIBLE``),
+    so that one fault is said once.
 
     Args:
-        cfg: a loaded operator.yaml whose schema findings have no error.
+        cfg: a loaded operator.yaml (``cfg.findings`` may hold errors).
 
     Returns:
-        Findings (errors and warnings), grouped by check.
+        Findings (errors and warnings), grouped by check; none for a file whose
+        top level is not a mapping.
     """
+    if not isinstance(cfg.loaded.data, dict):
+        return []
+    reported = reported_pointers(cfg)
+    hidden = {f.location.pointer for f in cfg.findings if f.rule == "TEXT-INVISIBLE"}
+    return [f for f in _operator_checks(cfg)
+            if not (f.location.file == cfg.loaded.file and (
+                f.location.pointer in reported
+                or (f.rule.startswith("URL-") and f.location.pointer in hidden)))]
+
+
+def _operator_checks(cfg: OperatorConfig) -> list[Finding]:
     sub = from_operator(cfg)
     private = on_request_values.load_private_values(cfg)
     out: list[Finding] = []
     out += declaration.skill_ids_unique(sub)
+    out += declaration.skill_id_form(sub)
     out += declaration.operator_fields(sub)
     out += declaration.no_sign_in_on_request(sub)
     out += declaration.said_on_request(sub)
@@ -133,6 +153,7 @@ def check_card(card: dict[str, Any], file: str, locate: Locate,
     out: list[Finding] = []
     out += a2a_structure.card_structure(sub, card)
     out += declaration.skill_ids_unique(sub)
+    out += declaration.skill_id_form(sub)
     out += declaration.card_declaration(sub, card)
     out += declaration.no_sign_in_on_request(sub)
     out += declaration.said_on_request(sub)

@@ -163,11 +163,15 @@ def operator_structure(sub: Subject, cfg: OperatorConfig) -> Iterator[Finding]:
                                   f"{ptr}/oauth2", "keep one of: " + ", ".join(OAUTH_FLOWS)
                                   + " (A2A OAuthFlows is a oneof); declare another signIn "
                                   "entry for another flow", key=True)
-    yield from _operator_requirements(sub, set(declared))
+    known = not any(p == "/signIn" or p.startswith("/signIn/") for p in sub.reported)
+    yield from _operator_requirements(sub, set(declared) if known else None)
 
 
-def _operator_requirements(sub: Subject, declared: set[str]) -> Iterator[Finding]:
-    """A2A-SECURITY: a sign-in skill's schemes are declared under signIn, with a scope."""
+def _operator_requirements(sub: Subject, declared: set[str] | None) -> Iterator[Finding]:
+    """A2A-SECURITY: a sign-in skill's schemes are declared under signIn, with a scope.
+
+    ``declared`` is ``None`` when the top-level signIn has a reported fault: which
+    schemes it declares is then not known, and is not checked."""
     for s in sub.skills:
         if s.kind != "sign-in" or s.sign_in_ptr is None:
             continue
@@ -177,7 +181,7 @@ def _operator_requirements(sub: Subject, declared: set[str]) -> Iterator[Finding
             base = f"{s.sign_in_ptr}/{i}" if isinstance(value, list) else s.sign_in_ptr
             for name, scopes in as_dict(alt).items():
                 where = pointer_join(base, name)
-                if name not in declared:
+                if declared is not None and name not in declared:
                     yield sub.finding("A2A-SECURITY", "error", f"sign-in scheme '{name}' is not "
                                       "declared under signIn", where,
                                       "declare it under the top-level signIn:, or fix the name",

@@ -64,7 +64,10 @@ def _missing_safeguards(g: dict[str, Any]) -> list[tuple[str, str, str]]:
 def action_safeguards(sub: Subject) -> Iterator[Finding]:
     """OR-5.6 and OR-5.7 at build: what an action opened to assistants still lacks."""
     for s in sub.skills:
-        opened = s.entry is not None and s.data.get("assistantAccess") is True
+        access = s.data.get("assistantAccess")
+        if s.action is None or not isinstance(access, (bool, type(None))):
+            continue  # action or assistantAccess is not true or false: reported already
+        opened = s.entry is not None and access is True
         if "safeguards" in s.data and not (opened and s.action):
             yield sub.finding("OR-5.6", "warning", f"safeguards on {s.label} have no effect: they "
                               "apply to an action (action: true) opened to assistants "
@@ -76,9 +79,12 @@ def action_safeguards(sub: Subject) -> Iterator[Finding]:
 
 
 def _safeguards_of(sub: Subject, s: SkillFacts) -> Iterator[Finding]:
+    base = f"{s.ptr}/safeguards"
+    if any(p == base or p.startswith(base + "/") for p in sub.reported):
+        return  # what the safeguards say is not known: a fault in them is reported
     g = s.data.get("safeguards")
     g = g if isinstance(g, dict) else {}
-    base = f"{s.ptr}/safeguards" if "safeguards" in s.data else s.field_ptr("assistantAccess")
+    base = base if "safeguards" in s.data else s.field_ptr("assistantAccess")
     missing = _missing_safeguards(g)
     for letter, name, what in missing:
         ptr = f"{base}/{name}" if name in g else base
@@ -98,7 +104,8 @@ def sign_in_is_a2a(sub: Subject) -> Iterator[Finding]:
     """OR-5.9: a skill needing sign-in declares it A2A's way."""
     for s in sub.skills:
         if not sub.is_card:
-            if s.kind == "sign-in" and s.sign_in_ptr is None:
+            if s.kind == "sign-in" and s.sign_in_ptr is None \
+                    and f"{s.ptr}/signIn" not in sub.reported:
                 yield sub.finding("OR-5.9", "error", f"sign-in {s.label} does not say how to "
                                   "sign in", f"{s.ptr}/kind", "add signIn: {<scheme name>: "
                                   "[<scope>]} naming a scheme under the top-level signIn")
@@ -133,7 +140,7 @@ def staff_reachable(sub: Subject) -> Iterator[Finding]:
                           "(transfer, callback), when and in which languages; where nobody can "
                           "be reached, the agent must say so when asked")
         return
-    if not any(s.reaches_staff for s in sub.skills):
+    if not any(s.reaches_staff is not False for s in sub.skills):
         yield sub.finding("OR-5.10", "warning", "no skill has reachesStaff: true: nothing tells a "
                           "person how to reach a member of staff", "/skills",
                           "add a skill with reachesStaff: true whose description says how "

@@ -1,5 +1,5 @@
 """Spec §3, declaration in the Agent Card: OR-3.1, OR-3.2, OR-3.3, OR-3.5, OR-3.6, OR-3.7,
-and A2A's unique skill ids (``A2A-SKILL-ID``).
+A2A's unique skill ids (``A2A-SKILL-ID``) and the form of a skill id (``SKILL-ID``).
 
 OR-3.4 and OR-3.8 (personEntry) are in :mod:`acap.checks.person_entry_rules`,
 OR-3.9 (values given on request) in :mod:`acap.checks.on_request_values`.
@@ -11,10 +11,12 @@ in a card every part of the declaration is checked.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
-from ..findings import Finding
+from ..findings import Finding, Level
 from ..operator_config import EXTENSION_URI
 from .facts import Subject, as_list, is_near_extension_uri
 from .words import mentions
@@ -47,6 +49,74 @@ def skill_ids_unique(sub: Subject) -> Iterator[Finding]:
                                   f"(first at line {line})", where, "give each skill its own id")
         else:
             first[sid] = (sub.at(where).line, s.kind)
+
+
+#: Characters a skill id may hold besides letters and digits.
+ID_PUNCTUATION = "-._"
+_NOT_ID = re.compile(r"[^\w.-]+|\.{2,}")
+
+
+def skill_id_problem(sid: str) -> str | None:
+    """What makes ``sid`` unfit as a skill id, in words, or ``None``.
+
+    A skill id is written into the card's JSON, into params.skills, into
+    operator.private.yaml and page translations, and comes back from agents as
+    ``skillId`` in §6.1 replies, where it is compared character for character. So
+    it holds letters, digits and ``- . _`` only: no space, slash or control
+    character, no ``..`` (a step up in a path, wherever an id ends up in one), and
+    nothing that Unicode compatibility normalisation (NFKC) changes, such as a
+    full-width ``ｓ`` (U+FF53), which looks like ``s`` and is not. Invisible format
+    characters are left to ``TEXT-INVISIBLE``.
+    """
+    from ..text_values import describe, hidden_characters
+
+    hidden = set(hidden_characters(sid))
+    for ch in sid:
+        if ch in hidden:
+            continue
+        if ch == " ":
+            return "a space"
+        if ch in "/\\":
+            return "a slash" if ch == "/" else "a backslash"
+        if ch in "\n\r\t":
+            return "a line break" if ch != "\t" else "a tab"
+        if ch.isspace():
+            return f"the space character {describe(ch)}"
+        if unicodedata.category(ch).startswith("C"):  # private use, unassigned
+            return f"the character {describe(ch)}"
+        if unicodedata.normalize("NFKC", ch) != ch:
+            return (f"the character '{ch}' ({unicodedata.name(ch, 'unnamed')}), which Unicode "
+                    f"normalisation (NFKC) reads as '{unicodedata.normalize('NFKC', ch)}'")
+        if not (ch.isalnum() or ch in ID_PUNCTUATION):
+            return f"the character '{ch}'"
+    if sid == "." or ".." in sid:
+        return "'..', a step up in a path" if ".." in sid else "only a dot"
+    return None
+
+
+def suggested_id(sid: str) -> str:
+    """``sid`` rewritten with letters, digits and ``- . _`` only (``service pricing`` ->
+    ``service-pricing``, ``ｓervice`` -> ``service``); ``skill-id`` when nothing is left."""
+    text = unicodedata.normalize("NFKC", sid)
+    text = _NOT_ID.sub("-", text)
+    text = re.sub(r"-{2,}", "-", text).strip("-.")
+    return text or "skill-id"
+
+
+def skill_id_form(sub: Subject) -> Iterator[Finding]:
+    """SKILL-ID: each skill id has the form of :func:`skill_id_problem` (an error in
+    operator.yaml; a warning in a card, since A2A itself sets no form)."""
+    for s in sub.skills:
+        sid = s.id
+        problem = skill_id_problem(sid) if sid else None
+        if problem is None or sid is None:
+            continue
+        level: Level = "warning" if sub.is_card else "error"
+        yield sub.finding("SKILL-ID", level, f"skill id {sid!r} holds {problem}: an id is "
+                          "written into the card's JSON and comes back as skillId in replies, "
+                          "where it must match exactly", f"{s.ptr}/id",
+                          f"write it with letters, digits and - . _ only, e.g. "
+                          f"{suggested_id(sid)}")
 
 
 def said_on_request(sub: Subject) -> Iterator[Finding]:
@@ -99,7 +169,7 @@ def operator_fields(sub: Subject) -> Iterator[Finding]:
                                       f"remove {name}, or make the skill kind: on-request",
                                       key=True)
             continue
-        if "completion" in d and not s.action:
+        if "completion" in d and s.action is False:
             yield sub.finding("OR-3.6", "error", f"{s.label} has completion but is not an "
                               "action: completion is only for a skill that changes something "
                               "in your systems", f"{s.ptr}/completion",

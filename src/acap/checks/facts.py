@@ -64,8 +64,9 @@ class SkillFacts:
         sign_in_ptr: pointer of the skill's sign-in declaration (``signIn`` in
             operator.yaml, ``securityRequirements`` in a card), or ``None``.
         action, waits_on_person, person_acts, reaches_staff: operator.yaml's
-            ``action``, ``waitsOnPerson``, ``personActs``, ``reachesStaff``; ``None``
-            when unknown (a card).
+            ``action``, ``waitsOnPerson``, ``personActs``, ``reachesStaff`` (``False``
+            when not given); ``None`` when unknown (a card, or a value operator.yaml
+            holds that loading or the schema already reported).
     """
 
     index: int
@@ -124,9 +125,12 @@ class Subject:
             (pointer, mapping), including ones whose uri is a near miss; empty
             for operator.yaml (acap writes the declaration itself).
         own_origins: origins the operator declares as its own (operator.yaml);
-            ``None`` in a card.
+            ``None`` in a card, and in an operator.yaml where a value they are read
+            from (website, cardHost, hosts, ownOrigins) has a reported fault.
         provider_url: AgentCard.provider.url / operator.website, when text.
         card_url: where the card is (or will be) served, when known.
+        reported: in operator.yaml, the pointers :func:`reported_pointers` gives: a
+            check passes over what they hold (it is not known); empty for a card.
     """
 
     source: Source
@@ -137,6 +141,7 @@ class Subject:
     own_origins: list[str] | None = None
     provider_url: str | None = None
     card_url: str | None = None
+    reported: set[str] = field(default_factory=set)
 
     def at(self, pointer: str, *, key: bool = False) -> Location:
         """The location of ``pointer`` (of its key with ``key=True``, where known)."""
@@ -158,25 +163,100 @@ class Subject:
         return self.source == "card"
 
 
-def _bool(v: Any) -> bool:
+#: The kinds of skill operator.yaml names (``kind``).
+KINDS = ("public", "on-request", "sign-in")
+#: Where the operator's own origins are read from (OR-3.4).
+_ORIGIN_SOURCES = ("/operator/website", "/cardHost", "/hosts", "/ownOrigins")
+#: Loading errors after which the value at their pointer is still the text written (an
+#: invisible character in it; the first of two duplicate keys): checks still read it.
+_VALUE_KEPT = ("TEXT-INVISIBLE", "YAML-DUPLICATE-KEY")
+
+
+def reported_pointers(cfg: OperatorConfig) -> set[str]:
+    """JSON pointers of operator.yaml whose value loading or the schema found unusable
+    (an error there, other than :data:`_VALUE_KEPT`), and for an unknown key that is a
+    near miss of a known one (``personEntery``), the pointer of the key meant
+    (``.../personEntry``): a check must not say that key is missing when the schema's
+    did-you-mean already says where it is."""
+    out: set[str] = set()
+    for f in cfg.findings:
+        ptr = f.location.pointer
+        if ptr is None or f.location.file != cfg.loaded.file or f.level != "error" \
+                or f.rule in _VALUE_KEPT:
+            continue
+        out.add(ptr)
+        if f.rule == "SCHEMA-UNKNOWN-KEY":
+            meant = _meant(ptr)
+            if meant:
+                out.add(meant)
+    return out
+
+
+def _meant(ptr: str) -> str | None:
+    """The pointer of the known key nearest to the unknown key at ``ptr``, or ``None``."""
+    import difflib
+
+    from .. import schemas
+    from ..loader import schema_properties
+
+    parent, _, key = ptr.rpartition("/")
+    key = key.replace("~1", "/").replace("~0", "~")
+    path: list[str | int] = [int(t) if t.isdigit() else t.replace("~1", "/").replace("~0", "~")
+                             for t in parent.split("/")[1:]]
+    allowed = schema_properties(schemas.schema(schemas.OPERATOR), path)
+    near = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+    return pointer_join(parent, near[0]) if near else None
+
+
+def _flag(s: dict[str, Any], name: str, ptr: str, reported: set[str]) -> bool | None:
+    """A true/false key of a skill: ``False`` when not given, ``None`` when its value is
+    not true or false (already reported: a check must not guess from it)."""
+    v = s.get(name)
+    if pointer_join(ptr, name) in reported or not isinstance(v, (bool, type(None))):
+        return None
     return v is True
 
 
+def _kind(s: dict[str, Any], ptr: str, reported: set[str]) -> str:
+    """The skill's kind; when it is missing or not one of :data:`KINDS` (the schema says
+    so), the kind its other keys show, so that one mistyped word does not make every
+    on-request key of the skill a second fault."""
+    kind = s.get("kind")
+    if isinstance(kind, str) and kind in KINDS and pointer_join(ptr, "kind") not in reported:
+        return kind
+    if any(k in s for k in ("personEntry", "assistantAccess", "completion")):
+        return "on-request"
+    return "sign-in" if "signIn" in s else "public"
+
+
+def _origins_known(cfg: OperatorConfig, reported: set[str]) -> bool:
+    """Whether every value the operator's own origins come from was read without fault."""
+    if not cfg.website:
+        return False
+    return not any(p == src or p.startswith(src + "/")
+                   for p in reported for src in _ORIGIN_SOURCES)
+
+
 def from_operator(cfg: OperatorConfig) -> Subject:
-    """The :class:`Subject` of a schema-valid operator.yaml."""
+    """The :class:`Subject` of an operator.yaml (of any shape; values with a reported
+    fault, see :func:`reported_pointers`, are taken as unknown)."""
+    reported = reported_pointers(cfg)
     subject = Subject("operator", cfg.loaded.file,
                       lambda ptr, key: cfg.at(ptr, key=key),
-                      own_origins=cfg.own_origins, provider_url=cfg.website or None,
-                      card_url=cfg.card_url if cfg.card_host else None)
+                      own_origins=cfg.own_origins if _origins_known(cfg, reported) else None,
+                      provider_url=cfg.website or None,
+                      card_url=cfg.card_url if cfg.card_host else None, reported=reported)
     for i, (ptr, s) in enumerate(cfg.skills()):
-        kind = str(s.get("kind", "public"))
+        kind = _kind(s, ptr, reported)
         subject.skills.append(SkillFacts(
             i, ptr, s, kind,
             entry=s if kind == "on-request" else None,
             entry_ptr=ptr if kind == "on-request" else None,
             sign_in_ptr=pointer_join(ptr, "signIn") if "signIn" in s else None,
-            action=_bool(s.get("action")), waits_on_person=_bool(s.get("waitsOnPerson")),
-            person_acts=_bool(s.get("personActs")), reaches_staff=_bool(s.get("reachesStaff"))))
+            action=_flag(s, "action", ptr, reported),
+            waits_on_person=_flag(s, "waitsOnPerson", ptr, reported),
+            person_acts=_flag(s, "personActs", ptr, reported),
+            reaches_staff=_flag(s, "reachesStaff", ptr, reported)))
     return subject
 
 

@@ -3,7 +3,7 @@
 Rule ids:
 
 * ``URL-FORM``: a URL is absolute, parses, and has no whitespace, control
-  character, backslash or user name/password.
+  character, backslash or user name/password; a host name has no final dot.
 * ``URL-IDN``: an internationalised host is written as A-labels (IDNA 2008,
   RFC 5891), each of which decodes and encodes back to itself.
 * ``URL-SCRIPT``: no host label mixes scripts (``pаypal`` with a Cyrillic ``а``).
@@ -109,7 +109,9 @@ def is_secure(parts: SplitResult) -> bool:
 
 
 def host_problems(host: str, *, what: str = "the host") -> list[Problem]:
-    """Check a host name: A-labels only, each round-trips (IDNA 2008), no mixed scripts.
+    """Check a host name: A-labels only, each round-trips (IDNA 2008), no mixed scripts,
+    no final dot (``ask.example.com.``, the absolute DNS form, is another origin and
+    another name for certificates and static hosts).
 
     Args:
         host: a host name as written (``xn--bcher-kva.example`` or ``bücher.example``).
@@ -125,6 +127,12 @@ def host_problems(host: str, *, what: str = "the host") -> list[Problem]:
     if any(c in host for c in "/:@?#%") or host.startswith("."):
         return [Problem("URL-FORM", "error", f"{what} '{host}' is not a host name",
                         "write the name only, e.g. example.com")]
+    if host.endswith("."):
+        bare = host.rstrip(".")
+        return [Problem("URL-FORM", "error", f"{what} '{host}' ends with a dot",
+                        f"drop the final dot: write {bare} (with the dot it is another name "
+                        "to browsers, TLS certificates and static hosts, so the card, its "
+                        "pages and their origin would not match)")]
     if not host.isascii():
         try:
             alabel = idna.encode(host, uts46=True).decode("ascii")
@@ -153,7 +161,8 @@ def host_problems(host: str, *, what: str = "the host") -> list[Problem]:
                                f"round-trip (it decodes to '{ulabel}', which encodes to '{back}')",
                                f"write {back}"))
             continue
-        out.extend(_script_problems(ulabel, what))
+        shown = ".".join(ulabel if part == label else part for part in host.split("."))
+        out.extend(_script_problems(shown, what, only=ulabel))
     return out
 
 
@@ -196,15 +205,19 @@ def mixed_scripts(label: str) -> set[str]:
     return scripts
 
 
-def _script_problems(ulabels: str, what: str) -> list[Problem]:
+def _script_problems(host: str, what: str, only: str | None = None) -> list[Problem]:
+    """URL-SCRIPT for each label of ``host`` (Unicode form) that mixes scripts, or for the
+    label ``only``; the message is one plain sentence: ``the host of operator.website is
+    'exаmple.com', whose label 'exаmple' mixes Cyrillic and Latin letters ...``."""
     out = []
-    for label in ulabels.split("."):
+    for label in [only] if only is not None else host.split("."):
         scripts = mixed_scripts(label)
         if scripts:
             names = " and ".join(sorted(s.title() for s in scripts))
             out.append(Problem("URL-SCRIPT", "error",
-                               f"{what}: the label '{label}' mixes {names} letters, a common "
-                               "way to imitate another name", "write each label in one script"))
+                               f"{what} is '{host}', whose label '{label}' mixes {names} "
+                               "letters, a common way to imitate another name",
+                               "write each label in one script"))
     return out
 
 

@@ -37,7 +37,6 @@ from ..site import SitePathError, url_to_path
 from . import csp, jsonld, person_text, templating
 from .words import (
     REFERENCE,
-    TAG_RE,
     Words,
     autonym,
     direction,
@@ -214,10 +213,10 @@ def plan_languages(cfg: OperatorConfig, t: templating.Templates) -> Plan:
     for i, tag in enumerate(raw):
         loc = cfg.at(f"/page/languages/{i}") if "languages" in page else cfg.at("", key=True)
         tag = str(tag)
-        if not TAG_RE.match(tag):
-            plan.findings.append(Finding(
-                "PAGE-LANGUAGE", "error", f"'{tag}' is not a language tag", loc,
-                "write a BCP 47 tag: en, fr, de-CH, pt-BR"))
+        problem = tag_problem(tag)
+        if problem:
+            plan.findings.append(Finding("PAGE-LANGUAGE", "error", problem, loc,
+                                         "write a BCP 47 tag: en, fr, de-CH, pt-BR"))
             continue
         if tag.lower() in seen:
             plan.findings.append(Finding("PAGE-LANGUAGE", "error", f"'{tag}' is listed twice",
@@ -255,6 +254,23 @@ def plan_languages(cfg: OperatorConfig, t: templating.Templates) -> Plan:
     return plan
 
 
+def tag_problem(tag: str) -> str | None:
+    """Why ``tag`` is no language tag (BCP 47, RFC 5646 §2.1), or ``None`` when it is one.
+
+    A private-use tag (``x-klingon``) and a tag with extensions are language tags;
+    a well-formed tag whose language subtag has 4 to 8 letters (``english``) names no
+    language.
+    """
+    from ..language_tags import is_well_formed, primary_language_is_reserved
+
+    if not is_well_formed(tag):
+        return f"'{tag}' is not a language tag"
+    if primary_language_is_reserved(tag):
+        return (f"'{tag}' is not a language tag in use: a language is named by 2 or 3 "
+                "letters")
+    return None
+
+
 def _words_for(cfg: OperatorConfig, t: templating.Templates, tag: str, loc: Location
                ) -> tuple[Words | None, list[Finding]]:
     ref_src = templating.source(t, f"acap/words/{REFERENCE}.yaml")
@@ -268,9 +284,10 @@ def _words_for(cfg: OperatorConfig, t: templating.Templates, tag: str, loc: Loca
         shown = templating.display_name(t, src.filename, cfg.loaded.file)
         res = parse_words(tag, src.text, shown, ref.words.texts)
         return res.words, list(res.findings)
-    lang = language_name(tag, "en") or tag
+    lang = language_name(tag, "en")
+    which = f"in {lang} ({tag})" if lang else f"for the language {tag}"
     return None, [Finding(
-        "PAGE-WORDS", "error", f"acap has no words in {lang} ({tag}) for the page yet", loc,
+        "PAGE-WORDS", "error", f"acap has no words {which} for the page yet", loc,
         f"add templates/words/{tag}.yaml next to operator.yaml: a translated copy of acap's "
         "words/en.yaml (README.md, 'The personEntry page')")]
 
@@ -483,10 +500,13 @@ def contact_findings(cfg: OperatorConfig) -> Iterator[Finding]:
                       "it as text, without a link", cfg.at("/contact/email"),
                       "write the address alone, e.g. ask@example.com")
     for i, tag in enumerate(c.get("languages") or ()):
-        if not TAG_RE.match(str(tag)) or not known_language(str(tag)):
-            yield Finding("PAGE-LANGUAGE", "warning",
-                          f"contact.languages: '{tag}' is not a language tag acap knows; the "
-                          "page shows it as written", cfg.at(f"/contact/languages/{i}"),
+        problem = tag_problem(str(tag))
+        if problem is None and not known_language(str(tag)):
+            problem = (f"'{tag}' is a language tag, but acap has no name for its language "
+                       "(CLDR)")
+        if problem:
+            yield Finding("PAGE-LANGUAGE", "warning", f"contact.languages: {problem}; the page "
+                          "shows it as written", cfg.at(f"/contact/languages/{i}"),
                           "write a BCP 47 tag: en, fr, cy, de-CH")
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -35,10 +34,6 @@ if TYPE_CHECKING:
 REFERENCE = "en"
 #: Placeholders a words text may use.
 PLACEHOLDERS = frozenset({"operator"})
-#: Well-formed language tags acap accepts: language, optional script, optional region
-#: (the subset of BCP 47 that web pages use; ``en``, ``fr-CA``, ``zh-Hant``, ``es-419``).
-TAG_RE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-(?:[A-Za-z]{2}|[0-9]{3}))?$")
-
 _WORDS_SCHEMA: dict[str, Any] = {"type": "object",
                                  "additionalProperties": {"type": "string", "minLength": 1}}
 

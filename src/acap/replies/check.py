@@ -30,6 +30,8 @@ What each rule id checks here, and where a reply cannot show everything:
 * **OR-5.8**: a carried-out action with ``completion: deferred`` never ends
   ``TASK_STATE_COMPLETED``; words that say it is done are a heuristic warning.
 * **OR-5.1**: only in :func:`compare_replies` (it needs both replies).
+* **OR-3.8**: the §6.1 object's personEntry carries no query string or fragment
+  (then it also differs from the card's: OR-6.1).
 * ``REPLY-TASK-STATE``: the §6.2 task state (COMPLETED for information referred or
   given, REJECTED for an action referred), with or without activation.
 * ``A2A-REPLY``: the reply is A2A 1.0 JSON (``ROLE_AGENT``, ``TASK_STATE_*``, Parts
@@ -40,7 +42,6 @@ What each rule id checks here, and where a reply cannot show everything:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,7 +71,8 @@ OWN_RULES = ("REPLY-READ", "REPLY-JSON", "REPLY-SHAPE", "REPLY-SKILL", "REPLY-TA
              "A2A-REPLY", "A2A-EXT-ECHO")
 
 #: Requirement ids the reply checker enforces (``where`` contains ``reply`` in the registry).
-REPLY_REQUIREMENTS = ("OR-5.1", "OR-5.3", "OR-5.4", "OR-5.7", "OR-5.8", "OR-6.1", "OR-6.2")
+REPLY_REQUIREMENTS = ("OR-3.8", "OR-5.1", "OR-5.3", "OR-5.4", "OR-5.7", "OR-5.8", "OR-6.1",
+                      "OR-6.2")
 
 TASK_STATES = ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED",
                "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_INPUT_REQUIRED",
@@ -119,11 +121,15 @@ def parse_reply(text: str | bytes, source: str = "reply") -> ReplyFile:
             rf.findings.append(Finding("REPLY-JSON", "error", "the reply is not UTF-8 text",
                                        Location(source), "A2A replies are JSON in UTF-8"))
             return rf
+    from ..json_text import JsonTextError, loads
+
     try:
-        rf.data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        rf.findings.append(Finding("REPLY-JSON", "error", f"the reply is not JSON: {exc.msg}",
-                                   Location(source, exc.lineno, exc.colno),
+        rf.data = loads(text)
+    except JsonTextError as exc:
+        message = ("the file is empty" if exc.line is None
+                   else f"the reply is not JSON: {exc.message}")
+        rf.findings.append(Finding("REPLY-JSON", "error", message,
+                                   Location(source, exc.line, exc.column),
                                    "give the Message, Task or JSON-RPC response as the agent "
                                    "sent it"))
         return rf
@@ -280,8 +286,44 @@ def _schema_message(err: Any) -> str:
     if err.validator == "enum":
         return f"status {err.instance!r} is not one of {', '.join(STATUSES)}"
     if err.validator == "pattern":
-        return f"personEntry {err.instance!r} is not an https URL or a tel: number"
+        return f"personEntry {err.instance!r} {_person_entry_fault(err.instance)}"
     return f"the §6.1 object is not valid: {err.message}"
+
+
+def _person_entry_fault(value: Any) -> str:
+    """What makes a personEntry in a §6.1 object break its pattern (an https URL without
+    query or fragment, or a global tel: number), in words."""
+    from urllib.parse import urlsplit
+
+    text = str(value)
+    low = text.lower()
+    if any(ch.isspace() for ch in text):
+        return "contains a space"
+    if low.startswith("http://"):
+        return "is http, not https"
+    if low.startswith("tel:"):
+        return "is not a tel: number in global form (tel:+ and digits, no spaces)"
+    if not low.startswith("https://"):
+        return "is neither an https URL nor a tel: number"
+    parts = urlsplit(text)
+    if not parts.netloc:
+        return "has no host"
+    return "is not an https URL the §6.1 object accepts"
+
+
+def _query_or_fragment(value: Any) -> str | None:
+    """OR-3.8: what an https personEntry carries about the caller (a query string or a
+    fragment), in words, or ``None``."""
+    if not isinstance(value, str) or not value.lower().startswith("https://"):
+        return None
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(value)
+    if parts.query or value.endswith("?"):
+        return f"a query string (?{parts.query})"
+    if parts.fragment or "#" in value:
+        return f"a fragment (#{parts.fragment})"
+    return None
 
 
 def _markers(ctx: _Ctx, view: ReplyView) -> list[_Marker]:
@@ -309,6 +351,16 @@ def _markers(ctx: _Ctx, view: ReplyView) -> list[_Marker]:
                 ptr = optr
                 for tok in err.absolute_path:
                     ptr = pointer_join(ptr, tok)
+                carries = _query_or_fragment(err.instance) if err.validator == "pattern" \
+                    else None
+                if carries:
+                    # OR-3.8, not a malformed address: ptr is not marked bad, so that the
+                    # comparison with the card's personEntry below says that it differs too
+                    ctx.findings.append(Finding(
+                        "OR-3.8", "error", f"personEntry {err.instance!r} carries {carries}; "
+                        "personEntry is the same address for every caller and says nothing "
+                        "about them", ctx.rf.at(ptr), "give the card's personEntry as it is"))
+                    continue
                 ctx.add("OR-6.1", "error", _schema_message(err), ptr,
                         "§6.1: {\"status\": \"on-request\" | \"action-referred\" | "
                         "\"given-on-opt-in\", \"skillId\": ..., \"personEntry\": ...}")
