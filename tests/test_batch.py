@@ -159,3 +159,18 @@ def test_each_operator_of_a_folder_has_its_own_private_file(tmp_path: Path) -> N
     assert by["op1.yaml"].report.errors[0].location.file == str(ops / "op1.yaml")
     assert [(f.rule, f.location.file) for f in by["op2.yaml"].report.errors] == \
         [("PRIVATE-VALUES", str(ops / "op2.private.yaml"))]
+
+
+def test_a_batch_never_replaces_a_folder_acap_did_not_write(tmp_path: Path) -> None:
+    write_operators(tmp_path / "ops", 2)
+    site = tmp_path / "mine"
+    site.mkdir()
+    (site / "notes.txt").write_text("mine")
+    res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site))
+    [err] = res.report.errors
+    assert err.rule == "SITE-PATH" and "not written by acap build" in err.message
+    assert not res.written and (site / "notes.txt").read_text() == "mine"
+    # nor one that holds an operator's inputs: each such operator is refused
+    res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=tmp_path / "ops"
+                                  / "op00000" / "templates" / "out"))
+    assert [o.config.parent.name for o in res.failed] == ["op00000"]

@@ -15,7 +15,6 @@ original ``Host`` header (like curl's ``--connect-to``), so a preview from
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from . import json_text
 from .cardfile import CardFile
 from .fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, FetchError, Response, fetch, url_problem
 from .findings import Finding, Location, Report
@@ -242,7 +242,7 @@ def live_check(url: str, *, site_dir: Path | None = Path("site"),
         if body is None:
             return None, result.jwks[jku].error or "no JWKS"
         try:
-            doc = json.loads(body)
+            doc = json_text.loads(body.decode("utf-8"))
             keys = [k for k in doc["keys"] if isinstance(k, dict) and k.get("kid") == kid]
         except (ValueError, KeyError, TypeError):
             return None, f"{jku} is not a JWKS"

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from . import json_text
 from .findings import Finding, Location, Report
 from .publish_targets import Target
 
@@ -160,7 +161,7 @@ def signature_findings(files: dict[str, bytes], host: str, root: Path) -> list[F
             if rel_jwks not in files:
                 return None, f"the JWKS named by jku ({jku}) is not in site/{host}/"
             try:
-                doc = json.loads(files[rel_jwks])
+                doc = json_text.loads(files[rel_jwks].decode("utf-8"))
                 keys = [k for k in doc["keys"] if isinstance(k, dict) and k.get("kid") == kid]
             except (ValueError, KeyError, TypeError):
                 return None, f"site/{host}/{rel_jwks} is not a JWKS"

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import schemas
+from . import json_text, schemas
 from .canonical import SDK, SPEC, CanonicalizationError, canonical_payload
 from .cardfile import CardFile, read_card
 from .fetch import DEFAULT_MAX_BYTES, FetchError, allowed_url, fetch
@@ -160,7 +160,7 @@ def _load_jwks_doc(where: str) -> dict[str, Any]:
         if len(raw) > DEFAULT_MAX_BYTES:
             raise KeysUnavailable(f"it is larger than {DEFAULT_MAX_BYTES // 1024} KiB")
     try:
-        doc = json.loads(raw)
+        doc = json_text.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise KeysUnavailable("it is not JSON") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("keys"), list):
