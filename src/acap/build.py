@@ -190,6 +190,16 @@ def final_check_site(ctx: BuildContext) -> None:
     ctx.report.extend(check_site(ctx.cfg, ((rel, ctx.files[rel]) for rel in ctx.files)))
 
 
+def final_check_private_keys(ctx: BuildContext) -> None:
+    """KEY-PRIVATE: no PEM private key block and no JWK with private members in any
+    built file (:func:`acap.key_material.site_findings`): a private key is never
+    written into site/, whatever operator.yaml or templates/ hold."""
+    from .key_material import site_findings
+
+    ctx.report.extend(site_findings(ctx.cfg, ((rel, ctx.files[rel]) for rel in ctx.files),
+                                    ctx.options.resolved_site_dir()))
+
+
 def step_spec_site(ctx: BuildContext) -> None:
     """Build the specification site at the extension URI (spec site builds only).
 
@@ -207,7 +217,7 @@ Step = Callable[[BuildContext], None]
 STEPS: list[Step] = [step_card, step_schemas, step_spec_site, step_person_entry_pages,
                      step_hosting_files]  # hosting files last: they list every host's files
 #: Checks of the finished site, run after every step has added its files.
-FINAL_CHECKS: list[Step] = [final_check_site]
+FINAL_CHECKS: list[Step] = [final_check_site, final_check_private_keys]
 
 
 def input_digest(cfg: OperatorConfig) -> str:
