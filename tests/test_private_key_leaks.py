@@ -108,7 +108,7 @@ def test_copied_key_in_footer_is_refused_at_the_template_line(example: Path) -> 
 
 
 def test_copied_key_in_page_css_is_refused_at_its_line(example: Path) -> None:
-    site, before, key = _first_build(example)
+    site, before, _ = _first_build(example)
     tpl = example.parent / "templates"
     tpl.mkdir()
     (tpl / "page.css").write_text("body { margin: 0 }\n/*\n" + FAKE_PEM + "*/\n",

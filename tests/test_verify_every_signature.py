@@ -99,7 +99,8 @@ def test_two_valid_signatures_verify(tmp_path: Path, keys: tuple[SigningKey, Sig
     assert res.ok and len(res.report) == 0
 
 
-ANNEX_A1_PROTECTED = "eyJhbGciOiJFUzI1NiIsImtpZCI6ImNoYXBlbC0xIn0"  # {"alg":"ES256","kid":"chapel-1"}
+#: {"alg":"ES256","kid":"chapel-1"}, as Annex A.1 has it
+ANNEX_A1_PROTECTED = "eyJhbGciOiJFUzI1NiIsImtpZCI6ImNoYXBlbC0xIn0"
 
 
 def test_placeholder_signature_names_its_kid_alg_and_why(tmp_path: Path) -> None:
