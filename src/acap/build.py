@@ -25,7 +25,7 @@ from .card import build_card
 from .checks import check_operator, check_site
 from .findings import Finding, Location, Report
 from .keys import KeyProblem, jwks
-from .keystore import resolve_signing_key
+from .keystore import dropped_kids, key_history, resolve_signing_key
 from .landing import step_hosting_files, step_person_entry_pages
 from .operator_config import OperatorConfig, load_operator
 from .signing import Signer
@@ -166,6 +166,7 @@ def step_card(ctx: BuildContext) -> None:
         return
     try:
         ctx.jwks = jwks(resolved.key, resolved.previous)
+        ctx.report.extend(dropped_kids(cfg, ctx.options.resolved_site_dir(), ctx.jwks))
         ctx.card = Signer(resolved.key, jku=cfg.jwks_url).sign(card)
     except KeyProblem as exc:
         ctx.report.add(Finding("KEY", "error", str(exc), cfg.at("/signing", key=True), exc.hint))
@@ -329,8 +330,10 @@ def build(options: BuildOptions) -> BuildResult:
         ctx.report.add(Finding("SITE-PATH", "error", problem, Location(where),
                                "build into a folder of its own, e.g. --site-dir site"))
     if ctx.report.ok(options.strict) and options.write:
-        manifest = {"acap": __version__, "inputs": input_digest(cfg),
-                    "card": cfg.card_url, "files": ctx.files.digest()}
+        manifest: dict[str, Any] = {"acap": __version__, "inputs": input_digest(cfg),
+                                    "card": cfg.card_url, "files": ctx.files.digest()}
+        if ctx.jwks is not None:  # what every build into site_dir published (kids for good)
+            manifest["publishedKeys"] = key_history(cfg, site_dir, ctx.jwks)
         written = _write(ctx, site_dir, manifest)
     card_url = cfg.card_url if cfg.card_host else None
     return BuildResult(ctx.report, ctx.files, site_dir, ctx.card, ctx.notices, written,
