@@ -50,6 +50,8 @@ class BuildOptions:
         pages: build the HTML pages (personEntry, root and 404 pages, spec
             site); ``False`` builds the signed card, JWKS and hosting files only
             (batch builds for hosting platforms).
+        force: replace a site folder holding another card's build, or files the
+            previous build did not write (:mod:`acap.site_guard`).
     """
 
     config: Path = Path("operator.yaml")
@@ -59,6 +61,7 @@ class BuildOptions:
     write: bool = True
     strict: bool = False
     pages: bool = True
+    force: bool = False
 
     def resolved_site_dir(self) -> Path:
         """``site_dir``, or ``site`` next to operator.yaml."""
@@ -243,36 +246,6 @@ def input_digest(cfg: OperatorConfig) -> str:
     return h.hexdigest()
 
 
-def site_dir_problem(site_dir: Path, cfg: OperatorConfig) -> str | None:
-    """Why ``site_dir`` must not be replaced by a build, or ``None`` when it may.
-
-    A build replaces the whole folder, so the folder may not hold what the build
-    reads (operator.yaml, templates/, the previous keys) nor lie inside templates/
-    (its files would change what the next build reads), and an existing folder
-    must be empty or a previous acap build (it has the build manifest): a
-    mistyped ``--site-dir .`` must never delete a project.
-    """
-    from .site import MANIFEST
-
-    target = site_dir.resolve()
-    for reads in (cfg.path, cfg.previous_keys_file, cfg.base_dir / "templates"):
-        r = reads.resolve()
-        if r == target or target in r.parents:
-            return (f"the site folder {site_dir} holds {reads.name}, which the build reads; "
-                    "a build replaces the whole folder")
-    tpl = (cfg.base_dir / "templates").resolve()
-    if tpl in target.parents:
-        return (f"the site folder {site_dir} is inside templates/, which the build reads: "
-                "writing it would change templates/, and publish would then refuse the site "
-                "as stale")
-    if target.is_file():
-        return f"the site folder {site_dir} is a file"
-    if target.is_dir() and not (target / MANIFEST).is_file() and any(target.iterdir()):
-        return (f"the site folder {site_dir} is not empty and was not written by acap build; "
-                "a build replaces the whole folder")
-    return None
-
-
 def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildContext:
     """Load, check and build everything in memory; write nothing.
 
@@ -324,11 +297,11 @@ def build(options: BuildOptions) -> BuildResult:
     cfg = ctx.cfg
     site_dir = options.resolved_site_dir()
     written = False
-    if ctx.report.ok(options.strict) and options.write and (
-            problem := site_dir_problem(site_dir, cfg)):
+    if ctx.report.ok(options.strict) and options.write:
+        from .site_guard import site_dir_findings
+
         where = f"--site-dir {site_dir}" if options.site_dir is not None else str(site_dir)
-        ctx.report.add(Finding("SITE-PATH", "error", problem, Location(where),
-                               "build into a folder of its own, e.g. --site-dir site"))
+        ctx.report.extend(site_dir_findings(site_dir, cfg, where, force=options.force))
     if ctx.report.ok(options.strict) and options.write:
         manifest: dict[str, Any] = {"acap": __version__, "inputs": input_digest(cfg),
                                     "card": cfg.card_url, "files": ctx.files.digest()}

@@ -40,7 +40,7 @@ from .keys import (
     thumbprint,
     write_private_key,
 )
-from .operator_config import KEY_ENV, OperatorConfig
+from .operator_config import DEFAULT_KEY_FILE, KEY_ENV, OperatorConfig
 
 
 @dataclass
@@ -98,8 +98,10 @@ def site_published_keys(cfg: OperatorConfig, site_dir: Path
     """The public keys builds into ``site_dir`` published, by kid: its JWKS
     (``site/<cardHost>/.well-known/jwks.json``), then the build manifest's
     ``publishedKeys`` (keys earlier builds published that have left the JWKS
-    since, unless retired). ``{kid: (public JWK, where it was found)}``."""
-    from .site import MANIFEST, SitePathError, url_to_path
+    since, unless retired; only when the manifest is of this card: a site/ of another
+    project replaced with ``acap build --force`` says nothing about this one's kids).
+    ``{kid: (public JWK, where it was found)}``."""
+    from .site import MANIFEST, SitePathError, read_manifest, url_to_path
 
     out: dict[str, tuple[dict[str, Any], str]] = {}
     sources: list[tuple[Path, str, str]] = []
@@ -108,10 +110,13 @@ def site_published_keys(cfg: OperatorConfig, site_dir: Path
         sources.append((site_dir / rel, f"{site_dir.name}/{rel}", "keys"))
     except SitePathError:
         pass
-    sources.append((site_dir / MANIFEST, f"by an earlier build, recorded in "
-                    f"{site_dir.name}/{MANIFEST}", MANIFEST_KEYS))
     for path, shown, member in sources:
         for k in _jwk_list(path, member):
+            out.setdefault(k["kid"], (k, shown))
+    manifest = read_manifest(site_dir) or {}
+    if manifest.get("card") == cfg.card_url:  # a build of this card, not another project's
+        shown = f"by an earlier build, recorded in {site_dir.name}/{MANIFEST}"
+        for k in _jwk_list(site_dir / MANIFEST, MANIFEST_KEYS):
             out.setdefault(k["kid"], (k, shown))
     return out
 
@@ -307,10 +312,13 @@ def retired_and_reused(cfg: OperatorConfig, site_dir: Path, key: SigningKey | No
     return out
 
 
-def _holds_project(site_dir: Path, cfg: OperatorConfig) -> bool:
-    """True when the site folder is the project folder or holds operator.yaml: the
-    build refuses that folder itself (SITE-PATH), which says what is really wrong."""
-    return _inside(cfg.path, site_dir)
+def _site_dir_at_fault(site_dir: Path, cfg: OperatorConfig) -> bool:
+    """True when a key inside the site folder is the folder's fault, not the key's:
+    the folder holds operator.yaml, or the place keys belong by default
+    (``.acap/signing-key.pem``, e.g. ``--site-dir .acap``). The build then refuses
+    the folder itself (SITE-PATH, :mod:`acap.site_guard`), which says what is
+    really wrong; a KEY finding would hint to move the key where it already is."""
+    return _inside(cfg.path, site_dir) or _inside(cfg.base_dir / DEFAULT_KEY_FILE, site_dir)
 
 
 def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = True) -> ResolvedKey:
@@ -339,7 +347,7 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
         published = published_keys(cfg, site_dir)
         if env:
             out.key = load_signing_key(env.encode("utf-8"), kid=kid, alg_hint=alg)
-        elif _inside(path, site_dir) and not _holds_project(site_dir, cfg):
+        elif _inside(path, site_dir) and not _site_dir_at_fault(site_dir, cfg):
             out.findings.append(Finding(
                 "KEY", "error", f"the signing key file {signing.get('keyFile')} is inside the "
                 "site folder, which is published", loc,

@@ -24,10 +24,14 @@ from ._common import FORMATS, emit_report
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=1, show_default=True,
               help="Processes for several operator files (0: one per CPU).")
 @click.option("--strict", is_flag=True, help="Warnings fail the build too.")
+@click.option("--force", is_flag=True,
+              help="Replace a site folder that holds another card's build, or files the "
+                   "last build did not write (they are deleted).")
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True,
               help="How to print findings.")
 def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
-          spec_site: bool | None, pages: bool, jobs: int, strict: bool, fmt: str) -> None:
+          spec_site: bool | None, pages: bool, jobs: int, strict: bool, force: bool,
+          fmt: str) -> None:
     """Build site/ from operator.yaml: signed card, JWKS, pages, hosting files.
 
     \b
@@ -44,7 +48,7 @@ def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
 
     config = config or (configs[0] if configs else Path("operator.yaml"))
     result = run_build(BuildOptions(config=config, site_dir=site_dir, spec_site=spec_site,
-                                    strict=strict, pages=pages))
+                                    strict=strict, pages=pages, force=force))
     for note in result.notices:
         click.echo(f"note: {note}", err=True)
     emit_report(result.report, fmt)
