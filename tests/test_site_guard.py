@@ -144,3 +144,38 @@ def test_force_is_documented() -> None:
     assert "--force" in out.stdout
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     assert "`acap build [-c FILE] [--site-dir DIR] [--force]`" in readme
+
+
+def test_a_batch_build_never_replaces_the_folder_holding_its_operators(
+        example: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`acap build ops/a.yaml ops/b.yaml --site-dir .` replaced the current folder,
+    operator files and all: a batch build is held to the same rules."""
+    monkeypatch.chdir(example.parent)
+    ops = example.parent / "ops"
+    ops.mkdir()
+    (ops / "a.yaml").write_bytes(example.read_bytes())
+    (example.parent / "precious.txt").write_text("keep", encoding="utf-8")
+    before = tree(example.parent)
+    out = acap("build", "ops/", "--site-dir", ".", "--no-spec-site")
+    assert out.exit_code == 1
+    assert ("--site-dir .: error: the site folder . holds a.yaml, which the build reads; a "
+            "build replaces the whole folder [SITE-PATH]") in out.stderr
+    after = tree(example.parent)
+    assert {k: after.get(k) for k in before} == before  # nothing deleted or changed
+    assert set(after) - set(before) == {"ops/.acap/signing-key.pem"}  # the key a build makes
+
+
+def test_a_batch_build_names_files_it_did_not_write(example: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(example.parent)
+    ops = example.parent / "ops"
+    ops.mkdir()
+    (ops / "a.yaml").write_bytes(example.read_bytes())
+    assert acap("build", "ops/", "--no-spec-site").exit_code == 0
+    (example.parent / "site" / "mine.txt").write_text("mine", encoding="utf-8")
+    out = acap("build", "ops/", "--no-spec-site")
+    assert out.exit_code == 1
+    assert "holds files the last build did not write: mine.txt;" in out.stderr
+    assert (example.parent / "site" / "mine.txt").exists()
+    assert acap("build", "ops/", "--no-spec-site", "--force").exit_code == 0
+    assert not (example.parent / "site" / "mine.txt").exists()

@@ -52,30 +52,60 @@ def site_dir_findings(site_dir: Path, cfg: OperatorConfig, where: str, *,
     Returns:
         The findings; ``[]`` when the folder may be replaced.
     """
+    key = cfg.key_file
+    keys = [key] if not cfg.key_from_env or key.exists() else []
+    reads = [cfg.path, cfg.previous_keys_file, cfg.base_dir / "templates"]
+    return _findings(site_dir, where, reads, keys, cfg.base_dir, cfg.card_url, force)
+
+
+def batch_site_findings(site_dir: Path, configs: list[Path], where: str, *,
+                        force: bool = False) -> list[Finding]:
+    """:func:`site_dir_findings` for a batch build of ``configs`` into one folder: what
+    every operator reads (its file, and templates/, keys/ and .acap/ beside it; nor
+    inside templates/),
+    a file, a folder acap did not write, and files the last build did not write
+    (unless ``force``). A batch may build some of the operators a previous batch
+    built, so the cards are not compared."""
+    reads: list[Path] = []
+    keys: list[Path] = []
+    for c in configs:
+        reads += [c, c.parent / "templates", c.parent / "keys"]
+        keys.append(c.parent / ".acap")
+    return _findings(site_dir, where, reads, keys, Path.cwd(), None, force)
+
+
+def _findings(site_dir: Path, where: str, reads: list[Path], keys: list[Path],
+              base_dir: Path, card_url: str | None, force: bool) -> list[Finding]:
     loc = Location(where)
     target = site_dir.resolve()
-    for reads in (cfg.path, cfg.previous_keys_file, cfg.base_dir / "templates"):
-        r = reads.resolve()
-        if r == target or target in r.parents:
+
+    def holds(p: Path) -> bool:
+        r = p.resolve()
+        return r == target or target in r.parents
+
+    def hint(also: str | None = None) -> str:
+        return _own_folder_hint(site_dir, base_dir, card_url, also)
+
+    for reads_path in reads:
+        if holds(reads_path):
             return [Finding("SITE-PATH", "error", f"the site folder {site_dir} holds "
-                            f"{reads.name}, which the build reads; a build replaces the whole "
-                            "folder", loc, _own_folder_hint(site_dir, cfg))]
-    tpl = (cfg.base_dir / "templates").resolve()
-    if tpl in target.parents:
-        return [Finding("SITE-PATH", "error", f"the site folder {site_dir} is inside "
-                        "templates/, which the build reads: writing it would change "
-                        "templates/, and publish would then refuse the site as stale", loc,
-                        _own_folder_hint(site_dir, cfg))]
-    key = cfg.key_file
-    if (target == key.resolve() or target in key.resolve().parents) and (
-            not cfg.key_from_env or key.exists()):
-        return [Finding("SITE-PATH", "error", f"the site folder {site_dir} holds the signing "
-                        f"key {_shown(key, cfg)} (signing.keyFile): everything in the site "
-                        "folder is published, and a build replaces the whole folder", loc,
-                        _own_folder_hint(site_dir, cfg))]
+                            f"{reads_path.name}, which the build reads; a build replaces the "
+                            "whole folder", loc, hint())]
+    for tpl in (p for p in reads if p.name == "templates"):
+        if tpl.resolve() in target.parents:
+            return [Finding("SITE-PATH", "error", f"the site folder {site_dir} is inside "
+                            "templates/, which the build reads: writing it would change "
+                            "templates/, and publish would then refuse the site as stale", loc,
+                            hint())]
+    for key in keys:
+        if holds(key):
+            return [Finding("SITE-PATH", "error", f"the site folder {site_dir} holds the signing "
+                            f"key {_shown(key, base_dir)} (signing.keyFile): everything in the "
+                            "site folder is published, and a build replaces the whole folder",
+                            loc, hint())]
     if target.is_file():
         return [Finding("SITE-PATH", "error", f"the site folder {site_dir} is a file", loc,
-                        _own_folder_hint(site_dir, cfg))]
+                        hint())]
     if not target.is_dir():
         return []
     manifest = read_manifest(target)
@@ -84,18 +114,17 @@ def site_dir_findings(site_dir: Path, cfg: OperatorConfig, where: str, *,
             return [Finding("SITE-PATH", "error", f"the site folder {site_dir} is not empty "
                             "and was not written by acap build; a build replaces the whole "
                             "folder", loc,
-                            _own_folder_hint(site_dir, cfg, "or, after checking that nothing "
-                                             f"in {site_dir} is needed, remove it"))]
+                            hint(f"or, after checking that nothing in {site_dir} is needed, "
+                                 "remove it"))]
         return []
     out: list[Finding] = []
-    other = _other_cards(manifest, cfg.card_url)
+    other = _other_cards(manifest, card_url) if card_url is not None else None
     if other and not force:
         out.append(Finding("SITE-PATH", "error", f"the site folder {site_dir} holds the build "
                            f"of another card, {other} (another project, or this one before "
                            f"its card URL changed); this build would replace it with "
-                           f"{cfg.card_url}", loc,
-                           _own_folder_hint(site_dir, cfg, "or, to replace it, build "
-                                            "again with --force")))
+                           f"{card_url}", loc,
+                           hint("or, to replace it, build again with --force")))
     stray = stray_files(target, manifest)
     if stray and not force:
         names = ", ".join(stray[:_SHOWN]) + (f" and {len(stray) - _SHOWN} more"
@@ -137,29 +166,31 @@ def _other_cards(manifest: dict[str, Any], card_url: str) -> str | None:
     return str(card) if isinstance(card, str) and card != card_url else None
 
 
-def _own_folder_hint(site_dir: Path, cfg: OperatorConfig, also: str | None = None) -> str:
+def _own_folder_hint(site_dir: Path, base_dir: Path, card_url: str | None,
+                     also: str | None = None) -> str:
     """``build into a folder of its own, e.g. --site-dir X`` with an X that is not
     ``site_dir`` and could be used, and ``also`` after it."""
     hint = "build into a folder of its own"
-    choice = _free_folder(site_dir, cfg)
+    choice = _free_folder(site_dir, base_dir, card_url)
     if choice is not None:
         hint += f", e.g. --site-dir {choice}"
     return f"{hint}, {also}" if also else hint
 
 
-def _free_folder(site_dir: Path, cfg: OperatorConfig) -> str | None:
-    """A folder beside operator.yaml that a build could use (missing, empty, or a
-    build of this card), other than ``site_dir``; as the user would type it."""
+def _free_folder(site_dir: Path, base_dir: Path, card_url: str | None) -> str | None:
+    """A folder in ``base_dir`` that a build could use (missing, empty, or a build of
+    ``card_url``), other than ``site_dir``; as the user would type it."""
     refused = site_dir.resolve()
     for name in _CANDIDATES:
-        cand = cfg.base_dir / name
+        cand = base_dir / name
         r = cand.resolve()
         if r == refused:
             continue
         if r.is_dir():
             man = read_manifest(r)
-            if not ((man is not None and _other_cards(man, cfg.card_url) is None)
-                    or not any(r.iterdir())):
+            mine = man is not None and card_url is not None and \
+                _other_cards(man, card_url) is None
+            if not (mine or not any(r.iterdir())):
                 continue
         elif r.exists():
             continue
@@ -168,8 +199,8 @@ def _free_folder(site_dir: Path, cfg: OperatorConfig) -> str | None:
     return None
 
 
-def _shown(path: Path, cfg: OperatorConfig) -> str:
+def _shown(path: Path, base_dir: Path) -> str:
     try:
-        return str(path.resolve().relative_to(cfg.base_dir.resolve()))
+        return str(path.resolve().relative_to(base_dir.resolve()))
     except ValueError:
         return str(path)

@@ -41,7 +41,7 @@ def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
     if config is not None and configs:
         raise click.UsageError("give operator files as arguments or with -c, not both")
     if len(configs) > 1 or (configs and configs[0].is_dir()):
-        _batch(configs, site_dir, spec_site, pages, jobs, strict, fmt)
+        _batch(configs, site_dir, spec_site, pages, jobs, strict, fmt, force)
         return
     from ..build import BuildOptions
     from ..build import build as run_build
@@ -66,14 +66,14 @@ def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
 
 
 def _batch(configs: tuple[Path, ...], site_dir: Path | None, spec_site: bool | None,
-           pages: bool, jobs: int, strict: bool, fmt: str) -> None:
+           pages: bool, jobs: int, strict: bool, fmt: str, force: bool = False) -> None:
     import json
 
     from ..batch import BatchOptions, build_many, default_jobs
 
     result = build_many(BatchOptions(configs=configs, site_dir=site_dir or Path("site"),
                                      jobs=jobs or default_jobs(), pages=pages,
-                                     spec_site=spec_site, strict=strict))
+                                     spec_site=spec_site, strict=strict, force=force))
     if fmt == "json":
         click.echo(json.dumps({
             "site": str(result.site_dir), "written": result.written,
