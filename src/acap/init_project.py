@@ -5,8 +5,8 @@ Writes, from templates shipped in the package (``acap/data/init/``):
 * ``operator.yaml``: commented, on reserved example.org placeholders; it
   builds as it is (``acap build`` gives a signed card straight away);
 * ``.gitignore``: keeps site/, the signing key (``.acap/``, ``*.pem``),
-  ``operator.private.yaml`` (OR-3.9: what is given on request) and the
-  Actions output folder out of git;
+  the private files (``*.private.yaml``, OR-3.9: what is given on request) and
+  the Actions output folder out of git;
 * ``templates/README.md``: how to override acap's page templates;
 * ``.github/workflows/pages.yml``: GitHub Actions builds, checks and deploys
   to GitHub Pages, the hidden ``.well-known`` folder included, with the
