@@ -123,10 +123,23 @@ def test_a_build_that_fails_in_the_cli_says_so_once(example: Path,
 
 
 def test_stale_files_do_not_survive_a_rebuild(example: Path) -> None:
+    """A file the last build wrote and this one does not is gone; a file put into
+    site/ by hand is refused (SITE-PATH, named) rather than deleted, unless --force."""
     good_build(example)
+    text = example.read_text(encoding="utf-8")
+    example.write_text(text.replace("specSite: true", "specSite: false"), encoding="utf-8")
+    spec = example.parent / "site" / "agent-capability.org"
+    assert run_build(example, spec_site=True).ok and spec.is_dir()
+    assert run_build(example).ok
+    assert not spec.exists()
     stale = example.parent / "site" / "example.com" / "old-page.html"
     stale.write_text("old", encoding="utf-8")
-    assert run_build(example).ok
+    res = run_build(example)
+    assert [(f.rule, f.level) for f in res.report.errors] == [("SITE-PATH", "error")]
+    assert "holds files the last build did not write: example.com/old-page.html;" in \
+        res.report.errors[0].message
+    assert stale.exists()
+    assert run_build(example, force=True).ok
     assert not stale.exists()
 
 

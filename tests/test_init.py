@@ -49,6 +49,7 @@ def test_init_never_overwrites(tmp_path: Path) -> None:
     assert snapshot(tmp_path) == before
     assert "exists, left as it is: .gitignore" in res.stderr
     assert "/site/  /.acap/" in res.stderr
+    assert "  *.private.yaml" in res.stderr  # what is given on request, too
     assert "nothing written" in res.stderr
 
 
@@ -56,7 +57,9 @@ def test_gitignore_keeps_the_key_and_site_out_of_git(tmp_path: Path) -> None:
     init_project(tmp_path)
     git("init", "-q", cwd=tmp_path)
     for path in ("site/example.org/.well-known/agent-card.json", ".acap/signing-key.pem",
-                 "other-key.pem", "_site/index.html", "._site.acap-published.json"):
+                 "other-key.pem", "_site/index.html", "._site.acap-published.json",
+                 "operator.private.yaml", "ops/funeral/operator.private.yaml",
+                 "ops/chapel.private.yaml"):
         assert git("check-ignore", path, cwd=tmp_path).strip() == path
     assert git("check-ignore", "operator.yaml", cwd=tmp_path, check=False) == ""
 

@@ -287,7 +287,7 @@ def test_rotate_then_retire(example: Path, tmp_path: Path) -> None:
     assert not verify_file(str(old_card), jwks_path).ok
     again = acap("keys", "retire", "chapel-1", "-c", str(example))
     assert again.exit_code == 1
-    assert "no previous key has kid 'chapel-1'" in again.stderr
+    assert "kid 'chapel-1' is retired already" in again.stderr
     assert_no_secret(outputs(first, rot, second, listed, ret, again), old_private)
     assert_no_secret(outputs(first, rot, second, listed, ret, again), new_private_key)
 

@@ -251,6 +251,10 @@ def test_private_key_material_is_refused(tmp_path: Path, rel: str, data: bytes,
     assert len(found) == 1, res.report.format_text()
     assert found[0].location.file == str(site / rel)
     assert found[0].location.pointer == where
+    # where such text comes from (a key pasted into operator.yaml was told "keep keys
+    # outside site/", which misled: the second trial, item 1)
+    assert found[0].hint is not None and "from operator.yaml" in found[0].hint
+    assert "from templates/" in found[0].hint and "outside site/" not in found[0].hint
     assert _rules(res) == ["PUBLISH-PRIVATE-KEY"]
     assert git("ls-remote", str(remote)) == ""
 

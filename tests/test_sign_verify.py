@@ -232,8 +232,10 @@ def test_signature_with_other_padding_bits_is_refused() -> None:
     card["signatures"][0]["signature"] = twin
     res = check(card)
     assert not res.ok
-    assert res.signatures[0].reason == ("the signature member is not canonical base64url "
-                                        "(RFC 7515 §2)")
+    assert res.signatures[0].reason == (f"the signature member {twin[:21] + '...'!r} is not "
+                                        "canonical base64url: its last character carries bits "
+                                        "that encode nothing (RFC 7515 §2)")
+    assert (res.signatures[0].kid, res.signatures[0].alg) == ("chapel-1", "ES256")
 
 
 # -- what verify reports besides signatures -----------------------------------------------------

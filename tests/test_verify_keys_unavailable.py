@@ -160,7 +160,8 @@ def test_one_checked_and_invalid_one_unchecked(tmp_path: Path, key: SigningKey) 
     assert [(s.kid, s.state) for s in res.signatures] == [("chapel-1", "INVALID"),
                                                           ("chapel-2", "NOT CHECKED")]
     assert [(f.rule, f.message) for f in res.report] == [
-        ("SIG-INVALID", "no signature of the card that could be checked is valid"),
+        ("SIG-INVALID", "signature 0 (kid chapel-1) is not valid: the signature does not "
+                        "match the card (changed after signing?)"),
         ("SIG-KEYS", "signature 1 could not be checked, its keys are unavailable: "
                      f"no key with kid 'chapel-2' in {given}")]
 

@@ -37,6 +37,8 @@ class BatchOptions:
         pages: build HTML pages too (``False``: cards, JWKS and hosting files).
         spec_site: as :class:`~acap.build.BuildOptions` (``None``: as each file says).
         strict: warnings fail an operator too.
+        force: replace a site/ holding files the last build did not write
+            (:func:`acap.site_guard.batch_site_findings`).
     """
 
     configs: Sequence[Path]
@@ -45,6 +47,7 @@ class BatchOptions:
     pages: bool = True
     spec_site: bool | None = None
     strict: bool = False
+    force: bool = False
 
 
 @dataclass
@@ -218,6 +221,12 @@ def _merge_and_write(result: BatchResult, options: BatchOptions) -> None:
     if not result.built:
         return
     site_dir = options.site_dir
+    from .site_guard import batch_site_findings
+
+    result.report.extend(batch_site_findings(site_dir, [o.config for o in result.outcomes],
+                                             f"--site-dir {site_dir}", force=options.force))
+    if not result.report.ok():
+        return
     old = read_manifest(site_dir) or {}
     old_ops = old.get("operators") if isinstance(old.get("operators"), dict) else {}
     carried = 0

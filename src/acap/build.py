@@ -25,7 +25,7 @@ from .card import build_card
 from .checks import check_operator, check_site
 from .findings import Finding, Location, Report
 from .keys import KeyProblem, jwks
-from .keystore import resolve_signing_key
+from .keystore import dropped_kids, key_history, resolve_signing_key
 from .landing import step_hosting_files, step_person_entry_pages
 from .operator_config import OperatorConfig, load_operator
 from .signing import Signer
@@ -50,6 +50,8 @@ class BuildOptions:
         pages: build the HTML pages (personEntry, root and 404 pages, spec
             site); ``False`` builds the signed card, JWKS and hosting files only
             (batch builds for hosting platforms).
+        force: replace a site folder holding another card's build, or files the
+            previous build did not write (:mod:`acap.site_guard`).
     """
 
     config: Path = Path("operator.yaml")
@@ -59,6 +61,7 @@ class BuildOptions:
     write: bool = True
     strict: bool = False
     pages: bool = True
+    force: bool = False
 
     def resolved_site_dir(self) -> Path:
         """``site_dir``, or ``site`` next to operator.yaml."""
@@ -166,6 +169,7 @@ def step_card(ctx: BuildContext) -> None:
         return
     try:
         ctx.jwks = jwks(resolved.key, resolved.previous)
+        ctx.report.extend(dropped_kids(cfg, ctx.options.resolved_site_dir(), ctx.jwks))
         ctx.card = Signer(resolved.key, jku=cfg.jwks_url).sign(card)
     except KeyProblem as exc:
         ctx.report.add(Finding("KEY", "error", str(exc), cfg.at("/signing", key=True), exc.hint))
@@ -190,6 +194,16 @@ def final_check_site(ctx: BuildContext) -> None:
     ctx.report.extend(check_site(ctx.cfg, ((rel, ctx.files[rel]) for rel in ctx.files)))
 
 
+def final_check_private_keys(ctx: BuildContext) -> None:
+    """KEY-PRIVATE: no PEM private key block and no JWK with private members in any
+    built file (:func:`acap.key_material.site_findings`): a private key is never
+    written into site/, whatever operator.yaml or templates/ hold."""
+    from .key_material import site_findings
+
+    ctx.report.extend(site_findings(ctx.cfg, ((rel, ctx.files[rel]) for rel in ctx.files),
+                                    ctx.options.resolved_site_dir()))
+
+
 def step_spec_site(ctx: BuildContext) -> None:
     """Build the specification site at the extension URI (spec site builds only).
 
@@ -207,7 +221,7 @@ Step = Callable[[BuildContext], None]
 STEPS: list[Step] = [step_card, step_schemas, step_spec_site, step_person_entry_pages,
                      step_hosting_files]  # hosting files last: they list every host's files
 #: Checks of the finished site, run after every step has added its files.
-FINAL_CHECKS: list[Step] = [final_check_site]
+FINAL_CHECKS: list[Step] = [final_check_site, final_check_private_keys]
 
 
 def input_digest(cfg: OperatorConfig) -> str:
@@ -230,36 +244,6 @@ def input_digest(cfg: OperatorConfig) -> str:
         except OSError:
             h.update(b"-")
     return h.hexdigest()
-
-
-def site_dir_problem(site_dir: Path, cfg: OperatorConfig) -> str | None:
-    """Why ``site_dir`` must not be replaced by a build, or ``None`` when it may.
-
-    A build replaces the whole folder, so the folder may not hold what the build
-    reads (operator.yaml, templates/, the previous keys) nor lie inside templates/
-    (its files would change what the next build reads), and an existing folder
-    must be empty or a previous acap build (it has the build manifest): a
-    mistyped ``--site-dir .`` must never delete a project.
-    """
-    from .site import MANIFEST
-
-    target = site_dir.resolve()
-    for reads in (cfg.path, cfg.previous_keys_file, cfg.base_dir / "templates"):
-        r = reads.resolve()
-        if r == target or target in r.parents:
-            return (f"the site folder {site_dir} holds {reads.name}, which the build reads; "
-                    "a build replaces the whole folder")
-    tpl = (cfg.base_dir / "templates").resolve()
-    if tpl in target.parents:
-        return (f"the site folder {site_dir} is inside templates/, which the build reads: "
-                "writing it would change templates/, and publish would then refuse the site "
-                "as stale")
-    if target.is_file():
-        return f"the site folder {site_dir} is a file"
-    if target.is_dir() and not (target / MANIFEST).is_file() and any(target.iterdir()):
-        return (f"the site folder {site_dir} is not empty and was not written by acap build; "
-                "a build replaces the whole folder")
-    return None
 
 
 def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildContext:
@@ -313,14 +297,16 @@ def build(options: BuildOptions) -> BuildResult:
     cfg = ctx.cfg
     site_dir = options.resolved_site_dir()
     written = False
-    if ctx.report.ok(options.strict) and options.write and (
-            problem := site_dir_problem(site_dir, cfg)):
-        where = f"--site-dir {site_dir}" if options.site_dir is not None else str(site_dir)
-        ctx.report.add(Finding("SITE-PATH", "error", problem, Location(where),
-                               "build into a folder of its own, e.g. --site-dir site"))
     if ctx.report.ok(options.strict) and options.write:
-        manifest = {"acap": __version__, "inputs": input_digest(cfg),
-                    "card": cfg.card_url, "files": ctx.files.digest()}
+        from .site_guard import site_dir_findings
+
+        where = f"--site-dir {site_dir}" if options.site_dir is not None else str(site_dir)
+        ctx.report.extend(site_dir_findings(site_dir, cfg, where, force=options.force))
+    if ctx.report.ok(options.strict) and options.write:
+        manifest: dict[str, Any] = {"acap": __version__, "inputs": input_digest(cfg),
+                                    "card": cfg.card_url, "files": ctx.files.digest()}
+        if ctx.jwks is not None:  # what every build into site_dir published (kids for good)
+            manifest["publishedKeys"] = key_history(cfg, site_dir, ctx.jwks)
         written = _write(ctx, site_dir, manifest)
     card_url = cfg.card_url if cfg.card_host else None
     return BuildResult(ctx.report, ctx.files, site_dir, ctx.card, ctx.notices, written,

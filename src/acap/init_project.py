@@ -4,7 +4,8 @@ Writes, from templates shipped in the package (``acap/data/init/``):
 
 * ``operator.yaml``: commented, on reserved example.org placeholders; it
   builds as it is (``acap build`` gives a signed card straight away);
-* ``.gitignore``: keeps site/, the signing key (``.acap/``, ``*.pem``) and
+* ``.gitignore``: keeps site/, the signing key (``.acap/``, ``*.pem``),
+  the private files (``*.private.yaml``, OR-3.9: what is given on request) and
   the Actions output folder out of git;
 * ``templates/README.md``: how to override acap's page templates;
 * ``.github/workflows/pages.yml``: GitHub Actions builds, checks and deploys
@@ -103,6 +104,14 @@ def template_text(name: str) -> str:
                      lambda m: "\n".join(m.group(1) + line for line in pip_comment(spec)),
                      raw, flags=re.MULTILINE)
     return raw
+
+
+def ignored_patterns() -> list[str]:
+    """The patterns of the ``.gitignore`` that :func:`init_project` writes, in order
+    (``/site/``, ``/.acap/``, ``*.pem``, ``operator.private.yaml`` ...): what a
+    project's own .gitignore must keep out of git when acap init leaves it alone."""
+    return [line.strip() for line in template_text("gitignore").splitlines()
+            if line.strip() and not line.lstrip().startswith("#")]
 
 
 def init_project(folder: Path) -> InitResult:

@@ -6,7 +6,13 @@
 * Previous public keys, kept in the JWKS after a rotation so that clients
   holding an older card can still verify it for its cache lifetime:
   ``signing.previousKeys`` (default ``keys/previous-keys.json``, public, safe
-  to commit).
+  to commit). Its ``"retired"`` list names the kids ``acap keys retire`` took
+  out of the JWKS: a kid names one key for good (RFC 7517 §4.5; A2A §8.4.3 finds
+  the key by kid), so a retired kid is never used again.
+* What was published: the last build's JWKS in site/, and the keys every build
+  into that site/ published (the build manifest's ``publishedKeys``, never
+  published itself), so that a kid that leaves the JWKS is noticed and its
+  public key can still be kept (``acap keys rotate --lost --old-kid KID``).
 
 No function here prints or returns key material other than public JWKs.
 """
@@ -34,7 +40,7 @@ from .keys import (
     thumbprint,
     write_private_key,
 )
-from .operator_config import KEY_ENV, OperatorConfig
+from .operator_config import DEFAULT_KEY_FILE, KEY_ENV, OperatorConfig
 
 
 @dataclass
@@ -64,7 +70,9 @@ def _inside(path: Path, folder: Path) -> bool:
 
 def published_keys(cfg: OperatorConfig, site_dir: Path) -> dict[str, tuple[dict[str, Any], str]]:
     """The public keys clients may hold, by kid: those of the last build's JWKS
-    (``site/<cardHost>/.well-known/jwks.json``) and the previous keys kept for rotation.
+    (``site/<cardHost>/.well-known/jwks.json``), those earlier builds into the same
+    site/ published (:func:`site_published_keys`) and the previous keys kept for
+    rotation.
 
     A kid names one key for as long as clients cache a card or JWKS (RFC 7517
     §4.5; A2A §8.4.3 finds the key by kid): the build must not publish another
@@ -78,25 +86,137 @@ def published_keys(cfg: OperatorConfig, site_dir: Path) -> dict[str, tuple[dict[
         ``{kid: (public JWK, where it was found)}``; an unreadable JWKS or entry
         is left out (there is nothing to compare with).
     """
-    from .site import SitePathError, url_to_path
+    out = site_published_keys(cfg, site_dir)
+    shown = show_path(cfg.previous_keys_file, cfg)
+    for k in _jwk_list(cfg.previous_keys_file, "keys"):
+        out.setdefault(k["kid"], (k, shown))
+    return out
+
+
+def site_published_keys(cfg: OperatorConfig, site_dir: Path
+                        ) -> dict[str, tuple[dict[str, Any], str]]:
+    """The public keys builds into ``site_dir`` published, by kid: its JWKS
+    (``site/<cardHost>/.well-known/jwks.json``), then the build manifest's
+    ``publishedKeys`` (keys earlier builds published that have left the JWKS
+    since, unless retired; only when the manifest is of this card: a site/ of another
+    project replaced with ``acap build --force`` says nothing about this one's kids).
+    ``{kid: (public JWK, where it was found)}``."""
+    from .site import MANIFEST, SitePathError, read_manifest, url_to_path
 
     out: dict[str, tuple[dict[str, Any], str]] = {}
-    sources: list[tuple[Path, str]] = []
+    sources: list[tuple[Path, str, str]] = []
     try:
         rel = url_to_path(cfg.jwks_url)
-        sources.append((site_dir / rel, f"{site_dir.name}/{rel}"))
+        sources.append((site_dir / rel, f"{site_dir.name}/{rel}", "keys"))
     except SitePathError:
         pass
-    sources.append((cfg.previous_keys_file, show_path(cfg.previous_keys_file, cfg)))
-    for path, shown in sources:
-        try:
-            doc = json.loads(path.read_bytes())
-        except (OSError, ValueError, RecursionError):
+    for path, shown, member in sources:
+        for k in _jwk_list(path, member):
+            out.setdefault(k["kid"], (k, shown))
+    manifest = read_manifest(site_dir) or {}
+    if manifest.get("card") == cfg.card_url:  # a build of this card, not another project's
+        shown = f"by an earlier build, recorded in {site_dir.name}/{MANIFEST}"
+        for k in _jwk_list(site_dir / MANIFEST, MANIFEST_KEYS):
+            out.setdefault(k["kid"], (k, shown))
+    return out
+
+
+#: The build manifest's member listing every key published into that site/ (see
+#: :func:`key_history`).
+MANIFEST_KEYS = "publishedKeys"
+
+
+def _jwk_list(path: Path, member: str) -> list[dict[str, Any]]:
+    """The JWKs with a kid under ``member`` of the JSON object at ``path``; ``[]`` when
+    it cannot be read (there is nothing to compare with)."""
+    try:
+        doc = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return []
+    keys = doc.get(member) if isinstance(doc, dict) else None
+    return [k for k in keys if isinstance(k, dict) and isinstance(k.get("kid"), str)
+            and _thumb(k)] if isinstance(keys, list) else []
+
+
+def read_retired(path: Path) -> list[str]:
+    """The ``"retired"`` kids of the previous-keys file (``[]`` when it has none).
+
+    Raises:
+        KeyProblem: ``"retired"`` is there but not a list of kids.
+    """
+    try:
+        doc = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as exc:
+        raise KeyProblem(f"{path.name} is not a readable JWKS",
+                         "it must be JSON: {\"keys\": [...]}") from exc
+    retired = doc.get("retired", []) if isinstance(doc, dict) else []
+    if not isinstance(retired, list) or not all(isinstance(k, str) for k in retired):
+        raise KeyProblem(f"\"retired\" in {path.name} is not a list of kids",
+                         'write it as "retired": ["chapel-1", ...]')
+    return retired
+
+
+def write_previous_keys(cfg: OperatorConfig, keys: list[dict[str, Any]],
+                        retired: list[str] | None = None) -> None:
+    """Write the previous-keys file: ``{"keys": [...], "retired": [...]}`` (public JWKs
+    only; ``retired`` kept as it is when ``None``, left out when empty)."""
+    if retired is None:
+        retired = read_retired(cfg.previous_keys_file)
+    doc: dict[str, Any] = {"keys": [{k: v for k, v in jwk.items() if k not in PRIVATE_MEMBERS}
+                                    for jwk in keys]}
+    if retired:
+        doc["retired"] = retired
+    _write_atomic(cfg.previous_keys_file, (json.dumps(doc, indent=2) + "\n").encode("utf-8"))
+
+
+def key_history(cfg: OperatorConfig, site_dir: Path, new_jwks: dict[str, Any]
+                ) -> list[dict[str, Any]]:
+    """The manifest's ``publishedKeys`` for a build about to write ``new_jwks``: every
+    public key this build and the builds before it into ``site_dir`` published,
+    without retired kids. Never published (the manifest lies outside every host)."""
+    retired = set(_retired_or_none(cfg))
+    out: dict[str, dict[str, Any]] = {}
+    for k in new_jwks.get("keys", []):
+        if isinstance(k, dict) and isinstance(k.get("kid"), str):
+            out.setdefault(k["kid"], k)
+    for kid, (jwk, _) in site_published_keys(cfg, site_dir).items():
+        out.setdefault(kid, {k: v for k, v in jwk.items() if k not in PRIVATE_MEMBERS})
+    return [jwk for kid, jwk in out.items() if kid not in retired]
+
+
+def _retired_or_none(cfg: OperatorConfig) -> list[str]:
+    try:
+        return read_retired(cfg.previous_keys_file)
+    except KeyProblem:
+        return []
+
+
+def dropped_kids(cfg: OperatorConfig, site_dir: Path, new_jwks: dict[str, Any]) -> list[Finding]:
+    """``KEY`` warnings for kids a build into ``site_dir`` published that ``new_jwks``
+    leaves out without being retired: a card a client cached, signed under such a
+    kid, stops verifying (A2A §8.4.3 finds its key by kid in the JWKS).
+
+    Args:
+        cfg: the loaded operator.yaml.
+        site_dir: the build output folder (its JWKS and manifest say what was published).
+        new_jwks: the JWKS this build publishes.
+    """
+    kept = {k.get("kid") for k in new_jwks.get("keys", []) if isinstance(k, dict)}
+    retired = set(_retired_or_none(cfg))
+    prev = show_path(cfg.previous_keys_file, cfg)
+    loc = cfg.at("/signing/kid") if "kid" in cfg.signing else cfg.at("/signing", key=True)
+    out = []
+    for kid, (_, where) in sorted(site_published_keys(cfg, site_dir).items()):
+        if kid in kept or kid in retired:
             continue
-        keys = doc.get("keys") if isinstance(doc, dict) else None
-        for k in keys if isinstance(keys, list) else ():
-            if isinstance(k, dict) and isinstance(k.get("kid"), str) and _thumb(k):
-                out.setdefault(k["kid"], (k, shown))
+        out.append(Finding(
+            "KEY", "warning", f"kid {kid} was published ({where}) and is not in this build's "
+            f"JWKS: cards that clients cached, signed with it, will stop verifying", loc,
+            f"if its private key is lost or replaced, run `acap keys rotate --lost --old-kid "
+            f"{kid}`: it keeps its public key in {prev}, so those cards still verify; to drop "
+            f"it deliberately, run `acap keys retire {kid}`"))
     return out
 
 
@@ -147,10 +267,58 @@ def _reused_kid(cfg: OperatorConfig, kid: str, published: dict[str, tuple[dict[s
                    f"{keep}; {back}")
 
 
-def _holds_project(site_dir: Path, cfg: OperatorConfig) -> bool:
-    """True when the site folder is the project folder or holds operator.yaml: the
-    build refuses that folder itself (SITE-PATH), which says what is really wrong."""
-    return _inside(cfg.path, site_dir)
+def retired_and_reused(cfg: OperatorConfig, site_dir: Path, key: SigningKey | None,
+                       previous: list[dict[str, Any]]) -> list[Finding]:
+    """``KEY`` errors for kids that must not be published: the current key's or a
+    previous key's kid that ``acap keys retire`` retired, and a previous key whose
+    kid a build into ``site_dir`` published with another key. A kid names one key
+    for good (RFC 7517 §4.5): a client that cached a card signed under it would
+    check it against another key.
+
+    Args:
+        cfg: the loaded operator.yaml.
+        site_dir: the build output folder (what it published).
+        key: the current signing key, or ``None`` (then only previous keys are checked).
+        previous: the previous keys' public JWKs.
+    """
+    retired = read_retired(cfg.previous_keys_file)
+    prev = show_path(cfg.previous_keys_file, cfg)
+    out: list[Finding] = []
+    if key is not None and key.kid in retired:
+        taken = set(retired) | set(published_keys(cfg, site_dir))
+        pinned = cfg.signing.get("kid") == key.kid
+        out.append(Finding(
+            "KEY", "error", f"kid {key.kid} was retired ({prev} lists it under \"retired\"): "
+            "a kid names one key for good, and clients may still hold cards signed under it",
+            cfg.at("/signing/kid") if pinned else cfg.at("/signing", key=True),
+            f"give the key a new kid: signing.kid: {free_kid(key.kid, taken)}" if pinned else
+            "make a new key: acap keys rotate"))
+    site = site_published_keys(cfg, site_dir)
+    for jwk in previous:
+        kid = str(jwk.get("kid"))
+        if kid in retired:
+            out.append(Finding(
+                "KEY", "error", f"{prev} keeps a key under kid {kid}, which it also lists as "
+                "retired: a retired kid is not published again", Location(prev),
+                f"remove the key with kid {kid} from \"keys\", or, if retiring it was a "
+                "mistake, remove the kid from \"retired\""))
+        elif kid in site and not same_public_key(site[kid][0], jwk):
+            out.append(Finding(
+                "KEY", "error", f"{prev} keeps another key under kid {kid} than the one "
+                f"published under it ({site[kid][1]}): clients that cached a card signed "
+                "under it would check it against the wrong key", Location(prev),
+                f"put the published public key of {kid} back in {prev} (copy it from the "
+                f"published JWKS), or give this key a kid of its own"))
+    return out
+
+
+def _site_dir_at_fault(site_dir: Path, cfg: OperatorConfig) -> bool:
+    """True when a key inside the site folder is the folder's fault, not the key's:
+    the folder holds operator.yaml, or the place keys belong by default
+    (``.acap/signing-key.pem``, e.g. ``--site-dir .acap``). The build then refuses
+    the folder itself (SITE-PATH, :mod:`acap.site_guard`), which says what is
+    really wrong; a KEY finding would hint to move the key where it already is."""
+    return _inside(cfg.path, site_dir) or _inside(cfg.base_dir / DEFAULT_KEY_FILE, site_dir)
 
 
 def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = True) -> ResolvedKey:
@@ -179,7 +347,7 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
         published = published_keys(cfg, site_dir)
         if env:
             out.key = load_signing_key(env.encode("utf-8"), kid=kid, alg_hint=alg)
-        elif _inside(path, site_dir) and not _holds_project(site_dir, cfg):
+        elif _inside(path, site_dir) and not _site_dir_at_fault(site_dir, cfg):
             out.findings.append(Finding(
                 "KEY", "error", f"the signing key file {signing.get('keyFile')} is inside the "
                 "site folder, which is published", loc,
@@ -209,6 +377,10 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
         seen = published.get(out.key.kid)
         if seen and not same_public_key(seen[0], out.key.public_jwk()):
             out.findings.append(_reused_kid(cfg, out.key.kid, published, env=bool(env)))
+            out.key = None
+        kid_findings = retired_and_reused(cfg, site_dir, out.key, out.previous)
+        if kid_findings:
+            out.findings += kid_findings
             out.key = None
     except KeyTextProblem as exc:
         out.key = None
@@ -337,13 +509,16 @@ def rotate(cfg: OperatorConfig, new_kid: str | None = None,
                              "number)", "run `acap keys rotate --kid NEW-KID`")
     else:
         kid = thumbprint(public_jwk(private.public_key()))
-    if kid == old.kid or any(k.get("kid") == kid for k in previous):
-        raise KeyProblem(f"kid '{kid}' is already used", "choose another with --kid")
+    retired = read_retired(cfg.previous_keys_file)
+    if kid == old.kid or any(k.get("kid") == kid for k in previous) or kid in retired \
+            or kid in published_keys(cfg, site_dir or cfg.base_dir / "site"):
+        raise KeyProblem(f"kid '{kid}' is already used" + (" (retired)" if kid in retired
+                                                           else ""),
+                         "choose another with --kid: a kid names one key for good")
     new_text = replaced_scalar(cfg, "/signing/kid", kid) if pinned else None
 
     previous.append(old.public_jwk())
-    _write_atomic(cfg.previous_keys_file,
-                  (json.dumps({"keys": previous}, indent=2) + "\n").encode("utf-8"))
+    write_previous_keys(cfg, previous, retired)
     os.rename(path, _unused(path))
     write_private_key(path, private, new_alg)
     if new_text is not None:
@@ -352,7 +527,8 @@ def rotate(cfg: OperatorConfig, new_kid: str | None = None,
 
 
 def rotate_lost(cfg: OperatorConfig, site_dir: Path | None = None,
-                new_kid: str | None = None) -> tuple[str, str, Path | None]:
+                new_kid: str | None = None, old_kid: str | None = None
+                ) -> tuple[str, str, Path | None]:
     """``acap keys rotate --lost``: the private key published under ``signing.kid`` is lost.
 
     A new key must not take the old kid (clients that cached the card or JWKS would
@@ -365,20 +541,29 @@ def rotate_lost(cfg: OperatorConfig, site_dir: Path | None = None,
     loss) or comes from ``ACAP_SIGNING_KEY``: that key then signs under the new
     kid. Everything that can fail is checked before the first file changes.
 
+    With ``old_kid`` other than ``signing.kid`` (a kid an earlier build published
+    that has left the JWKS since: the key was replaced without a rotation, see
+    :func:`dropped_kids`), only its published public key is kept in
+    ``signing.previousKeys``; the current key and ``signing.kid`` stay.
+
     Args:
         cfg: the loaded operator.yaml.
         site_dir: the last build's output folder (default ``site`` beside
             operator.yaml): its JWKS holds the published public key.
         new_kid: the new kid (default: the next free one).
+        old_kid: the kid of the lost key (default: ``signing.kid``).
 
     Returns:
-        ``(old kid, new kid, path of the key file written or None)``.
+        ``(old kid, new kid, path of the key file written or None)``; with another
+        ``old_kid``, ``(old_kid, the current key's kid or "" when there is none, None)``.
 
     Raises:
         KeyProblem: no ``signing.kid``; no key was published under it; the key in
             use is the published one (not lost: use :func:`rotate`); the new kid is
-            taken; or ``signing.kid`` cannot be rewritten.
+            taken or retired; or ``signing.kid`` cannot be rewritten.
     """
+    if old_kid is not None and old_kid != cfg.signing.get("kid"):
+        return _keep_published(cfg, site_dir or cfg.base_dir / "site", old_kid, new_kid)
     old_kid = cfg.signing.get("kid")
     if not isinstance(old_kid, str) or not old_kid:
         raise KeyProblem("operator.yaml names no signing.kid, so a new key gets a kid of its "
@@ -404,10 +589,13 @@ def rotate_lost(cfg: OperatorConfig, site_dir: Path | None = None,
                          f"{KEY_ENV if env else show_path(cfg.key_file, cfg)} holds it",
                          "to replace a key you still have, run `acap keys rotate`")
     previous = read_jwks(cfg.previous_keys_file)
-    taken = set(published) | {str(k.get("kid")) for k in previous}
+    retired = read_retired(cfg.previous_keys_file)
+    taken = set(published) | {str(k.get("kid")) for k in previous} | set(retired)
     kid = new_kid or free_kid(old_kid, taken)
     if kid in taken:
-        raise KeyProblem(f"kid '{kid}' is already used", "choose another with --kid")
+        raise KeyProblem(f"kid '{kid}' is already used" + (" (retired)" if kid in retired
+                                                           else ""),
+                         "choose another with --kid: a kid names one key for good")
     new_text = replaced_scalar(cfg, "/signing/kid", kid)
     old_alg = old_jwk.get("alg")
     new_alg = str(alg or (old_alg if old_alg in ("ES256", "EdDSA", "RS256", "PS256")
@@ -416,14 +604,59 @@ def rotate_lost(cfg: OperatorConfig, site_dir: Path | None = None,
 
     if not any(k.get("kid") == old_kid for k in previous):
         previous.append({k: v for k, v in old_jwk.items() if k not in PRIVATE_MEMBERS})
-        _write_atomic(cfg.previous_keys_file,
-                      (json.dumps({"keys": previous}, indent=2) + "\n").encode("utf-8"))
+        write_previous_keys(cfg, previous, retired)
     written = None
     if private is not None:
         write_private_key(cfg.key_file, private, new_alg)
         written = cfg.key_file
     _write_atomic(cfg.path, new_text.encode("utf-8"))
     return old_kid, kid, written
+
+
+def _current_key(cfg: OperatorConfig) -> SigningKey | None:
+    """The current signing key (``ACAP_SIGNING_KEY``, else the key file), or ``None``
+    when there is none or it cannot be read."""
+    text = cfg.key_from_env.encode("utf-8") if cfg.key_from_env else None
+    try:
+        if text is None and cfg.key_file.is_file():
+            text = cfg.key_file.read_bytes()
+        if text is None:
+            return None
+        return load_signing_key(text, kid=cfg.signing.get("kid"),
+                                alg_hint=cfg.signing.get("algorithm"))
+    except (KeyProblem, OSError):
+        return None
+
+
+def _keep_published(cfg: OperatorConfig, site_dir: Path, old_kid: str,
+                    new_kid: str | None) -> tuple[str, str, None]:
+    """:func:`rotate_lost` for a kid other than ``signing.kid``: keep its published
+    public key in the previous keys; nothing else changes."""
+    if new_kid is not None:
+        raise KeyProblem("--kid names the new kid of the current key; with --old-kid the "
+                         "current key keeps its kid", "leave out --kid")
+    prev = show_path(cfg.previous_keys_file, cfg)
+    previous = read_jwks(cfg.previous_keys_file)
+    retired = read_retired(cfg.previous_keys_file)
+    if old_kid in retired:
+        raise KeyProblem(f"kid {old_kid} was retired ({prev})",
+                         f"if retiring it was a mistake, remove it from \"retired\" in {prev} "
+                         "first")
+    if any(k.get("kid") == old_kid for k in previous):
+        raise KeyProblem(f"the public key of {old_kid} is kept already in {prev}",
+                         "nothing to do: run `acap build`")
+    published = site_published_keys(cfg, site_dir)
+    if old_kid not in published:
+        raise KeyProblem(f"no key was published under kid {old_kid} (looked in "
+                         f"{site_dir.name}/)", "give --site-dir with the last build")
+    old_jwk = published[old_kid][0]
+    current = _current_key(cfg)
+    if current is not None and current.kid == old_kid:  # a key named by its thumbprint
+        raise KeyProblem(f"the key of kid {old_kid} is not lost: it is the current key",
+                         "to replace a key you still have, run `acap keys rotate`")
+    previous.append({k: v for k, v in old_jwk.items() if k not in PRIVATE_MEMBERS})
+    write_previous_keys(cfg, previous, retired)
+    return old_kid, current.kid if current is not None else "", None
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -484,17 +717,42 @@ def replace_scalar(cfg: OperatorConfig, pointer: str, value: str) -> None:
     _write_atomic(cfg.path, replaced_scalar(cfg, pointer, value).encode("utf-8"))
 
 
-def retire(cfg: OperatorConfig, kid: str) -> None:
-    """``acap keys retire KID``: drop a previous public key from the JWKS.
+def retire(cfg: OperatorConfig, kid: str, site_dir: Path | None = None) -> bool:
+    """``acap keys retire KID``: take a kid out of the JWKS for good.
+
+    A previous key's public JWK is removed from ``signing.previousKeys``; a kid an
+    earlier build published that has left the JWKS since (see
+    :func:`dropped_kids`) is only recorded. Either way the kid is listed under
+    ``"retired"`` in that file: no build warns about it again, and no key can take
+    it (a kid names one key for good).
+
+    Args:
+        cfg: the loaded operator.yaml.
+        kid: the kid to retire.
+        site_dir: the last build's output folder (default ``site`` beside operator.yaml).
+
+    Returns:
+        ``True`` when a previous key was removed (it leaves the JWKS at the next
+        build), ``False`` when the kid had left the JWKS already.
 
     Raises:
-        KeyProblem: no previous key has that kid (the current key cannot be retired).
+        KeyProblem: the kid is retired already, is the current key's, or names no
+            previous or published key.
     """
     previous = read_jwks(cfg.previous_keys_file)
+    retired = read_retired(cfg.previous_keys_file)
+    if kid in retired:
+        raise KeyProblem(f"kid '{kid}' is retired already", "list the keys with "
+                         "`acap keys list`")
+    current = _current_key(cfg)
+    if kid == cfg.signing.get("kid") or (current is not None and current.kid == kid):
+        raise KeyProblem(f"kid '{kid}' is the current key's", "the current key is rotated "
+                         "(acap keys rotate), not retired")
     kept = [k for k in previous if k.get("kid") != kid]
-    if len(kept) == len(previous):
-        raise KeyProblem(f"no previous key has kid '{kid}'",
+    if len(kept) == len(previous) and \
+            kid not in site_published_keys(cfg, site_dir or cfg.base_dir / "site"):
+        raise KeyProblem(f"no previous key has kid '{kid}', and no build published it",
                          "list them with `acap keys list`; the current key is rotated, "
                          "not retired")
-    _write_atomic(cfg.previous_keys_file,
-                  (json.dumps({"keys": kept}, indent=2) + "\n").encode("utf-8"))
+    write_previous_keys(cfg, kept, [*retired, kid])
+    return len(kept) != len(previous)

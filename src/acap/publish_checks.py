@@ -26,8 +26,6 @@ from .publish_targets import Target
 #: that ``.well-known`` (a dot folder, which Jekyll skips) is served.
 NOJEKYLL = ".nojekyll"
 CARD_PATH = "/.well-known/agent-card.json"
-#: A PEM private key block of any kind (PKCS#8, "EC", "RSA", "ENCRYPTED", "OPENSSH").
-PEM_PRIVATE = re.compile(rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----")
 _GITHUB = re.compile(r"^(?:https://|ssh://git@|git@|git://)github\.com[/:]"
                      r"(?P<owner>[A-Za-z0-9-]+)/(?P<repo>[A-Za-z0-9._-]+?)(?:\.git)?/?$",
                      re.IGNORECASE)
@@ -84,43 +82,22 @@ def read_host_files(site_dir: Path, host: str, manifest: dict[str, Any],
 def private_key_findings(files: dict[str, bytes], root: Path) -> list[Finding]:
     """``PUBLISH-PRIVATE-KEY`` errors: PEM private key blocks in any file, and JWKs
     carrying private members (RFC 7518 §6.2.2, §6.3.2, §6.4.1; RFC 8037 §2) in
-    any JSON file."""
-    from .keys import PRIVATE_MEMBERS
+    any JSON file, found by :func:`acap.key_material.in_bytes` (the detector
+    ``acap build`` and ``acap check`` use too)."""
+    from .key_material import SOURCES_HINT, in_bytes
 
     out: list[Finding] = []
     for rel, data in sorted(files.items()):
         shown = str(root / rel)
-        if PEM_PRIVATE.search(data):
-            out.append(Finding("PUBLISH-PRIVATE-KEY", "error", f"{shown} holds a PEM private key",
-                               Location(shown), "delete it, keep keys outside site/, and "
-                               "rotate the key (acap keys rotate): treat it as exposed"))
-            continue
-        if not (rel.endswith((".json", ".jwk", ".jwks", ".jsonld", ".webmanifest"))
-                or data.lstrip()[:1] in (b"{", b"[")):
-            continue
-        try:
-            doc = json.loads(data)
-        except (ValueError, RecursionError):
-            continue
-        for ptr in _private_jwks(doc, "", PRIVATE_MEMBERS):
-            out.append(Finding("PUBLISH-PRIVATE-KEY", "error",
-                               f"{shown} holds a private JWK at {ptr or '/'}",
-                               Location(shown, pointer=ptr), "publish public keys only, and "
-                               "rotate the key (acap keys rotate): treat it as exposed"))
+        for m in in_bytes(data, rel):
+            what = f"a PEM private key (line {m.line})" if m.line else \
+                f"{m.what} at {m.pointer or '/'}"
+            out.append(Finding("PUBLISH-PRIVATE-KEY", "error", f"{shown} holds {what}",
+                               Location(shown, m.line, pointer=m.pointer),
+                               f"{SOURCES_HINT}: remove it there and run acap build (it "
+                               "refuses such text); treat the key as exposed and make a new "
+                               "one (acap keys rotate)"))
     return out
-
-
-def _private_jwks(value: Any, ptr: str, private: frozenset[str]) -> Iterator[str]:
-    from .loader import pointer_join
-
-    if isinstance(value, dict):
-        if "kty" in value and private & set(value):
-            yield ptr
-        for k, v in value.items():
-            yield from _private_jwks(v, pointer_join(ptr, k), private)
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _private_jwks(v, pointer_join(ptr, i), private)
 
 
 def signature_findings(files: dict[str, bytes], host: str, root: Path) -> list[Finding]:

@@ -244,11 +244,9 @@ def _is_project(folder: Path) -> bool:
 
 
 def _holds_private_key(path: Path) -> bool:
-    """A PEM private key block, or a JWK with private members (RFC 7518 §6) in JSON."""
-    import json
-
-    from .keys import PRIVATE_MEMBERS
-    from .publish_checks import PEM_PRIVATE, _private_jwks
+    """A PEM private key block, or a JWK with private members (RFC 7518 §6) in JSON
+    (:func:`acap.key_material.holds_private_key`)."""
+    from .key_material import holds_private_key
 
     try:
         if path.stat().st_size > _KEY_SCAN_LIMIT:
@@ -256,15 +254,7 @@ def _holds_private_key(path: Path) -> bool:
         data = path.read_bytes()
     except OSError:
         return False
-    if PEM_PRIVATE.search(data):
-        return True
-    if data.lstrip()[:1] not in (b"{", b"["):
-        return False
-    try:
-        doc = json.loads(data)
-    except (ValueError, RecursionError):
-        return False
-    return next(_private_jwks(doc, "", PRIVATE_MEMBERS), None) is not None
+    return holds_private_key(data, path.name)
 
 
 def project_content(folder: Path) -> str | None:

@@ -249,8 +249,7 @@ def verify_card(card: dict[str, Any], lookup: KeyLookup, cf: CardFile | None = N
         for i, sig in enumerate(sigs):
             check = _check_one(i, sig, payloads, lookup, card_url, res, at)
             res.signatures.append(check)
-        if not any(s.valid for s in res.signatures):
-            _no_valid_signature(res, at, keys_hint)
+        signature_findings(res, at, keys_hint)
     for ptr in uncovered_fields(card):
         res.report.add(Finding("A2A-UNKNOWN-FIELD", "error",
                                f"{ptr} is not an A2A 1.0 field: SDK verifiers drop it, so no "
@@ -264,21 +263,32 @@ def verify_card(card: dict[str, Any], lookup: KeyLookup, cf: CardFile | None = N
     return res
 
 
-def _no_valid_signature(res: Verification, at: Callable[[str], Location],
-                        keys_hint: str) -> None:
-    """SIG-INVALID when a signature was checked and failed; SIG-KEYS for each one
-    that could not be checked (its keys unavailable): no verdict, still an error."""
-    unchecked = [s for s in res.signatures if not s.checked]
-    if len(unchecked) < len(res.signatures):
-        res.report.add(Finding("SIG-INVALID", "error",
-                               "no signature of the card is valid" if not unchecked else
-                               "no signature of the card that could be checked is valid",
-                               at("/signatures"), "rebuild and republish the card"))
-    for s in unchecked:
-        res.report.add(Finding("SIG-KEYS", "error",
-                               f"signature {s.index} could not be checked, its keys are "
-                               f"unavailable: {s.reason}", at(f"/signatures/{s.index}"),
-                               keys_hint))
+def signature_findings(res: Verification, at: Callable[[str], Location],
+                       keys_hint: str) -> None:
+    """One finding per signature that is not valid, added to ``res.report``.
+
+    * ``SIG-INVALID`` (error) for a signature that was checked and is wrong (or
+      malformed), even when another signature verifies: a card must not carry a
+      signature that does not match it.
+    * ``SIG-KEYS`` for one that could not be checked (its keys unavailable):
+      an error when no signature verifies, a warning beside a valid one (the
+      card is verified; this signature has no verdict).
+    """
+    any_valid = any(s.valid for s in res.signatures)
+    for s in res.signatures:
+        if s.valid:
+            continue
+        ptr = f"/signatures/{s.index}"
+        if s.checked:
+            res.report.add(Finding("SIG-INVALID", "error",
+                                   f"signature {s.index} (kid {s.kid or '-'}) is not valid: "
+                                   f"{s.reason}", at(ptr),
+                                   "rebuild and republish the card; remove a signature "
+                                   "that does not match it"))
+        else:
+            res.report.add(Finding("SIG-KEYS", "warning" if any_valid else "error",
+                                   f"signature {s.index} could not be checked, its keys are "
+                                   f"unavailable: {s.reason}", at(ptr), keys_hint))
 
 
 def _payloads(card: dict[str, Any], res: Verification,
@@ -305,10 +315,10 @@ def _check_one(i: int, sig: Any, payloads: list[tuple[str, str]], lookup: KeyLoo
             or not isinstance(sig.get("signature"), str):
         bad.reason = "not an AgentCardSignature {protected, signature}"
         return bad
-    for member in ("protected", "signature"):
-        if not _canonical_b64url(sig[member]):
-            bad.reason = f"the {member} member is not canonical base64url (RFC 7515 §2)"
-            return bad
+    problem = b64url_problem(sig["protected"])
+    if problem:
+        bad.reason = f"the protected member {problem}"
+        return bad
     try:
         header = json.loads(b64url_decode(sig["protected"]))
         if not isinstance(header, dict):
@@ -331,6 +341,10 @@ def _check_one(i: int, sig: Any, payloads: list[tuple[str, str]], lookup: KeyLoo
         return check
     if "crit" in header:
         check.reason = "the protected header has crit parameters acap does not understand"
+        return check
+    problem = signature_problem(sig["signature"], alg)
+    if problem:
+        check.reason = problem
         return check
     if header.get("typ") is None:
         res.report.add(Finding("SIG-TYP", "warning", f"signature {i} has no typ in its "
@@ -413,13 +427,52 @@ def _origin(url: str) -> str | None:
     return f"{u.scheme.lower()}://{u.hostname}" + (f":{port}" if port is not None else "")
 
 
-def _canonical_b64url(text: str) -> bool:
-    """True when ``text`` is base64url with no padding, no stray characters and zero
-    padding bits, so that exactly one string encodes the bytes (RFC 7515 §2)."""
+#: Bytes of a JWS signature by algorithm where the algorithm fixes them (RFC 7518 §3.4:
+#: R||S; RFC 8032 §5.1.6, §5.2.6: Ed25519 and Ed448). RSA signatures are as long as the key.
+SIGNATURE_BYTES = {"ES256": (64,), "ES384": (96,), "ES512": (132,), "EdDSA": (64, 114),
+                   "Ed25519": (64,)}
+
+
+def b64url_problem(text: str) -> str | None:
+    """What keeps ``text`` from being canonical base64url (RFC 7515 §2: the URL-safe
+    alphabet, no padding, unused bits zero, so that one string encodes the bytes),
+    as words ending a sentence that starts with the member's name; ``None`` when
+    it is canonical."""
+    import re
+
+    shown = text if len(text) <= 24 else text[:21] + "..."
+    odd = sorted(set(re.sub(r"[A-Za-z0-9_-]", "", text)))
+    if odd:
+        return (f"{shown!r} is not base64url: it holds "
+                + ", ".join(repr(c) for c in odd[:5])
+                + " (RFC 7515 §2: A-Z a-z 0-9 - _ only, no padding)")
+    if len(text) % 4 == 1:
+        return f"{shown!r} is not base64url: no base64url text has {len(text)} characters"
+    if b64url(b64url_decode(text)) != text:
+        return (f"{shown!r} is not canonical base64url: its last character carries bits "
+                "that encode nothing (RFC 7515 §2)")
+    return None
+
+
+def signature_problem(text: str, alg: str) -> str | None:
+    """Why the signature member cannot be a JWS signature for ``alg``: not canonical
+    base64url (see :func:`b64url_problem`), or a length ``alg`` never gives
+    (:data:`SIGNATURE_BYTES`); ``None`` when it may be one."""
+    problem = b64url_problem(text)
     try:
-        return b64url(b64url_decode(text)) == text
+        size: int | None = len(b64url_decode(text)) if len(text) % 4 != 1 else None
     except ValueError:
-        return False
+        size = None
+    sizes = SIGNATURE_BYTES.get(alg)
+    wrong = sizes is not None and size is not None and size not in sizes
+    if not problem and not wrong:
+        return None
+    out = f"the signature member {problem}" if problem else "the signature member"
+    if wrong and sizes is not None:
+        out += (", and" if problem else "") + (
+            f" decodes to {size} bytes, where an {alg} signature has "
+            f"{' or '.join(map(str, sizes))}: a placeholder, not a signature")
+    return out
 
 
 def _ref_of(sub: dict[str, Any]) -> str | None:

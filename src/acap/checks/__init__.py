@@ -16,6 +16,7 @@ module                        rule ids
                               A2A-EMPTY, A2A-BINDING, A2A-PROTOCOL-VERSION,
                               A2A-SECURITY, A2A-OAUTH-FLOWS
 ``urls``, ``url_fields``      URL-FORM, URL-IDN, URL-SCRIPT, URL-HTTPS, CARD-URL
+``private_keys``              KEY-PRIVATE (operator.yaml and cards)
 ``acap.text_values``          TEXT-INVISIBLE, TEXT-LENGTH, blank text (SCHEMA-EMPTY,
                               A2A-REQUIRED, A2A-EMPTY); KEY-ID
 ============================  ==================================================
@@ -39,6 +40,7 @@ from . import (
     declaration,
     on_request_values,
     person_entry_rules,
+    private_keys,
     url_fields,
 )
 from .facts import Locate, from_card, from_operator, reported_pointers
@@ -111,6 +113,7 @@ def _operator_checks(cfg: OperatorConfig) -> list[Finding]:
     out += agent_behaviour.staff_reachable(sub)
     out += a2a_structure.operator_structure(sub, cfg)
     out += url_fields.operator_urls(sub, cfg)
+    out += private_keys.in_operator(cfg)
     return out
 
 
@@ -162,6 +165,7 @@ def check_card(card: dict[str, Any], file: str, locate: Locate,
     out += agent_behaviour.sign_in_is_a2a(sub)
     out += agent_behaviour.staff_reachable(sub)
     out += url_fields.card_urls(sub, card)
+    out += private_keys.in_card(card, locate)
     if card_url:
         out += url_fields.card_location(sub, card_url)
     urls = {f.location.pointer for f in out if f.rule == "URL-FORM"}

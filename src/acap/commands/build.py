@@ -24,10 +24,14 @@ from ._common import FORMATS, emit_report
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=1, show_default=True,
               help="Processes for several operator files (0: one per CPU).")
 @click.option("--strict", is_flag=True, help="Warnings fail the build too.")
+@click.option("--force", is_flag=True,
+              help="Replace a site folder that holds another card's build, or files the "
+                   "last build did not write (they are deleted).")
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True,
               help="How to print findings.")
 def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
-          spec_site: bool | None, pages: bool, jobs: int, strict: bool, fmt: str) -> None:
+          spec_site: bool | None, pages: bool, jobs: int, strict: bool, force: bool,
+          fmt: str) -> None:
     """Build site/ from operator.yaml: signed card, JWKS, pages, hosting files.
 
     \b
@@ -37,14 +41,14 @@ def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
     if config is not None and configs:
         raise click.UsageError("give operator files as arguments or with -c, not both")
     if len(configs) > 1 or (configs and configs[0].is_dir()):
-        _batch(configs, site_dir, spec_site, pages, jobs, strict, fmt)
+        _batch(configs, site_dir, spec_site, pages, jobs, strict, fmt, force)
         return
     from ..build import BuildOptions
     from ..build import build as run_build
 
     config = config or (configs[0] if configs else Path("operator.yaml"))
     result = run_build(BuildOptions(config=config, site_dir=site_dir, spec_site=spec_site,
-                                    strict=strict, pages=pages))
+                                    strict=strict, pages=pages, force=force))
     for note in result.notices:
         click.echo(f"note: {note}", err=True)
     emit_report(result.report, fmt)
@@ -62,14 +66,14 @@ def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
 
 
 def _batch(configs: tuple[Path, ...], site_dir: Path | None, spec_site: bool | None,
-           pages: bool, jobs: int, strict: bool, fmt: str) -> None:
+           pages: bool, jobs: int, strict: bool, fmt: str, force: bool = False) -> None:
     import json
 
     from ..batch import BatchOptions, build_many, default_jobs
 
     result = build_many(BatchOptions(configs=configs, site_dir=site_dir or Path("site"),
                                      jobs=jobs or default_jobs(), pages=pages,
-                                     spec_site=spec_site, strict=strict))
+                                     spec_site=spec_site, strict=strict, force=force))
     if fmt == "json":
         click.echo(json.dumps({
             "site": str(result.site_dir), "written": result.written,

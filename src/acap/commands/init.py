@@ -26,8 +26,10 @@ def init(folder: Path) -> None:
     for p in result.skipped:
         click.echo(f"exists, left as it is: {_show(p, folder)}", err=True)
     if any(p.name == ".gitignore" for p in result.skipped):
-        click.echo("  make sure your .gitignore keeps these out of git: /site/  /.acap/  *.pem",
-                   err=True)
+        from ..init_project import ignored_patterns
+
+        click.echo("  make sure your .gitignore keeps these out of git: "
+                   + "  ".join(ignored_patterns()), err=True)
     if any(p.name == "pages.yml" for p in result.created):
         from ..init_project import pip_spec
 

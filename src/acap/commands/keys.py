@@ -66,23 +66,37 @@ def keys_new(config: Path, out: Path | None, alg: str | None) -> None:
 @click.option("--lost", is_flag=True,
               help="The current private key is lost: keep the public key the last build "
                    "published under signing.kid, and give the new key a new kid.")
+@click.option("--old-kid", default=None, metavar="KID",
+              help="With --lost: the kid of the lost key, when it is not signing.kid (a kid "
+                   "the build warns has left the JWKS); only its public key is kept.")
 @click.option("--site-dir", type=click.Path(path_type=Path), default=None,
               help="The last build, whose JWKS holds the published keys "
                    "[default: site beside operator.yaml].")
-def keys_rotate(config: Path, kid: str | None, lost: bool, site_dir: Path | None) -> None:
+def keys_rotate(config: Path, kid: str | None, lost: bool, old_kid: str | None,
+                site_dir: Path | None) -> None:
     """Make a new current key; keep the old public key in the JWKS."""
     from ..keys import KeyProblem
     from ..keystore import rotate, rotate_lost
 
+    if old_kid is not None and not lost:
+        raise click.UsageError("--old-kid goes with --lost")
     cfg = _cfg(config)
     try:
         if lost:
-            old, new, written = rotate_lost(cfg, site_dir, kid)
+            old, new, written = rotate_lost(cfg, site_dir, kid, old_kid)
         else:
             old, new = rotate(cfg, kid, site_dir=site_dir)
     except KeyProblem as exc:
         click.echo(f"error: {exc}\n    hint: {exc.hint}", err=True)
         sys.exit(1)
+    if lost and old_kid is not None and old_kid != cfg.signing.get("kid"):
+        from ..keystore import show_path
+
+        click.echo(f"kept the published public key of {old} in "
+                   f"{show_path(cfg.previous_keys_file, cfg)}, so cards signed with it still "
+                   "verify; the current key" + (f" ({new})" if new else "") + " is unchanged. "
+                   "Run `acap build` and `acap publish` now.")
+        return
     if lost:
         from ..keystore import show_path
 
@@ -102,18 +116,23 @@ def keys_rotate(config: Path, kid: str | None, lost: bool, site_dir: Path | None
 @click.argument("kid")
 @click.option("-c", "--config", type=click.Path(path_type=Path), default=Path("operator.yaml"),
               show_default=True)
-def keys_retire(kid: str, config: Path) -> None:
-    """Remove a previous key KID from the JWKS."""
+@click.option("--site-dir", type=click.Path(path_type=Path), default=None,
+              help="The last build, whose JWKS and manifest say what was published "
+                   "[default: site beside operator.yaml].")
+def keys_retire(kid: str, config: Path, site_dir: Path | None) -> None:
+    """Take KID out of the JWKS for good (a previous key, or a published kid that left it)."""
     from ..keys import KeyProblem
-    from ..keystore import retire
+    from ..keystore import retire, show_path
 
     cfg = _cfg(config)
     try:
-        retire(cfg, kid)
+        removed = retire(cfg, kid, site_dir)
     except KeyProblem as exc:
         click.echo(f"error: {exc}\n    hint: {exc.hint}", err=True)
         sys.exit(1)
-    click.echo(f"retired {kid}: it leaves the JWKS at the next build")
+    when = "it leaves the JWKS at the next build" if removed else "it has left the JWKS already"
+    click.echo(f"retired {kid}: {when}; {show_path(cfg.previous_keys_file, cfg)} lists it as "
+               "retired, so no key takes that kid again")
 
 
 @keys.command("list")
@@ -133,3 +152,7 @@ def keys_list(config: Path) -> None:
     for k in read_jwks(cfg.previous_keys_file):
         click.echo(f"previous: kid {k.get('kid')}, {k.get('alg', '?')}, "
                    f"RFC 7638 thumbprint {thumbprint(k)}")
+    from ..keystore import read_retired
+
+    for kid in read_retired(cfg.previous_keys_file):
+        click.echo(f"retired:  kid {kid} (not used again)")

@@ -36,6 +36,14 @@ def verify(card: str, jwks: str | None, fmt: str) -> None:
             click.echo(f"keys from {safe(res.jwks_source)}")
         emit_report(res.report, fmt)
         unchecked = bool(res.signatures) and all(not s.checked for s in res.signatures)
-        click.echo("verified" if res.ok else "NOT verified: the signatures could not be checked "
-                   "(keys unavailable)" if unchecked else "NOT verified")
+        wrong = [str(s.index) for s in res.signatures if s.checked and not s.valid]
+        if res.ok:
+            click.echo("verified")
+        elif unchecked:
+            click.echo("NOT verified: the signatures could not be checked (keys unavailable)")
+        elif wrong and any(s.valid for s in res.signatures):
+            click.echo(f"NOT verified: signature {', '.join(wrong)} does not match the card, "
+                       "though another does")
+        else:
+            click.echo("NOT verified")
     sys.exit(0 if res.ok else 1)

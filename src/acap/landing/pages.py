@@ -278,7 +278,10 @@ def _words_for(cfg: OperatorConfig, t: templating.Templates, tag: str, loc: Loca
     ref = parse_words(REFERENCE, ref_src.text, "acap/templates/words/en.yaml", None)
     assert ref.words is not None, "acap's own words/en.yaml is valid"
     for name in words_names(tag):
-        src = templating.source(t, name)
+        try:
+            src = templating.source(t, name)
+        except templating.LinkOutside as exc:
+            return None, [templating.link_finding(t, exc, cfg.loaded.file)]
         if src is None:
             continue
         shown = templating.display_name(t, src.filename, cfg.loaded.file)

@@ -32,6 +32,40 @@ from .._data import package_path
 from ..findings import Finding, Location
 
 RULE = "PAGE-TEMPLATE"
+
+
+class LinkOutside(Exception):
+    """A file of the operator's templates/ folder is a symbolic link (or lies under one)
+    that leads out of that folder; acap does not follow it: whatever it points at (a
+    key, a file of another project) would be published.
+
+    Attributes:
+        name: the template name asked for (``footer.html``).
+        filename: the link's path inside templates/.
+    """
+
+    def __init__(self, name: str, filename: str) -> None:
+        super().__init__(f"{filename} leads out of the templates folder")
+        self.name = name
+        self.filename = filename
+
+
+def _confined_loader(folder: Path) -> Any:
+    """A ``jinja2.FileSystemLoader`` for the operator's templates/ that refuses a file
+    whose real path is outside the folder (:class:`LinkOutside`). Jinja2 follows
+    symbolic links and has no option against it, hence this subclass."""
+    from jinja2 import FileSystemLoader
+
+    root = folder.resolve()
+
+    class Confined(FileSystemLoader):
+        def get_source(self, environment: Any, template: str) -> Any:
+            text, filename, uptodate = super().get_source(environment, template)
+            if not Path(filename).resolve().is_relative_to(root):
+                raise LinkOutside(template, filename)
+            return text, filename, uptodate
+
+    return Confined(str(folder))
 NAMES_HINT = ("the names a template can use are listed in acap's templates/README.md and "
               "README.md ('The personEntry page')")
 
@@ -76,7 +110,7 @@ def templates(override_dir: Path | None) -> Templates:
     default = FileSystemLoader(str(package_templates_dir()))
     loaders: list[Any] = []
     if override_dir is not None:
-        loaders.append(FileSystemLoader(str(override_dir)))
+        loaders.append(_confined_loader(override_dir))
     loaders += [PrefixLoader({"acap": default}), default]
     env = Environment(
         loader=ChoiceLoader(loaders),
@@ -124,7 +158,12 @@ class Source(NamedTuple):
 
 
 def source(t: Templates, name: str) -> Source | None:
-    """The text of a file the loader finds under ``name`` (override first), or ``None``."""
+    """The text of a file the loader finds under ``name`` (override first), or ``None``.
+
+    Raises:
+        LinkOutside: the operator's file is a link out of templates/ (see
+            :func:`link_finding`).
+    """
     from jinja2 import TemplateNotFound
 
     try:
@@ -160,6 +199,17 @@ def _template_frame(t: Templates, exc: BaseException) -> tuple[str, int] | None:
     return found
 
 
+def link_finding(t: Templates, exc: LinkOutside, operator_file: str) -> Finding:
+    """The ``PAGE-TEMPLATE`` error for a link out of templates/, naming the link (never
+    what it points at: that may be a key)."""
+    return Finding(RULE, "error", f"{display_name(t, exc.filename, operator_file)} is a "
+                   "symbolic link to a file outside the templates folder; acap does not "
+                   "follow it (what it points at would be published)",
+                   Location(display_name(t, exc.filename, operator_file)),
+                   "put a copy of the template itself in templates/ (never a key or "
+                   "another project's file), or remove the link")
+
+
 def render(t: Templates, name: str, context: Mapping[str, Any], operator_file: str
            ) -> tuple[str | None, list[Finding]]:
     """Render template ``name`` with ``context``.
@@ -180,6 +230,8 @@ def render(t: Templates, name: str, context: Mapping[str, Any], operator_file: s
 
     try:
         return t.env.get_template(name).render(context), []
+    except LinkOutside as exc:
+        return None, [link_finding(t, exc, operator_file)]
     except TemplateSyntaxError as exc:
         file = display_name(t, exc.filename or name, operator_file)
         return None, [Finding(RULE, "error", f"template syntax: {exc.message}",
