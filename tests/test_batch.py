@@ -170,7 +170,8 @@ def test_a_batch_never_replaces_a_folder_acap_did_not_write(tmp_path: Path) -> N
     [err] = res.report.errors
     assert err.rule == "SITE-PATH" and "not written by acap build" in err.message
     assert not res.written and (site / "notes.txt").read_text() == "mine"
-    # nor one that holds an operator's inputs: each such operator is refused
-    res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=tmp_path / "ops"
-                                  / "op00000" / "templates" / "out"))
-    assert [o.config.parent.name for o in res.failed] == ["op00000"]
+    # nor one inside an operator's templates/: refused, nothing written
+    inside = tmp_path / "ops" / "op00000" / "templates" / "out"
+    res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=inside))
+    assert [f.rule for f in res.report.errors] == ["SITE-PATH"] and not res.written
+    assert not inside.exists()

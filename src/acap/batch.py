@@ -141,11 +141,6 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
     cfg = ctx.cfg
     out = OperatorOutcome(config, ctx.report, hosts=ctx.files.hosts(), notices=ctx.notices,
                           card_url=cfg.card_url if cfg.card_host else None)
-    from .build import site_dir_problem
-
-    if ctx.report.ok(strict) and (problem := site_dir_problem(site_dir, cfg)):
-        ctx.report.add(Finding("SITE-PATH", "error", problem, Location(f"--site-dir {site_dir}"),
-                               "build into a folder of its own, e.g. --site-dir site"))
     if ctx.report.ok(strict):
         out.files = {rel: ctx.files[rel] for rel in ctx.files}
         out.inputs = input_digest(cfg)
@@ -177,14 +172,6 @@ def build_many(options: BatchOptions) -> BatchResult:
     gc.enable()  # many operators: let the collector run (the CLI turns it off)
     configs = find_configs(options.configs)
     result = BatchResult([], options.site_dir)
-    target = options.site_dir
-    if target.is_file() or (target.is_dir() and not (target / MANIFEST).is_file()
-                            and any(target.iterdir())):
-        result.report.add(Finding("SITE-PATH", "error", f"the site folder {target} is not empty "
-                                  "and was not written by acap build; a build replaces it",
-                                  Location(f"--site-dir {target}"),
-                                  "give a new or empty folder, or one acap built"))
-        return result
     jobs = max(1, min(options.jobs, len(configs) or 1))
     args = (options.site_dir, options.pages, options.spec_site, options.strict)
     if jobs == 1:

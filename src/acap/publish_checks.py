@@ -10,7 +10,6 @@ its root, A2A §8.2).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterator
