@@ -109,3 +109,22 @@ def card_cases(valid: bool = False) -> list[Case]:
     """Every card case (failing ones, or ``valid/`` ones)."""
     folder = CARD_CASES / "valid" if valid else CARD_CASES
     return [card_case(p) for p in sorted(folder.glob("*.json"))]
+
+
+#: Case files never hold a PEM private key header, not even a fake one (nothing that
+#: looks like a key is committed): they write these tokens, put back when a case runs.
+PEM_TOKENS = {
+    "@PEM-BEGIN@": "-----BEGIN " + "PRIVATE KEY-----",
+    "@PEM-END@": "-----END " + "PRIVATE KEY-----",
+    "@EC-PEM-BEGIN@": "-----BEGIN EC " + "PRIVATE KEY-----",
+    "@EC-PEM-END@": "-----END EC " + "PRIVATE KEY-----",
+}
+
+
+def materialise(path: Path, target: Path) -> Path:
+    """Copy a case file to ``target`` with the PEM tokens put back; returns ``target``."""
+    data = path.read_bytes()
+    for token, text in PEM_TOKENS.items():
+        data = data.replace(token.encode(), text.encode())
+    target.write_bytes(data)
+    return target

