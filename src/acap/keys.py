@@ -342,19 +342,30 @@ def jwks(current: SigningKey, previous: list[dict[str, Any]]) -> dict[str, Any]:
     return {"keys": keys}
 
 
+def read_key_file_doc(path: Path) -> Any:
+    """The parsed JSON of a previous-keys (JWKS) file, or ``None`` when it does not exist.
+
+    Raises:
+        KeyProblem: the file cannot be read, or is not JSON.
+    """
+    try:
+        return json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise KeyProblem(f"{path.name} is not a readable JWKS",
+                         "it must be JSON: {\"keys\": [...]}") from exc
+
+
 def read_jwks(path: Path) -> list[dict[str, Any]]:
     """Public keys from a JWKS file; ``[]`` when the file does not exist.
 
     Raises:
         KeyProblem: the file is not a JWKS, or holds private members.
     """
-    try:
-        data = json.loads(path.read_bytes())
-    except FileNotFoundError:
+    data = read_key_file_doc(path)
+    if data is None:
         return []
-    except (OSError, ValueError) as exc:
-        raise KeyProblem(f"{path.name} is not a readable JWKS",
-                         "it must be JSON: {\"keys\": [...]}") from exc
     keys = data.get("keys") if isinstance(data, dict) else None
     if not isinstance(keys, list) or not all(isinstance(k, dict) for k in keys):
         raise KeyProblem(f"{path.name} is not a JWKS", "it must be JSON: {\"keys\": [...]}")

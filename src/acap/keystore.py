@@ -37,6 +37,7 @@ from .keys import (
     load_signing_key,
     public_jwk,
     read_jwks,
+    read_key_file_doc,
     thumbprint,
     write_private_key,
 )
@@ -144,13 +145,9 @@ def read_retired(path: Path) -> list[str]:
     Raises:
         KeyProblem: ``"retired"`` is there but not a list of kids.
     """
-    try:
-        doc = json.loads(path.read_bytes())
-    except FileNotFoundError:
+    doc = read_key_file_doc(path)
+    if doc is None:
         return []
-    except (OSError, ValueError) as exc:
-        raise KeyProblem(f"{path.name} is not a readable JWKS",
-                         "it must be JSON: {\"keys\": [...]}") from exc
     retired = doc.get("retired", []) if isinstance(doc, dict) else []
     if not isinstance(retired, list) or not all(isinstance(k, str) for k in retired):
         raise KeyProblem(f"\"retired\" in {path.name} is not a list of kids",
