@@ -169,7 +169,8 @@ def step_card(ctx: BuildContext) -> None:
         return
     try:
         ctx.jwks = jwks(resolved.key, resolved.previous)
-        ctx.report.extend(dropped_kids(cfg, ctx.options.resolved_site_dir(), ctx.jwks))
+        ctx.report.extend(dropped_kids(cfg, ctx.options.resolved_site_dir(), ctx.jwks,
+                                       resolved.site_keys))
         ctx.card = Signer(resolved.key, jku=cfg.jwks_url).sign(card)
     except KeyProblem as exc:
         ctx.report.add(Finding("KEY", "error", str(exc), cfg.at("/signing", key=True), exc.hint))

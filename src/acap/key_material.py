@@ -35,6 +35,10 @@ _PEM_TEXT = re.compile(PEM_PRIVATE.pattern.decode())
 #: File names read as JSON (besides any file starting with ``{`` or ``[``).
 JSON_SUFFIXES = (".json", ".jwk", ".jwks", ".jsonld", ".webmanifest")
 _MAX_DEPTH = 64
+#: Bytes one of which any file holding key material has: the word every PEM private
+#: key label has, the JWK member, and what could spell them otherwise (a JSON
+#: escape, an HTML character reference, a UTF-16 or UTF-32 encoding).
+_MARKS = (b"PRIVATE", b"kty", b"\\", b"&", b"\0")
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,8 @@ def in_value(value: Any, pointer: str = "") -> list[KeyMaterial]:
     from .keys import PRIVATE_MEMBERS
     from .loader import pointer_join
 
+    if not _may_hold(value):  # the common case, without making a pointer per value
+        return []
     out: list[KeyMaterial] = []
     stack: list[tuple[Any, str, int]] = [(value, pointer, 0)]
     while stack:
@@ -102,6 +108,27 @@ def in_value(value: Any, pointer: str = "") -> list[KeyMaterial]:
     return sorted(out, key=lambda m: (m.pointer or "", m.kind))
 
 
+def _may_hold(value: Any) -> bool:
+    """False when :func:`in_value` surely finds nothing in ``value``: no string with
+    ``PRIVATE`` in it (every PEM private key label has it) or with ``"kty"`` (a JWK
+    as JSON text), and no object with a ``kty`` member. A quick pass first, because
+    a built card has hundreds of values and almost never any key material."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if "PRIVATE" in v or '"kty"' in v:
+                return True
+        elif isinstance(v, dict):
+            if "kty" in v:
+                return True
+            stack.extend(v)
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False
+
+
 def in_bytes(data: bytes, name: str = "") -> list[KeyMaterial]:
     """Key material in a file's bytes.
 
@@ -117,6 +144,8 @@ def in_bytes(data: bytes, name: str = "") -> list[KeyMaterial]:
     Returns:
         The :class:`KeyMaterial` found, in file order; ``[]`` for none.
     """
+    if not any(mark in data for mark in _MARKS):
+        return []  # no label, no JWK member, and nothing escaped that could spell one
     if name.endswith(JSON_SUFFIXES) or data.lstrip()[:1] in (b"{", b"["):
         try:
             doc = json.loads(data)

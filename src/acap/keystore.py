@@ -53,12 +53,14 @@ class ResolvedKey:
         previous: public JWKs of previous keys for the JWKS.
         findings: what is wrong (rule ``KEY``) or worth a look.
         notices: things done that the user must hear about (a key was created).
+        site_keys: :func:`site_published_keys` as read (for :func:`dropped_kids`).
     """
 
     key: SigningKey | None = None
     previous: list[dict[str, object]] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    site_keys: dict[str, tuple[dict[str, Any], str]] | None = None
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -69,7 +71,9 @@ def _inside(path: Path, folder: Path) -> bool:
     return True
 
 
-def published_keys(cfg: OperatorConfig, site_dir: Path) -> dict[str, tuple[dict[str, Any], str]]:
+def published_keys(cfg: OperatorConfig, site_dir: Path,
+                   site_keys: dict[str, tuple[dict[str, Any], str]] | None = None
+                   ) -> dict[str, tuple[dict[str, Any], str]]:
     """The public keys clients may hold, by kid: those of the last build's JWKS
     (``site/<cardHost>/.well-known/jwks.json``), those earlier builds into the same
     site/ published (:func:`site_published_keys`) and the previous keys kept for
@@ -82,14 +86,16 @@ def published_keys(cfg: OperatorConfig, site_dir: Path) -> dict[str, tuple[dict[
     Args:
         cfg: the loaded operator.yaml.
         site_dir: the build output folder (its JWKS is what the last build published).
+        site_keys: :func:`site_published_keys` of ``site_dir``, when already read.
 
     Returns:
         ``{kid: (public JWK, where it was found)}``; an unreadable JWKS or entry
         is left out (there is nothing to compare with).
     """
-    out = site_published_keys(cfg, site_dir)
-    shown = show_path(cfg.previous_keys_file, cfg)
-    for k in _jwk_list(cfg.previous_keys_file, "keys"):
+    out = dict(site_published_keys(cfg, site_dir) if site_keys is None else site_keys)
+    previous = _jwk_list(cfg.previous_keys_file, "keys")
+    shown = show_path(cfg.previous_keys_file, cfg) if previous else ""
+    for k in previous:
         out.setdefault(k["kid"], (k, shown))
     return out
 
@@ -190,7 +196,9 @@ def _retired_or_none(cfg: OperatorConfig) -> list[str]:
         return []
 
 
-def dropped_kids(cfg: OperatorConfig, site_dir: Path, new_jwks: dict[str, Any]) -> list[Finding]:
+def dropped_kids(cfg: OperatorConfig, site_dir: Path, new_jwks: dict[str, Any],
+                 site_keys: dict[str, tuple[dict[str, Any], str]] | None = None
+                 ) -> list[Finding]:
     """``KEY`` warnings for kids a build into ``site_dir`` published that ``new_jwks``
     leaves out without being retired: a card a client cached, signed under such a
     kid, stops verifying (A2A §8.4.3 finds its key by kid in the JWKS).
@@ -199,13 +207,19 @@ def dropped_kids(cfg: OperatorConfig, site_dir: Path, new_jwks: dict[str, Any]) 
         cfg: the loaded operator.yaml.
         site_dir: the build output folder (its JWKS and manifest say what was published).
         new_jwks: the JWKS this build publishes.
+        site_keys: :func:`site_published_keys` of ``site_dir``, when already read
+            (:attr:`ResolvedKey.site_keys`).
     """
     kept = {k.get("kid") for k in new_jwks.get("keys", []) if isinstance(k, dict)}
+    if site_keys is None:
+        site_keys = site_published_keys(cfg, site_dir)
+    if all(kid in kept for kid in site_keys):
+        return []
     retired = set(_retired_or_none(cfg))
     prev = show_path(cfg.previous_keys_file, cfg)
     loc = cfg.at("/signing/kid") if "kid" in cfg.signing else cfg.at("/signing", key=True)
     out = []
-    for kid, (_, where) in sorted(site_published_keys(cfg, site_dir).items()):
+    for kid, (_, where) in sorted(site_keys.items()):
         if kid in kept or kid in retired:
             continue
         out.append(Finding(
@@ -265,7 +279,9 @@ def _reused_kid(cfg: OperatorConfig, kid: str, published: dict[str, tuple[dict[s
 
 
 def retired_and_reused(cfg: OperatorConfig, site_dir: Path, key: SigningKey | None,
-                       previous: list[dict[str, Any]]) -> list[Finding]:
+                       previous: list[dict[str, Any]],
+                       site_keys: dict[str, tuple[dict[str, Any], str]] | None = None
+                       ) -> list[Finding]:
     """``KEY`` errors for kids that must not be published: the current key's or a
     previous key's kid that ``acap keys retire`` retired, and a previous key whose
     kid a build into ``site_dir`` published with another key. A kid names one key
@@ -277,12 +293,15 @@ def retired_and_reused(cfg: OperatorConfig, site_dir: Path, key: SigningKey | No
         site_dir: the build output folder (what it published).
         key: the current signing key, or ``None`` (then only previous keys are checked).
         previous: the previous keys' public JWKs.
+        site_keys: :func:`site_published_keys` of ``site_dir``, when already read.
     """
     retired = read_retired(cfg.previous_keys_file)
+    if not previous and (key is None or key.kid not in retired):
+        return []
     prev = show_path(cfg.previous_keys_file, cfg)
     out: list[Finding] = []
     if key is not None and key.kid in retired:
-        taken = set(retired) | set(published_keys(cfg, site_dir))
+        taken = set(retired) | set(published_keys(cfg, site_dir, site_keys))
         pinned = cfg.signing.get("kid") == key.kid
         out.append(Finding(
             "KEY", "error", f"kid {key.kid} was retired ({prev} lists it under \"retired\"): "
@@ -290,7 +309,7 @@ def retired_and_reused(cfg: OperatorConfig, site_dir: Path, key: SigningKey | No
             cfg.at("/signing/kid") if pinned else cfg.at("/signing", key=True),
             f"give the key a new kid: signing.kid: {free_kid(key.kid, taken)}" if pinned else
             "make a new key: acap keys rotate"))
-    site = site_published_keys(cfg, site_dir)
+    site = site_published_keys(cfg, site_dir) if site_keys is None else site_keys
     for jwk in previous:
         kid = str(jwk.get("kid"))
         if kid in retired:
@@ -341,7 +360,8 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
     env = cfg.key_from_env
     try:
         out.previous = list(read_jwks(cfg.previous_keys_file))
-        published = published_keys(cfg, site_dir)
+        out.site_keys = site_published_keys(cfg, site_dir)
+        published = published_keys(cfg, site_dir, out.site_keys)
         if env:
             out.key = load_signing_key(env.encode("utf-8"), kid=kid, alg_hint=alg)
         elif _inside(path, site_dir) and not _site_dir_at_fault(site_dir, cfg):
@@ -375,7 +395,7 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
         if seen and not same_public_key(seen[0], out.key.public_jwk()):
             out.findings.append(_reused_kid(cfg, out.key.kid, published, env=bool(env)))
             out.key = None
-        kid_findings = retired_and_reused(cfg, site_dir, out.key, out.previous)
+        kid_findings = retired_and_reused(cfg, site_dir, out.key, out.previous, out.site_keys)
         if kid_findings:
             out.findings += kid_findings
             out.key = None
@@ -406,7 +426,10 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
 
 
 def show_path(path: Path, cfg: OperatorConfig) -> str:
-    """``path`` relative to operator.yaml's folder when it is inside it, else as is."""
+    """``path`` relative to operator.yaml's folder when it is inside it, else as is
+    (as written when it is so written, else after resolving links)."""
+    if path.is_absolute() and ".." not in path.parts and path.is_relative_to(cfg.base_dir):
+        return str(path.relative_to(cfg.base_dir))
     try:
         return str(path.resolve().relative_to(cfg.base_dir.resolve()))
     except ValueError:

@@ -16,6 +16,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator, Mapping
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
@@ -27,6 +28,7 @@ class SitePathError(ValueError):
     """A URL cannot be a file under site/ (not https, no host, or ``..`` in the path)."""
 
 
+@lru_cache(maxsize=4096)  # a pure function a build calls for the same few URLs
 def url_to_path(url: str) -> str:
     """The relative path under site/ for ``url``.
 
@@ -109,11 +111,15 @@ def write_site(files: SiteFiles, site_dir: Path, manifest: Mapping[str, object])
     site_dir = site_dir.absolute()
     site_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
+    _manifests.clear()  # whatever this process read of site/ is about to change
+    made: set[str] = set()  # folders made so far: one mkdir each, not one per file
     try:
         for rel in files:
-            target = tmp / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(files[rel])
+            folder = rel.rpartition("/")[0]
+            if folder and folder not in made:
+                os.makedirs(tmp / folder, exist_ok=True)
+                made.add(folder)
+            (tmp / rel).write_bytes(files[rel])
         man = tmp / MANIFEST
         man.parent.mkdir(parents=True, exist_ok=True)
         man.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -137,10 +143,34 @@ def write_site(files: SiteFiles, site_dir: Path, manifest: Mapping[str, object])
         shutil.rmtree(old, ignore_errors=True)
 
 
+#: Manifests read by this process: ``{path: (stat key, parsed)}`` (see :func:`read_manifest`).
+_manifests: dict[str, tuple[tuple[int, ...], dict[str, object] | None]] = {}
+
+
 def read_manifest(site_dir: Path) -> dict[str, object] | None:
-    """The manifest of the last build in ``site_dir``, or ``None`` if there is none."""
+    """The manifest of the last build in ``site_dir``, or ``None`` if there is none.
+
+    The parsed manifest is kept while the file's inode, size and modification time
+    stay the same (and until :func:`write_site` writes a site/): a batch build asks
+    for the manifest of its one site/ once per operator, and a manifest of
+    thousands of operators takes milliseconds to parse. The result is shared:
+    callers must not change it.
+    """
+    path = site_dir / MANIFEST
     try:
-        data = json.loads((site_dir / MANIFEST).read_text(encoding="utf-8"))
+        st = os.stat(path)
+    except OSError:
+        return None
+    key = (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    seen = _manifests.get(str(path))
+    if seen is not None and seen[0] == key:
+        return seen[1]
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict) else None
+    result = data if isinstance(data, dict) else None
+    if len(_manifests) > 8:
+        _manifests.clear()
+    _manifests[str(path)] = (key, result)
+    return result
