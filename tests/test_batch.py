@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from acap.batch import BatchOptions, build_many, find_configs
@@ -175,3 +176,67 @@ def test_a_batch_never_replaces_a_folder_acap_did_not_write(tmp_path: Path) -> N
     res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=inside))
     assert [f.rule for f in res.report.errors] == ["SITE-PATH"] and not res.written
     assert not inside.exists()
+
+
+def test_an_interrupted_batch_leaves_site_and_its_parent_as_they_were(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import acap.batch
+
+    write_operators(tmp_path / "ops", 3)
+    site = tmp_path / "site"
+    assert not build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).failed
+    before, beside = tree(site), sorted(p.name for p in tmp_path.iterdir())
+    real = acap.batch.build_one
+    calls = []
+
+    def interrupted(*args: object, **kwargs: object) -> object:
+        calls.append(args[0])
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(acap.batch, "build_one", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site))
+    assert tree(site) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == beside  # no half-written folder
+
+
+def test_an_operator_whose_files_cannot_be_written_fails_alone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    write_operators(tmp_path / "ops", 3)
+    site = tmp_path / "site"
+    assert not build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).failed
+    kept = {k: v for k, v in tree(site).items() if k.startswith("op1.example/")}
+    real = Path.write_bytes
+
+    def full(self: Path, data: bytes) -> int:
+        if "op1.example" in self.parts and ".acap-operators" in self.parts:  # its own write
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", full)
+    op1 = tmp_path / "ops" / "op00001" / "operator.yaml"
+    res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site))
+    monkeypatch.undo()
+    assert [o.config for o in res.failed] == [op1]
+    [err] = res.failed[0].report.errors
+    assert err.rule == "SITE-WRITE" and "No space left on device" in err.message
+    assert err.location.file == str(op1)
+    assert res.written
+    assert {k: v for k, v in tree(site).items() if k.startswith("op1.example/")} == kept
+
+
+def test_worker_processes_write_their_operators_files(tmp_path: Path) -> None:
+    """With --jobs, the parent receives digests, not file contents, and the site holds
+    every operator's files as the manifest lists them."""
+    write_operators(tmp_path / "ops", 4)
+    res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=tmp_path / "site",
+                                  jobs=2, pages=False))
+    assert len(res.built) == 4
+    manifest = json.loads((tmp_path / "site" / ".acap" / "manifest.json").read_text())
+    assert manifest["files"] == {k: v for k, v in tree(tmp_path / "site").items()
+                                 if k != ".acap/manifest.json"}
+    assert all(set(o.digests) <= set(manifest["files"]) for o in res.outcomes)

@@ -15,7 +15,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
@@ -100,29 +100,68 @@ class SiteFiles:
 def write_site(files: SiteFiles, site_dir: Path, manifest: Mapping[str, object]) -> None:
     """Write ``files`` (and the build manifest) as the new ``site_dir``, atomically.
 
-    The new tree is written in a temporary folder beside ``site_dir``, then the
-    old folder is renamed away and the new one renamed in (two renames on the
-    same file system; the old folder is restored if the second fails). Any
-    error before the swap leaves ``site_dir`` untouched.
+    The new tree is written in a temporary folder beside ``site_dir``
+    (:func:`new_site_folder`), then swapped in (:func:`swap_in`). Any error
+    before the swap leaves ``site_dir`` untouched.
 
     Raises:
         OSError: the folder could not be written; nothing was changed.
     """
     site_dir = site_dir.absolute()
-    site_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
-    _manifests.clear()  # whatever this process read of site/ is about to change
-    made: set[str] = set()  # folders made so far: one mkdir each, not one per file
+    tmp = new_site_folder(site_dir)
     try:
-        for rel in files:
-            folder = rel.rpartition("/")[0]
-            if folder and folder not in made:
-                os.makedirs(tmp / folder, exist_ok=True)
-                made.add(folder)
-            (tmp / rel).write_bytes(files[rel])
-        man = tmp / MANIFEST
-        man.parent.mkdir(parents=True, exist_ok=True)
-        man.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        write_files(tmp, ((rel, files[rel]) for rel in files))
+        write_manifest(tmp, manifest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    swap_in(tmp, site_dir)
+
+
+def new_site_folder(site_dir: Path) -> Path:
+    """A new empty folder beside ``site_dir`` (same file system, so that
+    :func:`swap_in` is two renames), named ``.<site>-new-*``.
+
+    Raises:
+        OSError: it cannot be made.
+    """
+    site_dir.parent.mkdir(parents=True, exist_ok=True)
+    _manifests.clear()  # whatever this process read of site/ is about to change
+    return Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
+
+
+def write_files(folder: Path, files: Iterable[tuple[str, bytes]]) -> None:
+    """Write ``(relative path, bytes)`` pairs under ``folder``, making each folder once.
+
+    Raises:
+        OSError: a file cannot be written.
+    """
+    made: set[str] = set()  # folders made so far: one mkdir each, not one per file
+    for rel, data in files:
+        parent = rel.rpartition("/")[0]
+        if parent and parent not in made:
+            os.makedirs(folder / parent, exist_ok=True)
+            made.add(parent)
+        (folder / rel).write_bytes(data)
+
+
+def write_manifest(folder: Path, manifest: Mapping[str, object]) -> None:
+    """Write the build manifest into the new site ``folder`` (:data:`MANIFEST`)."""
+    man = folder / MANIFEST
+    man.parent.mkdir(parents=True, exist_ok=True)
+    man.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def swap_in(tmp: Path, site_dir: Path) -> None:
+    """Make the finished folder ``tmp`` the new ``site_dir``: the old folder is renamed
+    away, ``tmp`` renamed in, and the old one removed (restored if the second
+    rename fails). ``tmp`` is removed on failure.
+
+    Raises:
+        OSError: the swap failed; ``site_dir`` is as it was.
+    """
+    _manifests.clear()
+    try:
         os.chmod(tmp, 0o755)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -77,7 +77,7 @@ def _batch(configs: tuple[Path, ...], site_dir: Path | None, spec_site: bool | N
     if fmt == "json":
         click.echo(json.dumps({
             "site": str(result.site_dir), "written": result.written,
-            "operators": [{"config": str(o.config), "built": bool(o.files), "card": o.card_url,
+            "operators": [{"config": str(o.config), "built": o.built, "card": o.card_url,
                            "findings": [f.to_json() for f in o.report.sorted()]}
                           for o in result.outcomes],
             "findings": [f.to_json() for f in result.report.sorted()],
