@@ -26,7 +26,6 @@ URLs in these places are checked by :mod:`acap.checks.url_fields`.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -81,6 +80,8 @@ def binding_problems(binding: Any) -> list[Problem]:
     if parts and parts.scheme and (parts.netloc or parts.scheme in ("urn", "tag")) \
             and " " not in binding:
         return []
+    import difflib  # only for a did-you-mean: not at start-up
+
     near_list = difflib.get_close_matches(key, STANDARD_BINDINGS, n=1, cutoff=0.5)
     hint = (f"did you mean {near_list[0]}?" if near_list else
             "write JSONRPC, GRPC or HTTP+JSON; a custom binding is named by a URI (A2A §5.8)")

@@ -20,7 +20,6 @@ operator's texts from ``page.translations.<tag>``. acap's own words come from
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 from collections.abc import Iterator, Mapping
@@ -244,6 +243,8 @@ def plan_languages(cfg: OperatorConfig, t: templating.Templates) -> Plan:
         if hit:
             for sid in block.get("skills") or {}:
                 if sid not in skill_ids:
+                    import difflib  # only for a did-you-mean: not at start-up
+
                     near = difflib.get_close_matches(str(sid), skill_ids, n=1, cutoff=0.6)
                     plan.findings.append(Finding(
                         "PAGE-TRANSLATION", "error", f"no skill has the id '{sid}'",

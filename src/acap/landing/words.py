@@ -15,7 +15,6 @@ time).
 
 from __future__ import annotations
 
-import difflib
 import json
 import string
 from collections.abc import Mapping
@@ -139,6 +138,8 @@ def parse_words(tag: str, text: str, file: str, reference: Mapping[str, str] | N
                     f"add {name}: with the text of words/en.yaml's {name}, translated"))
         for name in data:
             if name not in reference:
+                import difflib  # only for a did-you-mean: not at start-up
+
                 near = difflib.get_close_matches(name, list(reference), n=1, cutoff=0.6)
                 out.findings.append(Finding(
                     "PAGE-WORDS", "error", f"unknown key '{name}' in {file}",
