@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -74,19 +77,105 @@ def test_a_failed_operator_keeps_its_previous_folders_byte_for_byte(tmp_path: Pa
     assert card2["version"] == "9.9.9"
 
 
-def test_two_operators_claiming_one_host_the_second_is_refused(tmp_path: Path) -> None:
-    a = tmp_path / "a" / "operator.yaml"
-    b = tmp_path / "b" / "operator.yaml"
-    for p in (a, b):
-        p.parent.mkdir()
+def two_claiming_one_host(tmp_path: Path) -> tuple[Path, Path]:
+    """Operators a and b, both building op1.example (distinct names and keys)."""
     import random
 
-    a.write_text(operator_yaml(1, random.Random(1)))
-    b.write_text(operator_yaml(1, random.Random(2)).replace("Example", "Other"))
-    res = build_many(BatchOptions(configs=[a, b], site_dir=tmp_path / "site"))
-    assert [o.config for o in res.built] == [a]
-    [err] = res.outcomes[1].report.errors
-    assert err.rule == "SITE-PATH" and "op1.example" in err.message and str(a) in err.message
+    from acap.keys import generate_private_key, write_private_key
+
+    a = tmp_path / "a" / "operator.yaml"
+    b = tmp_path / "b" / "operator.yaml"
+    for p, seed in ((a, 1), (b, 2)):
+        p.parent.mkdir()
+        text = operator_yaml(1, random.Random(seed))
+        if p == b:
+            text = text.replace("Example", "Other").replace("kid: op1-1", "kid: other-1")
+        p.write_text(text)
+        write_private_key(p.parent / ".acap" / "signing-key.pem", generate_private_key("ES256"))
+    return a, b
+
+
+def test_two_new_operators_claiming_one_host_both_fail_whatever_their_order(
+        tmp_path: Path) -> None:
+    a, b = two_claiming_one_host(tmp_path)
+    for order in ([a, b], [b, a]):
+        res = build_many(BatchOptions(configs=order, site_dir=tmp_path / "site"))
+        assert res.built == [] and not res.written
+        for o, other in zip(res.outcomes, reversed(order), strict=True):
+            [err] = o.report.errors
+            assert err.rule == "SITE-HOST" and str(other) in err.message
+            assert (err.location.file, err.location.line) == (str(o.config), 3)  # website:
+
+
+def test_the_host_s_last_owner_keeps_it_and_the_newcomer_fails(tmp_path: Path) -> None:
+    a, b = two_claiming_one_host(tmp_path)
+    site = tmp_path / "site"
+    assert build_many(BatchOptions(configs=[a], site_dir=site)).written
+    before = tree(site)
+    for configs in ([a, b], [b, a], [b]):
+        res = build_many(BatchOptions(configs=configs, site_dir=site))
+        [newcomer] = [o for o in res.outcomes if o.config == b]
+        [err] = newcomer.report.errors
+        assert err.rule == "SITE-HOST" and err.location.line == 3
+        assert "the last build published it for the card https://op1.example/" in err.message
+        assert [o.config for o in res.built] == [c for c in configs if c == a]
+        assert {k: v for k, v in tree(site).items() if not k.startswith(".acap/")} == \
+            {k: v for k, v in before.items() if not k.startswith(".acap/")}
+
+
+def test_a_subset_of_the_last_batch_keeps_the_others_and_prune_removes_them(
+        tmp_path: Path) -> None:
+    ops = write_operators(tmp_path / "ops", 4)
+    site = tmp_path / "site"
+    assert build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).written
+    before = tree(site)
+    res = build_many(BatchOptions(configs=ops[:2], site_dir=site))
+    assert res.written and res.kept == ["https://op2.example/.well-known/agent-card.json",
+                                        "https://op3.example/.well-known/agent-card.json"]
+    assert {k: v for k, v in tree(site).items() if k.startswith(("op2.", "op3."))} == \
+        {k: v for k, v in before.items() if k.startswith(("op2.", "op3."))}
+    # The kept operators stay kept: they are in the manifest for the next subset too.
+    assert build_many(BatchOptions(configs=ops[:1], site_dir=site)).kept == [
+        f"https://op{i}.example/.well-known/agent-card.json" for i in (1, 2, 3)]
+    pruned = build_many(BatchOptions(configs=ops[:2], site_dir=site, prune=True))
+    assert pruned.pruned == ["https://op2.example/.well-known/agent-card.json",
+                             "https://op3.example/.well-known/agent-card.json"]
+    assert sorted(p.name for p in site.iterdir()) == [".acap", "op0.example", "op1.example"]
+
+
+def test_prune_keeps_everything_when_a_failed_operator_cannot_be_identified(
+        tmp_path: Path) -> None:
+    ops = write_operators(tmp_path / "ops", 3)
+    site = tmp_path / "site"
+    assert build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).written
+    moved = tmp_path / "moved"
+    (tmp_path / "ops").rename(moved)  # a new checkout path: files no longer match by path
+    broken = moved / "op00001" / "operator.yaml"
+    broken.write_text("operator: [\n")
+    res = build_many(BatchOptions(configs=[moved / "op00000" / "operator.yaml", broken],
+                                  site_dir=site, prune=True))
+    [warning] = res.report.warnings
+    assert warning.rule == "SITE-PRUNE" and warning.location.file == str(broken)
+    assert res.pruned == [] and len(ops) == 3
+    assert {"op1.example", "op2.example"} <= {p.name for p in site.iterdir()}
+    # Without the broken file, op1 and op2 have left the batch: pruned.
+    res = build_many(BatchOptions(configs=[moved / "op00000"], site_dir=site, prune=True))
+    assert res.pruned == ["https://op1.example/.well-known/agent-card.json",
+                          "https://op2.example/.well-known/agent-card.json"]
+
+
+def test_a_failed_operator_keeps_its_folders_when_the_checkout_moved(tmp_path: Path) -> None:
+    write_operators(tmp_path / "ops", 3)
+    site = tmp_path / "site"
+    assert build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).written
+    before = {k: v for k, v in tree(site).items() if k.startswith("op1.example/")}
+    moved = tmp_path / "workspace-2"
+    (tmp_path / "ops").rename(moved)
+    op1 = moved / "op00001" / "operator.yaml"
+    op1.write_text(op1.read_text() + "\nunknownKey: 1\n")
+    res = build_many(BatchOptions(configs=[moved], site_dir=site, prune=True))
+    assert [o.config for o in res.failed] == [op1] and res.pruned == []
+    assert {k: v for k, v in tree(site).items() if k.startswith("op1.example/")} == before
 
 
 def test_jobs_give_the_same_site_as_one_process(tmp_path: Path) -> None:
@@ -240,3 +329,189 @@ def test_worker_processes_write_their_operators_files(tmp_path: Path) -> None:
     assert manifest["files"] == {k: v for k, v in tree(tmp_path / "site").items()
                                  if k != ".acap/manifest.json"}
     assert all(set(o.digests) <= set(manifest["files"]) for o in res.outcomes)
+
+
+def children_of(pid: int) -> list[str]:
+    """The process ids whose parent is ``pid`` (from /proc: Linux)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == str(pid):
+            out.append(stat.parent.name)
+    return out
+
+
+def batch_with_workers(tmp_path: Path) -> tuple[subprocess.Popen[bytes], list[str]]:
+    """A `-j 2` batch of 300 operators in its own process, once both workers are up."""
+    write_operators(tmp_path / "ops", 300)
+    code = ("import sys\nfrom acap.cli import main\n"
+            f"main(['build', {str(tmp_path / 'ops')!r}, '--site-dir', "
+            f"{str(tmp_path / 'site')!r}, '-j', '2', '--no-pages'])\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    children: list[str] = []
+    while len(children) < 2:  # the workers are up: they are building
+        assert time.monotonic() < deadline and proc.poll() is None
+        children = children_of(proc.pid)
+    return proc, children
+
+
+def gone(pid: str) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    return "State:\tZ" in status
+
+
+def test_sigkill_to_the_batch_ends_its_workers(tmp_path: Path) -> None:
+    proc, children = batch_with_workers(tmp_path)
+    proc.kill()
+    proc.communicate(timeout=60)  # returns only once no process holds the pipes
+    deadline = time.monotonic() + 10
+    while not all(gone(pid) for pid in children):
+        assert time.monotonic() < deadline, "a worker outlived the killed batch"
+        time.sleep(0.01)
+    assert not (tmp_path / "site").exists()
+
+
+def test_sigterm_to_the_batch_leaves_no_worker_and_no_folder_behind(tmp_path: Path) -> None:
+    """A CI cancel or `timeout` signals acap's own process only: the workers must not
+    outlive it, and the new site folder must not be left half-written beside site/."""
+    proc, children = batch_with_workers(tmp_path)
+    site = tmp_path / "site"
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=60)  # returns only once no process holds the pipes
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert all(gone(pid) for pid in children)
+    assert not site.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["ops"]
+
+
+def test_the_next_build_removes_what_a_killed_build_left_beside_site(tmp_path: Path) -> None:
+    write_operators(tmp_path / "ops", 2)
+    left = [tmp_path / ".site-new-abcd1234", tmp_path / ".site-old-zz_9zz99"]
+    for d in left:
+        (d / "x.example").mkdir(parents=True)
+    (tmp_path / ".site-new-not-ours").mkdir()  # not a name acap makes: left alone
+    assert build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=tmp_path / "site")
+                      ).written
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".site-new-not-ours", "ops", "site"]
+
+
+def test_a_build_while_another_writes_the_same_site_is_refused(tmp_path: Path) -> None:
+    import fcntl
+    import os
+
+    write_operators(tmp_path / "ops", 2)
+    fd = os.open(tmp_path, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # as another acap process would hold it
+    try:
+        res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=tmp_path / "site"))
+    finally:
+        os.close(fd)
+    assert not res.written and not (tmp_path / "site").exists()
+    [err] = res.report.errors
+    assert err.rule == "SITE-BUSY" and err.location.file == str(tmp_path / "site")
+
+
+def test_no_pages_over_a_site_with_pages_says_what_it_removes(tmp_path: Path) -> None:
+    write_operators(tmp_path / "ops", 2)
+    site = tmp_path / "site"
+    assert build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).written
+    assert list(site.rglob("*.html"))
+    res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site, pages=False))
+    assert res.written and not list(site.rglob("*.html"))
+    for o in res.outcomes:
+        [w] = o.report.warnings
+        assert w.rule == "SITE-PAGES" and "personEntry" in w.message
+    again = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site, pages=False))
+    assert not [w for o in again.outcomes for w in o.report.warnings]  # nothing left to remove
+
+
+def test_one_file_named_many_ways_is_built_once(tmp_path: Path) -> None:
+    [op] = write_operators(tmp_path / "ops", 1)
+    (tmp_path / "link").symlink_to(tmp_path / "ops" / "op00000")
+    spellings = [op, tmp_path / "ops" / "op00000" / ".." / "op00000" / "operator.yaml",
+                 tmp_path / "ops", tmp_path / "link"]
+    assert find_configs(spellings) == [op]
+
+
+def test_a_linked_operator_file_is_built_from_its_own_folder(tmp_path: Path) -> None:
+    [op] = write_operators(tmp_path / "ops", 1)
+    (tmp_path / "links").mkdir()
+    (tmp_path / "links" / "chapel.yaml").symlink_to(op)
+    (tmp_path / "links" / "gone.yaml").symlink_to(tmp_path / "nowhere.yaml")
+    (tmp_path / "links" / "gone-folder").symlink_to(tmp_path / "nowhere")
+    found = find_configs([tmp_path / "links"])
+    assert found[0] == op  # its key and .private.yaml are beside the real file
+    res = build_many(BatchOptions(configs=[tmp_path / "links"], site_dir=tmp_path / "site"))
+    assert [o.config for o in res.built] == [op]
+    assert not (tmp_path / "links" / ".acap").exists()  # no new key beside the link
+    errors = sorted((f.rule, f.location.file) for o in res.failed for f in o.report.errors)
+    assert errors == [("FILE", str(tmp_path / "links" / "gone-folder" / "operator.yaml")),
+                      ("FILE", str(tmp_path / "links" / "gone.yaml"))]
+
+
+def test_operators_sharing_a_key_file_are_told(tmp_path: Path) -> None:
+    import random
+
+    from acap.keys import generate_private_key, write_private_key
+
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    for i, name in ((1, "a.yaml"), (2, "b.yaml")):
+        (flat / name).write_text(operator_yaml(i, random.Random(i)))
+    write_private_key(flat / ".acap" / "signing-key.pem", generate_private_key("ES256"))
+    res = build_many(BatchOptions(configs=[flat], site_dir=tmp_path / "site"))
+    assert len(res.built) == 2
+    [w] = [w for o in res.outcomes for w in o.report.warnings]
+    assert w.rule == "KEY" and w.location.file == str(flat / "b.yaml")
+    assert f"same key file as {flat / 'a.yaml'}" in w.message
+    lines = (flat / "b.yaml").read_text().splitlines()
+    assert w.location.line == lines.index("signing:") + 1
+
+
+def test_a_batch_makes_keys_only_when_asked(tmp_path: Path) -> None:
+    import random
+
+    op = tmp_path / "op" / "operator.yaml"
+    op.parent.mkdir()
+    op.write_text(operator_yaml(1, random.Random(1)))
+    res = build_many(BatchOptions(configs=[op], site_dir=tmp_path / "site"))
+    [err] = res.failed[0].report.errors
+    assert err.rule == "KEY" and "no signing key at .acap/signing-key.pem" in err.message
+    assert "--new-keys" in (err.hint or "") and not (op.parent / ".acap").exists()
+    made = build_many(BatchOptions(configs=[op], site_dir=tmp_path / "site", new_keys=True))
+    assert made.written and (op.parent / ".acap" / "signing-key.pem").is_file()
+    assert "created a new ES256 signing key" in made.outcomes[0].notices[0]
+
+
+def test_a_folder_without_operator_files_is_an_error_that_says_so(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    res = CliRunner().invoke(cli, ["build", str(tmp_path / "empty"), "--site-dir",
+                                   str(tmp_path / "site"), "--format", "json"])
+    assert res.exit_code == 1
+    out = json.loads(res.stdout)
+    assert out["errors"] == 1 and out["warnings"] == 0
+    [f] = out["findings"]
+    assert f["rule"] == "FILE" and f"no operator files in {tmp_path / 'empty'}" in f["message"]
+
+
+def test_batch_json_counts_every_operator_s_findings(tmp_path: Path) -> None:
+    write_operators(tmp_path / "ops", 2)
+    bad = tmp_path / "ops" / "op00000" / "operator.yaml"
+    bad.write_text(bad.read_text() + "\nunknownKey: 1\n")
+    res = CliRunner().invoke(cli, ["build", str(tmp_path / "ops"), "--site-dir",
+                                   str(tmp_path / "site"), "--format", "json"])
+    out = json.loads(res.stdout)
+    assert (out["errors"], out["warnings"]) == (1, 0)
+    assert [o["built"] for o in out["operators"]] == [False, True]
+    text = CliRunner().invoke(cli, ["build", str(tmp_path / "ops"), "--site-dir",
+                                    str(tmp_path / "site")])
+    assert "1 error, 0 warnings in 2 operator files" in text.stderr
+    assert "built 1 of 2 operators into" in text.stdout

@@ -6,26 +6,26 @@ compiled once per process (they are cached at module level), never per card.
 
 Each operator is built on its own, exactly as a single ``acap build`` would
 build it, and the process that built it writes its files into a new folder
-beside site/ (so that ``--jobs`` also spreads the writing). Only operators
-without errors are moved into the new site/; a failure is reported with its
-file and does not stop the others. The new folder replaces site/ in one swap,
-and for an operator that failed, the host folders it had in the previous
-site/ are carried over unchanged, so a failed build loses nothing of what was
-published before. An interrupted batch leaves site/ as it was.
+beside site/ (so that ``--jobs`` also spreads the writing). The new site/ is
+then put together by :mod:`acap.batch_site`: a host belongs to one operator,
+an operator that failed keeps its previous folders, and operators of the last
+build that are not in this batch are kept unless ``--prune``. The new folder
+replaces site/ in one swap; an interrupted or failed batch leaves site/ as it
+was, and a batch holds the site folder's lock while it runs
+(:func:`acap.site.site_lock`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+import signal
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from . import __version__
 from .findings import Finding, Location, Report
-from .site import MANIFEST, read_manifest
 
 
 @dataclass
@@ -41,6 +41,10 @@ class BatchOptions:
         strict: warnings fail an operator too.
         force: replace a site/ holding files the last build did not write
             (:func:`acap.site_guard.batch_site_findings`).
+        prune: remove the folders of operators of the last build that are not in
+            this batch (kept otherwise).
+        new_keys: make a signing key for an operator that has none (otherwise
+            that operator fails with ``KEY``: a batch does not make keys unasked).
     """
 
     configs: Sequence[Path]
@@ -50,6 +54,8 @@ class BatchOptions:
     spec_site: bool | None = None
     strict: bool = False
     force: bool = False
+    prune: bool = False
+    new_keys: bool = False
 
 
 @dataclass
@@ -62,10 +68,14 @@ class OperatorOutcome:
         digests: ``{relative path: sha256 hex}`` of the files it built (empty when it
             failed); the files themselves are written by the worker that built them.
         hosts: the host folders it builds.
-        card_url: its card's URL, when known.
+        card_url: its card's URL, when operator.yaml could be read far enough.
         inputs: :func:`acap.build.input_digest` of its inputs.
         notices: messages for the user (a key was created).
         staged: the folder its files were written to, or ``None`` (see :func:`build_one`).
+        host_places: where operator.yaml names each host (for findings about it).
+        key_file: the signing key file it used (resolved), ``None`` for ACAP_SIGNING_KEY.
+        key_place: where operator.yaml says which key file (for findings about it).
+        key_thumbprints: RFC 7638 thumbprints of the keys of its JWKS, when built that far.
     """
 
     config: Path
@@ -76,6 +86,10 @@ class OperatorOutcome:
     inputs: str = ""
     notices: list[str] = field(default_factory=list)
     staged: Path | None = None
+    host_places: dict[str, Location] = field(default_factory=dict)
+    key_file: str | None = None
+    key_place: Location | None = None
+    key_thumbprints: list[str] = field(default_factory=list)
 
     @property
     def built(self) -> bool:
@@ -86,6 +100,11 @@ class OperatorOutcome:
         """True when this operator built without error (and warning, with ``strict``)."""
         return self.report.ok(strict)
 
+    def fail(self, finding: Finding) -> None:
+        """Take this operator out of the batch with ``finding`` (its error)."""
+        self.report.add(finding)
+        self.digests = {}
+
 
 @dataclass
 class BatchResult:
@@ -95,13 +114,19 @@ class BatchResult:
         outcomes: one per operator file, in the order given.
         site_dir: the output folder.
         written: whether site/ was replaced.
-        report: batch-level findings (site folder refused, write failures).
+        report: batch-level findings (site folder refused, write failures, no
+            operator files).
+        kept: card URLs of operators of the last build, not in this batch, whose
+            folders were kept.
+        pruned: card URLs of operators of the last build removed by ``prune``.
     """
 
     outcomes: list[OperatorOutcome]
     site_dir: Path
     written: bool = False
     report: Report = field(default_factory=Report)
+    kept: list[str] = field(default_factory=list)
+    pruned: list[str] = field(default_factory=list)
 
     @property
     def failed(self) -> list[OperatorOutcome]:
@@ -110,31 +135,56 @@ class BatchResult:
 
     @property
     def built(self) -> list[OperatorOutcome]:
-        """The operators whose files are in the new site/."""
+        """The operators whose files are in the new site/ (or would be, had it been written)."""
         return [o for o in self.outcomes if o.built]
+
+    def totals(self) -> tuple[int, int]:
+        """``(errors, warnings)`` over every operator and the batch itself."""
+        reports = [self.report, *(o.report for o in self.outcomes)]
+        return (sum(len(r.errors) for r in reports), sum(len(r.warnings) for r in reports))
 
 
 def find_configs(paths: Iterable[Path]) -> list[Path]:
     """Operator files named by ``paths``: files as given; for a folder, its ``*.yaml``
-    and ``*.yml`` files and the ``operator.yaml`` of each subfolder, sorted."""
-    out: list[Path] = []
+    and ``*.yml`` files and the ``operator.yaml`` of each subfolder, sorted.
+
+    A link to an operator file is followed, so that the operator's folder (its key,
+    its ``.private.yaml``) is the real file's; a link that leads nowhere is kept,
+    so that the build reports it. The same file named twice (another spelling,
+    a linked folder) is built once.
+    """
+    out: dict[str, Path] = {}
     for p in paths:
-        if p.is_dir():
-            found = [f for f in p.iterdir() if f.is_file() and f.suffix in (".yaml", ".yml")
-                     and not f.name.endswith(".private.yaml")]
-            found += [f / "operator.yaml" for f in p.iterdir() if (f / "operator.yaml").is_file()]
-            out.extend(sorted(found))
-        else:
-            out.append(p)
-    return list(dict.fromkeys(out))
+        for f in _candidates(p):
+            if f.is_symlink() and f.exists():
+                f = f.resolve()
+            out.setdefault(os.path.realpath(f), f)
+    return list(out.values())
+
+
+def _candidates(p: Path) -> list[Path]:
+    if not p.is_dir():
+        return [p]
+    found = []
+    for f in p.iterdir():
+        if f.name.endswith(".private.yaml") or f.name.startswith("."):
+            continue
+        if f.suffix in (".yaml", ".yml") and (f.is_file() or not f.exists()):
+            found.append(f)  # a file, or a link to one that is missing
+        elif f.is_dir() and (f / "operator.yaml").is_file():
+            found.append(f / "operator.yaml")
+        elif f.is_symlink() and not f.exists():
+            found.append(f / "operator.yaml")  # a link to a missing folder
+    return sorted(found)
 
 
 #: The folder of the new site/ where each operator's files wait to be moved in.
-_STAGING = ".acap-operators"
+STAGING = ".acap-operators"
 
 
 def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
-              strict: bool, stage: Path | None = None) -> OperatorOutcome:
+              strict: bool, stage: Path | None = None, new_keys: bool = True
+              ) -> OperatorOutcome:
     """Build one operator (the unit of work of a batch; runs in a worker).
 
     Args:
@@ -144,6 +194,7 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
         stage: a new, empty folder to write its files into (the worker writes them,
             so that a batch over several processes writes in parallel); ``None``
             builds in memory only.
+        new_keys: make a signing key when the operator has none.
 
     Returns:
         Its :class:`OperatorOutcome`; ``digests`` is empty when it failed (a file
@@ -153,7 +204,7 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
     from .site import write_files
 
     opts = BuildOptions(config=config, site_dir=site_dir, spec_site=spec_site, strict=strict,
-                        pages=pages)
+                        pages=pages, create_key=new_keys)
     try:
         ctx = assemble(opts)
     except Exception as exc:  # one operator's crash must not take the batch down
@@ -164,7 +215,15 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
         return OperatorOutcome(config, report)
     cfg = ctx.cfg
     out = OperatorOutcome(config, ctx.report, hosts=ctx.files.hosts(), notices=ctx.notices,
-                          card_url=cfg.card_url if cfg.card_host else None)
+                          card_url=cfg.card_url if cfg.card_host else None,
+                          host_places=_host_places(cfg),
+                          key_file=None if cfg.key_from_env else os.path.realpath(cfg.key_file),
+                          key_place=cfg.at("/signing/keyFile") if "keyFile" in cfg.signing
+                          else cfg.at("/signing", key=True))
+    if ctx.jwks is not None:
+        from .keys import thumbprint
+
+        out.key_thumbprints = [thumbprint(k) for k in ctx.jwks.get("keys", [])]
     if not ctx.report.ok(strict):
         return out
     if stage is not None:
@@ -182,22 +241,39 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
     return out
 
 
+def _host_places(cfg: object) -> dict[str, Location]:
+    """Where operator.yaml names each host it builds: ``cardHost`` (else
+    ``operator.website``) for the card host, the key under ``hosts:`` for the others."""
+    from .operator_config import OperatorConfig
+
+    assert isinstance(cfg, OperatorConfig)
+    out: dict[str, Location] = {}
+    raw = cfg.data.get("hosts")
+    for name in raw if isinstance(raw, dict) else ():
+        out[str(name).lower()] = cfg.at(f"/hosts/{name}", key=True)
+    if cfg.card_host:
+        out[cfg.card_host] = cfg.at("/cardHost") if isinstance(cfg.data.get("cardHost"), str) \
+            else cfg.at("/operator/website")
+    return out
+
+
 def _build_chunk(args: tuple[list[tuple[int, Path]], Path, bool, bool | None, bool,
-                              Path | None]) -> list[OperatorOutcome]:
-    configs, site_dir, pages, spec_site, strict, staging = args
+                              Path | None, bool]) -> list[OperatorOutcome]:
+    configs, site_dir, pages, spec_site, strict, staging, new_keys = args
     return [build_one(c, site_dir, pages, spec_site, strict,
-                      staging / str(i) if staging is not None else None) for i, c in configs]
+                      staging / str(i) if staging is not None else None, new_keys)
+            for i, c in configs]
 
 
 def build_many(options: BatchOptions) -> BatchResult:
     """Build every operator of ``options`` into one site/.
 
-    The site folder is checked first (:func:`acap.site_guard.batch_site_findings`).
-    Each operator is built, and its files written, by the process that builds it,
-    into a new folder beside site/; the operators that built are moved into place,
-    the previous folders of those that failed are carried over, and the new
-    folder replaces site/ in one swap (:func:`acap.site.swap_in`). An interrupted
-    or failed batch leaves site/ as it was.
+    The site folder is checked first (:func:`acap.site_guard.batch_site_findings`)
+    and locked for the whole batch. Each operator is built, and its files
+    written, by the process that builds it, into a new folder beside site/;
+    :func:`acap.batch_site.assemble_site` then moves them into place and the new
+    folder replaces site/ in one swap. An interrupted or failed batch leaves
+    site/ as it was.
 
     Args:
         options: the operators, the output folder and how many processes.
@@ -205,8 +281,8 @@ def build_many(options: BatchOptions) -> BatchResult:
     Returns:
         A :class:`BatchResult`. Each operator's findings are in its outcome;
         site/ is replaced when at least one operator built, and left alone
-        otherwise (operators are still built in memory and reported when the
-        site folder is refused).
+        otherwise (operators are still built and reported when the site folder
+        is refused or busy).
 
     Raises:
         Nothing for bad input; a site/ that cannot be written is a finding.
@@ -214,148 +290,120 @@ def build_many(options: BatchOptions) -> BatchResult:
     import gc
     import shutil
 
-    from .site import new_site_folder
+    from .batch_site import assemble_site
+    from .site import SiteBusy, new_site_folder, site_lock
     from .site_guard import batch_site_findings
 
     gc.enable()  # many operators: let the collector run (the CLI turns it off)
     configs = find_configs(options.configs)
     result = BatchResult([], options.site_dir)
+    if not configs:
+        named = ", ".join(str(p) for p in options.configs) or "(nothing)"
+        result.report.add(Finding("FILE", "error", f"no operator files in {named}",
+                                  Location(named), "give operator files, or folders holding "
+                                  "*.yaml files or */operator.yaml"))
+        return result
     site_dir = options.site_dir.absolute()
     result.report.extend(batch_site_findings(options.site_dir, configs,
                                              f"--site-dir {options.site_dir}",
                                              force=options.force))
-    tmp: Path | None = None
-    try:
-        if result.report.ok() and configs:
-            try:
-                tmp = new_site_folder(site_dir)
-            except OSError as exc:
-                result.report.add(_write_failure(options.site_dir, exc))
-        _build_all(result, options, configs, tmp / _STAGING if tmp is not None else None)
-        if tmp is not None and result.built:
-            result.written = _assemble_and_swap(result, options, tmp)
-            tmp = None  # swapped in, or removed by the swap
-    finally:
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
+    with site_lock(site_dir) as lock:
+        if isinstance(lock, SiteBusy):
+            result.report.add(lock.finding(options.site_dir))
+        tmp: Path | None = None
+        try:
+            if result.report.ok():
+                try:
+                    tmp = new_site_folder(site_dir)
+                except OSError as exc:
+                    result.report.add(write_failure(options.site_dir, exc))
+            with _terminate_on_sigterm():
+                _build_all(result, options, configs, tmp / STAGING if tmp else None)
+            if tmp is not None:
+                result.written = assemble_site(result, options, tmp)
+                tmp = None  # swapped in, or removed
+        finally:
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
     return result
 
 
 def _build_all(result: BatchResult, options: BatchOptions, configs: list[Path],
                staging: Path | None) -> None:
-    jobs = max(1, min(options.jobs, len(configs) or 1))
+    jobs = max(1, min(options.jobs, len(configs)))
     numbered = list(enumerate(configs))
-    args = (options.site_dir, options.pages, options.spec_site, options.strict, staging)
+    args = (options.site_dir, options.pages, options.spec_site, options.strict, staging,
+            options.new_keys)
     if jobs == 1:
         result.outcomes = _build_chunk((numbered, *args))
         return
+    import multiprocessing
+
     # Contiguous chunks, several per worker: each worker compiles schemas and
-    # templates once and keeps them for all the operators it builds.
+    # templates once and keeps them for all the operators it builds. A pool whose
+    # terminate() is public: when the batch is stopped (Ctrl-C, SIGTERM, an error),
+    # leaving the `with` kills the workers instead of leaving them behind.
     size = max(1, -(-len(configs) // (jobs * 4)))
     chunks = [numbered[i:i + size] for i in range(0, len(numbered), size)]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for part in pool.map(_build_chunk, [(c, *args) for c in chunks]):
-            result.outcomes.extend(part)
+    # Ctrl-C and SIGTERM wait while the pool starts (Pool() itself does not stop the
+    # workers it started when interrupted), and are let through inside the `with`.
+    stops = {signal.SIGINT, signal.SIGTERM}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+    try:
+        with multiprocessing.Pool(jobs, initializer=_worker_start,
+                                  initargs=(os.getpid(),)) as pool:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            for part in pool.imap(_build_chunk, [(c, *args) for c in chunks]):
+                result.outcomes.extend(part)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
-def _write_failure(site_dir: Path, exc: OSError) -> Finding:
+def _worker_start(parent: int) -> None:
+    """In each worker: Ctrl-C is the parent's to handle (it terminates the pool),
+    SIGTERM ends the worker at once (what :meth:`multiprocessing.pool.Pool.terminate`
+    sends), and the worker ends when the parent does, however it ends (SIGKILL
+    too): Linux's ``PR_SET_PDEATHSIG``, through ctypes, since neither the standard
+    library nor a maintained package offers it. Elsewhere, the first two only."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1  # <linux/prctl.h>
+        with suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+    if os.getppid() != parent:  # the parent ended before the line above
+        os._exit(1)
+
+
+@contextmanager
+def _terminate_on_sigterm() -> Iterator[None]:
+    """While building, SIGTERM (a CI cancel, ``timeout``, a supervisor) stops the batch as
+    Ctrl-C does: the workers are terminated and the new folder removed on the way
+    out. Outside the main thread signals cannot be handled; nothing is changed."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def write_failure(site_dir: Path, exc: OSError) -> Finding:
+    """The ``SITE-WRITE`` error for a site folder that could not be written."""
     return Finding("SITE-WRITE", "error", f"cannot write {site_dir}: {exc.strerror or exc}",
                    Location(str(site_dir)), "check that the folder and its parent are "
                    "writable; the previous site/ was left as it was")
-
-
-def _assemble_and_swap(result: BatchResult, options: BatchOptions, tmp: Path) -> bool:
-    """Move the built operators' host folders into ``tmp``, carry over the failed ones'
-    previous folders, write the manifest and swap ``tmp`` in. Returns whether
-    site/ was replaced; ``tmp`` is gone either way."""
-    import shutil
-
-    from .site import swap_in, write_manifest
-
-    site_dir = options.site_dir.absolute()
-    digests: dict[str, str] = {}
-    owner: dict[str, OperatorOutcome] = {}
-    try:
-        for o in result.outcomes:
-            if not o.built or o.staged is None:
-                continue
-            clash = [h for h in o.hosts if h in owner and not _same(owner[h], o, h)]
-            if clash:
-                o.report.add(Finding("SITE-PATH", "error", f"host {clash[0]} is also built "
-                                     f"by {owner[clash[0]].config}, with other content",
-                                     Location(str(o.config)),
-                                     "each host belongs to one operator"))
-                o.digests = {}
-                continue
-            for h in o.hosts:
-                if h not in owner:
-                    owner[h] = o
-                    os.rename(o.staged / h, tmp / h)
-            digests.update(o.digests)
-        shutil.rmtree(tmp / _STAGING, ignore_errors=True)
-        if not result.built:
-            shutil.rmtree(tmp, ignore_errors=True)
-            return False
-        old = read_manifest(site_dir) or {}
-        old_ops = old.get("operators") if isinstance(old.get("operators"), dict) else {}
-        assert isinstance(old_ops, dict)
-        manifest: dict[str, Any] = {
-            "acap": __version__,
-            "operators": {_key(o.config): {"inputs": o.inputs, "card": o.card_url,
-                                           "hosts": o.hosts} for o in result.built},
-        }
-        for o in result.failed:  # keep what the previous build published for them
-            prev = old_ops.get(_key(o.config))
-            if not isinstance(prev, dict):
-                continue
-            manifest["operators"][_key(o.config)] = prev
-            for host in prev.get("hosts", []):
-                if host not in owner:
-                    digests.update(_carry_over(tmp, site_dir, host, old))
-        manifest["files"] = dict(sorted(digests.items()))
-        write_manifest(tmp, manifest)
-    except BaseException as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if isinstance(exc, OSError):
-            result.report.add(_write_failure(options.site_dir, exc))
-            return False
-        raise
-    try:
-        swap_in(tmp, site_dir)
-    except OSError as exc:
-        result.report.add(_write_failure(options.site_dir, exc))
-        return False
-    return True
-
-
-def _same(first: OperatorOutcome, other: OperatorOutcome, host: str) -> bool:
-    """True when ``other`` builds ``host`` with the very files ``first`` built there."""
-    prefix = host + "/"
-    return ({r: d for r, d in other.digests.items() if r.startswith(prefix)}
-            == {r: d for r, d in first.digests.items() if r.startswith(prefix)})
-
-
-def _key(config: Path) -> str:
-    return str(config.resolve())
-
-
-def _carry_over(tmp: Path, site_dir: Path, host: str, old: dict[str, Any]) -> dict[str, str]:
-    """Copy ``host``'s files of the previous build (as its manifest lists them) into the
-    new site folder ``tmp``; returns their digests."""
-    import hashlib
-
-    from .site import write_files
-
-    out: dict[str, str] = {}
-    for rel in dict(old.get("files") or {}):
-        if rel.startswith(host + "/") and rel != MANIFEST:
-            try:
-                data = (site_dir / rel).read_bytes()
-            except OSError:
-                continue
-            write_files(tmp, [(rel, data)])
-            out[rel] = hashlib.sha256(data).hexdigest()
-    return out
 
 
 def default_jobs() -> int:

@@ -299,23 +299,33 @@ def build(options: BuildOptions) -> BuildResult:
     site_dir = options.resolved_site_dir()
     written = False
     if ctx.report.ok(options.strict) and options.write:
-        from .site_guard import site_dir_findings
-
-        where = f"--site-dir {site_dir}" if options.site_dir is not None else str(site_dir)
-        ctx.report.extend(site_dir_findings(site_dir, cfg, where, force=options.force))
-    if ctx.report.ok(options.strict) and options.write:
-        manifest: dict[str, Any] = {"acap": __version__, "inputs": input_digest(cfg),
-                                    "card": cfg.card_url, "files": ctx.files.digest()}
-        if ctx.jwks is not None:  # what every build into site_dir published (kids for good)
-            manifest["publishedKeys"] = key_history(cfg, site_dir, ctx.jwks)
-        written = _write(ctx, site_dir, manifest)
+        written = _guard_and_write(ctx, site_dir)
     card_url = cfg.card_url if cfg.card_host else None
     return BuildResult(ctx.report, ctx.files, site_dir, ctx.card, ctx.notices, written,
                        card_url, options.strict)
 
 
-def _write(ctx: BuildContext, site_dir: Path, manifest: dict[str, Any]) -> bool:
-    return write_or_report(ctx.files, site_dir, manifest, ctx.report)
+def _guard_and_write(ctx: BuildContext, site_dir: Path) -> bool:
+    """Holding the site folder's lock (:func:`acap.site.site_lock`): check that the
+    folder may be replaced (:mod:`acap.site_guard`), then write it. Returns whether
+    site/ was replaced."""
+    from .site import site_lock
+    from .site_guard import site_dir_findings
+
+    cfg, options = ctx.cfg, ctx.options
+    where = f"--site-dir {site_dir}" if options.site_dir is not None else str(site_dir)
+    with site_lock(site_dir.absolute()) as busy:
+        if busy is not None:
+            ctx.report.add(busy.finding(site_dir))
+            return False
+        ctx.report.extend(site_dir_findings(site_dir, cfg, where, force=options.force))
+        if not ctx.report.ok(options.strict):
+            return False
+        manifest: dict[str, Any] = {"acap": __version__, "inputs": input_digest(cfg),
+                                    "card": cfg.card_url, "files": ctx.files.digest()}
+        if ctx.jwks is not None:  # what every build into site_dir published (kids for good)
+            manifest["publishedKeys"] = key_history(cfg, site_dir, ctx.jwks)
+        return write_or_report(ctx.files, site_dir, manifest, ctx.report)
 
 
 def write_or_report(files: SiteFiles, site_dir: Path, manifest: dict[str, Any],

@@ -191,11 +191,12 @@ class Report:
             ),
         )
 
-    def format_text(self) -> str:
-        """All findings as text, one per line (plus hint lines), and a summary line."""
+    def format_text(self, summary: bool = True) -> str:
+        """All findings as text, one per line (plus hint lines), and (with ``summary``)
+        a line counting errors and warnings."""
         lines = [f.format_text() for f in self.sorted()]
         e, w = len(self.errors), len(self.warnings)
-        if e or w:
+        if summary and (e or w):
             lines.append(f"{e} error{'s' if e != 1 else ''}, {w} warning{'s' if w != 1 else ''}")
         return "\n".join(lines)
 

@@ -375,7 +375,9 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
                 if not create:
                     out.findings.append(Finding(
                         "KEY", "error", f"no signing key at {show_path(path, cfg)}", loc,
-                        f"run `acap keys new`, or set {KEY_ENV}"))
+                        f"if the path is right, run `acap keys new -c {cfg.path}` (a batch "
+                        f"build makes keys only with --new-keys), or set {KEY_ENV}; if the "
+                        "key is elsewhere, correct signing.keyFile"))
                     return out
                 if isinstance(kid, str) and kid in published:
                     out.findings.append(_reused_kid(cfg, kid, published, env=False))
@@ -385,12 +387,13 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
                 write_private_key(path, private, new_alg)
                 out.notices.append(f"created a new {new_alg} signing key at {show_path(path, cfg)} "
                                    "(keep it safe and out of git; .acap/ is git-ignored)")
+            data = path.read_bytes()  # first: a folder or unreadable file is the one error
             mode = path.stat().st_mode & 0o077
             if mode:
                 out.findings.append(Finding(
                     "KEY", "warning", f"the signing key {show_path(path, cfg)} can be read by "
                     "other users of this machine", loc, f"chmod 600 {show_path(path, cfg)}"))
-            out.key = load_signing_key(path.read_bytes(), kid=kid, alg_hint=alg)
+            out.key = load_signing_key(data, kid=kid, alg_hint=alg)
         seen = published.get(out.key.kid)
         if seen and not same_public_key(seen[0], out.key.public_jwk()):
             out.findings.append(_reused_kid(cfg, out.key.kid, published, env=bool(env)))

@@ -138,8 +138,10 @@ def preflight(options: PublishOptions) -> Checked:
         return out
     ops = manifest.get("operators")
     if isinstance(ops, dict):  # a batch build: this operator's own record
-        mine = ops.get(str(cfg.path.resolve()))
-        entry = mine if isinstance(mine, dict) else {}
+        from .batch_site import previous_records
+
+        mine = [r for r in previous_records(manifest) if r["card"] == cfg.card_url]
+        entry = mine[0] if mine else {}
         site_hosts = [str(h) for h in entry.get("hosts", [])]
         manifest = {**manifest, "inputs": entry.get("inputs"), "card": entry.get("card"),
                     "files": {r: d for r, d in dict(manifest.get("files") or {}).items()  # type: ignore[call-overload]

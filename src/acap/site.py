@@ -13,12 +13,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
+
+if TYPE_CHECKING:
+    from .findings import Finding
 
 #: Build record at the site root, outside every host folder (never published).
 MANIFEST = ".acap/manifest.json"
@@ -116,6 +122,65 @@ def write_site(files: SiteFiles, site_dir: Path, manifest: Mapping[str, object])
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     swap_in(tmp, site_dir)
+
+
+class SiteBusy:
+    """Another acap process is writing the site folder (see :func:`site_lock`)."""
+
+    def finding(self, shown: Path) -> Finding:
+        """The ``SITE-BUSY`` error for the folder as the user named it."""
+        from .findings import Finding, Location
+
+        return Finding("SITE-BUSY", "error", f"another acap build is writing {shown} now; "
+                       "this one wrote nothing", Location(str(shown)),
+                       "wait until it is done, then build again")
+
+
+@contextmanager
+def site_lock(site_dir: Path) -> Iterator[SiteBusy | None]:
+    """Hold the lock of ``site_dir`` while a build replaces it; yields ``None``, or a
+    :class:`SiteBusy` when another process holds it (then write nothing).
+
+    The lock is an ``flock`` on the folder that holds site/ (no lock file is left
+    anywhere), so two builds never race to swap the same folder in. Holding it,
+    the build also removes the ``.<site>-new-*`` and ``.<site>-old-*`` folders
+    that a build killed before it could clean up left beside site/. Where
+    ``flock`` does not exist (Windows) or the folder does not exist yet, nothing
+    is locked. Own code: the standard library has no cross-process lock.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield None
+        return
+    try:
+        fd = os.open(site_dir.parent, os.O_RDONLY)
+    except OSError:
+        yield None
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield SiteBusy()
+            return
+        _remove_leftovers(site_dir)
+        yield None
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _remove_leftovers(site_dir: Path) -> None:
+    """Remove the temporary folders of builds that were killed (see :func:`site_lock`)."""
+    pattern = re.compile(rf"\.{re.escape(site_dir.name)}-(?:new|old)-[a-z0-9_]{{8}}")
+    try:
+        names = os.listdir(site_dir.parent)
+    except OSError:
+        return
+    for name in names:
+        path = site_dir.parent / name
+        if pattern.fullmatch(name) and path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def new_site_folder(site_dir: Path) -> Path:

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ._common import FORMATS, emit_report
+
+if TYPE_CHECKING:
+    from ..batch import BatchOptions
 
 
 @click.command()
@@ -27,22 +31,35 @@ from ._common import FORMATS, emit_report
 @click.option("--force", is_flag=True,
               help="Replace a site folder that holds another card's build, or files the "
                    "last build did not write (they are deleted).")
+@click.option("--prune", is_flag=True,
+              help="Several operator files: remove the folders of operators the last build "
+                   "had that are not among them (kept otherwise).")
+@click.option("--new-keys", is_flag=True,
+              help="Several operator files: make a signing key for an operator that has "
+                   "none (otherwise it fails).")
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True,
               help="How to print findings.")
 def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
           spec_site: bool | None, pages: bool, jobs: int, strict: bool, force: bool,
-          fmt: str) -> None:
+          prune: bool, new_keys: bool, fmt: str) -> None:
     """Build site/ from operator.yaml: signed card, JWKS, pages, hosting files.
 
     \b
     CONFIGS: operator files or folders of them, built together into one
-    site/ (a failed operator keeps its previous folders; the others build).
+    site/ (a failed operator keeps its previous folders; the others build;
+    operators of the last build not among them are kept unless --prune).
     """
     if config is not None and configs:
         raise click.UsageError("give operator files as arguments or with -c, not both")
     if len(configs) > 1 or (configs and configs[0].is_dir()):
-        _batch(configs, site_dir, spec_site, pages, jobs, strict, fmt, force)
+        from ..batch import BatchOptions, default_jobs
+
+        _batch(BatchOptions(configs=configs, site_dir=site_dir or Path("site"),
+                            jobs=jobs or default_jobs(), pages=pages, spec_site=spec_site,
+                            strict=strict, force=force, prune=prune, new_keys=new_keys), fmt)
         return
+    if prune or new_keys:
+        raise click.UsageError("--prune and --new-keys are for several operator files")
     from ..build import BuildOptions
     from ..build import build as run_build
 
@@ -65,33 +82,46 @@ def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
             click.echo(f"card: {result.card_url}")
 
 
-def _batch(configs: tuple[Path, ...], site_dir: Path | None, spec_site: bool | None,
-           pages: bool, jobs: int, strict: bool, fmt: str, force: bool = False) -> None:
+def _batch(options: BatchOptions, fmt: str) -> None:
     import json
 
-    from ..batch import BatchOptions, build_many, default_jobs
+    from ..batch import build_many
 
-    result = build_many(BatchOptions(configs=configs, site_dir=site_dir or Path("site"),
-                                     jobs=jobs or default_jobs(), pages=pages,
-                                     spec_site=spec_site, strict=strict, force=force))
+    result = build_many(options)
+    errors, warnings = result.totals()
     if fmt == "json":
         click.echo(json.dumps({
             "site": str(result.site_dir), "written": result.written,
             "operators": [{"config": str(o.config), "built": o.built, "card": o.card_url,
                            "findings": [f.to_json() for f in o.report.sorted()]}
                           for o in result.outcomes],
+            "kept": result.kept, "pruned": result.pruned,
             "findings": [f.to_json() for f in result.report.sorted()],
+            "errors": errors, "warnings": warnings,
         }, indent=2, ensure_ascii=False))
     else:
         for o in result.outcomes:
             for note in o.notices:
                 click.echo(f"note: {o.config}: {note}", err=True)
             if len(o.report):
-                click.echo(o.report.format_text(), err=True)
-        emit_report(result.report, fmt)
-        click.echo(f"built {len(result.built)} of {len(result.outcomes)} operators into "
-                   f"{result.site_dir}/" + ("" if result.written else " (nothing written)"))
+                click.echo(o.report.format_text(summary=False), err=True)
+        if len(result.report):
+            click.echo(result.report.format_text(summary=False), err=True)
+        click.echo(f"{errors} error{'s' * (errors != 1)}, {warnings} "
+                   f"warning{'s' * (warnings != 1)} in {len(result.outcomes)} operator files",
+                   err=True)
+        n, total = len(result.built), len(result.outcomes)
+        if result.written:
+            click.echo(f"built {n} of {total} operators into {result.site_dir}/")
+        else:
+            click.echo(f"nothing written to {result.site_dir}/ ({n} of {total} operators "
+                       "built without error)")
         for o in result.failed:
             click.echo(f"not built: {o.config} (its previous folders, if any, were kept)",
                        err=True)
+        if result.kept:
+            click.echo(f"kept: {len(result.kept)} operators of the last build that are not "
+                       "in this one (--prune removes them)", err=True)
+        if result.pruned:
+            click.echo(f"pruned: {', '.join(result.pruned)}", err=True)
     sys.exit(0 if result.outcomes and not result.failed and result.report.ok() else 1)
