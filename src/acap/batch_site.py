@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,18 +59,15 @@ def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path) -> bool
     try:
         old = read_manifest(site_dir) or {}
         records = previous_records(old)
-        same = _same_card(result)
-
-        def matches(o: OperatorOutcome, rec: dict[str, Any]) -> bool:
-            return _matches(o, rec, same, site_dir)
-
+        old_files = _files_by_host(old)
+        owners = _Owners(result, records, site_dir)
         while True:  # each round only takes operators out, so it ends
-            kept, pruned = _surviving_records(result, records, options.prune, matches)
-            if not _claim_hosts(result, kept, records, matches):
+            kept, pruned = _surviving_records(result, records, options.prune, owners)
+            if not _claim_hosts(result, kept, records, owners):
                 break
         _shared_keys(result)
         if not options.pages:
-            _removed_pages(result, old)
+            _removed_pages(result, old_files)
         digests: dict[str, str] = {}
         operators: dict[str, dict[str, Any]] = {}
         owned: set[str] = set()
@@ -82,8 +78,8 @@ def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path) -> bool
                     os.rename(o.staged / h, tmp / h)
                     owned.add(h)
             digests.update(o.digests)
-            operators[o.card_url] = {"config": str(o.config.resolve()),
-                                     "configFromSite": _from_site(o.config, site_dir),
+            operators[o.card_url] = {"config": owners.real[id(o)],
+                                     "configFromSite": owners.from_site[id(o)],
                                      "card": o.card_url, "inputs": o.inputs, "hosts": o.hosts,
                                      "keys": o.key_thumbprints}
         shutil.rmtree(tmp / STAGING, ignore_errors=True)
@@ -93,11 +89,11 @@ def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path) -> bool
         for rec in kept:
             hosts = [str(h) for h in rec.get("hosts", []) if str(h) not in owned]
             for host in hosts:
-                digests.update(_carry_over(tmp, site_dir, host, old))
+                digests.update(_carry_over(tmp, site_dir, old_files.get(host, [])))
                 owned.add(host)
             operators.setdefault(rec["card"], {**rec, "hosts": hosts})
-        result.kept = sorted(r["card"] for r in kept
-                             if not any(o.card_url == r["card"] for o in result.outcomes))
+        cards = {o.card_url for o in result.outcomes}
+        result.kept = sorted(r["card"] for r in kept if r["card"] not in cards)
         result.pruned = sorted(r["card"] for r in pruned)
         write_manifest(tmp, {"acap": __version__, "operators": dict(sorted(operators.items())),
                              "files": dict(sorted(digests.items()))})
@@ -126,51 +122,64 @@ def _same_card(result: BatchResult) -> set[str]:
     return twice
 
 
-Matcher = Callable[[OperatorOutcome, dict[str, Any]], bool]
+class _Owners:
+    """Which operator of this batch each record of the last build is: the same operator
+    file (its path, or its path from the folder holding site/, the same when a CI
+    runner checks the project out in a new folder), or, when no other operator of
+    this batch has its card, the same card signed with a key it published then.
+    Another operator file claiming that card (a takeover) is none of these.
+    Indexed once, so that a batch of thousands is not compared pair by pair."""
 
+    def __init__(self, result: BatchResult, records: list[dict[str, Any]],
+                 site_dir: Path) -> None:
+        same = _same_card(result)
+        base = os.path.realpath(site_dir.parent)
+        self.real: dict[int, str] = {}
+        self.from_site: dict[int, str] = {}
+        by_real: dict[str, OperatorOutcome] = {}
+        by_rel: dict[str, OperatorOutcome] = {}
+        by_card: dict[str, OperatorOutcome] = {}
+        for o in result.outcomes:
+            real = self.real[id(o)] = os.path.realpath(o.config)
+            rel = self.from_site[id(o)] = os.path.relpath(real, base)
+            by_real.setdefault(real, o)
+            by_rel.setdefault(rel, o)
+            if o.card_url is not None and o.card_url not in same:
+                by_card[o.card_url] = o
+        self._of: dict[int, OperatorOutcome | None] = {}
+        for rec in records:
+            mine = by_real.get(str(rec.get("config"))) or \
+                by_rel.get(str(rec.get("configFromSite")))
+            if mine is None:
+                c = by_card.get(rec["card"])
+                if c is not None and set(c.key_thumbprints) & set(rec.get("keys") or []):
+                    mine = c
+            self._of[id(rec)] = mine
 
-def _from_site(config: Path, site_dir: Path) -> str:
-    """The operator file's path from the folder holding site/ (the same when a CI runner
-    checks the project out in a new folder, site/ within it)."""
-    return os.path.relpath(os.path.realpath(config), os.path.realpath(site_dir.parent))
-
-
-def _matches(o: OperatorOutcome, rec: dict[str, Any], same: set[str], site_dir: Path) -> bool:
-    """True when ``rec`` is the last build's record of ``o``: the same operator file (its
-    path, or its path from the folder holding site/), or, when no other operator
-    of this batch has its card, the same card signed with a key it published then.
-    Another operator file claiming that card (a takeover) is none of these."""
-    config = rec.get("config")
-    if isinstance(config, str) and os.path.realpath(config) == os.path.realpath(o.config):
-        return True
-    if rec.get("configFromSite") == _from_site(o.config, site_dir):
-        return True
-    if o.card_url is None or o.card_url in same or rec.get("card") != o.card_url:
-        return False
-    return bool(set(o.key_thumbprints) & set(rec.get("keys") or []))
+    def owner(self, rec: dict[str, Any]) -> OperatorOutcome | None:
+        """The operator of this batch ``rec`` is the record of, if any."""
+        return self._of.get(id(rec))
 
 
 def _surviving_records(result: BatchResult, records: list[dict[str, Any]], prune: bool,
-                       matches: Matcher) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+                       owners: _Owners) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``(kept, pruned)``: the last build's records whose folders go on into the new
     site: those of operators that failed now, and, unless pruning, those of
     operators not in this batch. Records of operators built now are neither."""
-    built, failed = result.built, result.failed
     kept, unmatched = [], []
     for rec in records:
-        if any(matches(o, rec) for o in built):
-            continue
-        if any(matches(o, rec) for o in failed):
-            kept.append(rec)
-        else:
+        o = owners.owner(rec)
+        if o is None:
             unmatched.append(rec)
+        elif not o.built:
+            kept.append(rec)
     if not prune:
         return kept + unmatched, []
     # Never pruned: a card an operator of this batch has (its own, or one it contests).
     cards = {o.card_url for o in result.outcomes}
     kept += [r for r in unmatched if r["card"] in cards]
     unmatched = [r for r in unmatched if r["card"] not in cards]
-    unknown = [o for o in failed if o.card_url is None]
+    unknown = [o for o in result.failed if o.card_url is None]
     if unknown and unmatched:
         result.report.add(Finding(
             "SITE-PRUNE", "warning", f"nothing was pruned: {unknown[0].config} could not be "
@@ -182,7 +191,7 @@ def _surviving_records(result: BatchResult, records: list[dict[str, Any]], prune
 
 
 def _claim_hosts(result: BatchResult, kept: list[dict[str, Any]],
-                 records: list[dict[str, Any]], matches: Matcher) -> bool:
+                 records: list[dict[str, Any]], owners: _Owners) -> bool:
     """Refuse the operators whose hosts belong to another (``SITE-HOST``); see the module
     docstring. Decided on the claims as made, so the order of the files does not
     matter. Returns whether any operator was refused."""
@@ -199,9 +208,9 @@ def _claim_hosts(result: BatchResult, kept: list[dict[str, Any]],
             owner = kept_owner.get(h)
             rivals = [c for c in claims[h] if c is not o and not _same_files(c, o, h)]
             last = last_owner.get(h)
-            if rivals and last is not None and any(matches(c, last) for c in rivals):
+            if rivals and last is not None and owners.owner(last) in rivals:
                 owner = last  # a rival is the last owner, and builds now
-            if owner is not None and not matches(o, owner):
+            if owner is not None and owners.owner(owner) is not o:
                 refused[id(o)] = Finding(
                     "SITE-HOST", "error", f"host {h} belongs to another operator: the last "
                     f"build published it for the card {owner['card']}"
@@ -209,7 +218,7 @@ def _claim_hosts(result: BatchResult, kept: list[dict[str, Any]],
                     where, f"remove {h} from this file, or, if that operator has left, build "
                     "without it and with --prune first")
                 break
-            if rivals and not (last is not None and matches(o, last)):
+            if rivals and not (last is not None and owners.owner(last) is o):
                 names = ", ".join(str(c.config) for c in rivals)
                 refused[id(o)] = Finding(
                     "SITE-HOST", "error", f"host {h} is also built by {names}, with other "
@@ -245,13 +254,22 @@ def _shared_keys(result: BatchResult) -> None:
                 "holds its own by default), then run acap keys new for it"))
 
 
-def _removed_pages(result: BatchResult, old: dict[str, Any]) -> None:
+def _files_by_host(old: dict[str, Any]) -> dict[str, list[str]]:
+    """The last build's files (as its manifest lists them), by host folder."""
+    out: dict[str, list[str]] = {}
+    for rel in dict(old.get("files") or {}):
+        host, sep, _ = rel.partition("/")
+        if sep and rel != MANIFEST:
+            out.setdefault(host, []).append(rel)
+    return out
+
+
+def _removed_pages(result: BatchResult, old_files: dict[str, list[str]]) -> None:
     """A ``SITE-PAGES`` warning for each operator whose pages of the last build this
     ``--no-pages`` build removes (the personEntry pages its card sends people to)."""
-    files = dict(old.get("files") or {})
     for o in result.built:
-        gone = [r for r in files if r.endswith(".html") and r.split("/", 1)[0] in o.hosts
-                and r not in o.digests]
+        gone = [r for h in o.hosts for r in old_files.get(h, [])
+                if r.endswith(".html") and r not in o.digests]
         if gone:
             o.report.add(Finding(
                 "SITE-PAGES", "warning", f"--no-pages removes the {len(gone)} pages the last "
@@ -260,16 +278,15 @@ def _removed_pages(result: BatchResult, old: dict[str, Any]) -> None:
                 "build without --no-pages to keep them"))
 
 
-def _carry_over(tmp: Path, site_dir: Path, host: str, old: dict[str, Any]) -> dict[str, str]:
-    """Copy ``host``'s files of the previous build (as its manifest lists them) into the
-    new site folder ``tmp``; returns their digests."""
+def _carry_over(tmp: Path, site_dir: Path, files: list[str]) -> dict[str, str]:
+    """Copy ``files`` of the previous build (one host's, as its manifest lists them) into
+    the new site folder ``tmp``; returns their digests."""
     out: dict[str, str] = {}
-    for rel in dict(old.get("files") or {}):
-        if rel.startswith(host + "/") and rel != MANIFEST:
-            try:
-                data = (site_dir / rel).read_bytes()
-            except OSError:
-                continue
-            write_files(tmp, [(rel, data)])
-            out[rel] = hashlib.sha256(data).hexdigest()
+    for rel in files:
+        try:
+            data = (site_dir / rel).read_bytes()
+        except OSError:
+            continue
+        write_files(tmp, [(rel, data)])
+        out[rel] = hashlib.sha256(data).hexdigest()
     return out
