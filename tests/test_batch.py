@@ -515,3 +515,104 @@ def test_batch_json_counts_every_operator_s_findings(tmp_path: Path) -> None:
                                     str(tmp_path / "site")])
     assert "1 error, 0 warnings in 2 operator files" in text.stderr
     assert "built 1 of 2 operators into" in text.stdout
+
+
+def test_a_host_with_the_same_files_is_still_one_operator_s(tmp_path: Path) -> None:
+    """With --no-pages a host without the card holds the same three files whoever
+    builds it: claiming it must fail all the same, and the owner must stay the owner."""
+    ops = write_operators(tmp_path / "ops", 2)
+    site = tmp_path / "site"
+    for op in ops:  # each its own ask.<host>
+        i = op.parent.name[-1]
+        op.write_text(op.read_text() + f"hosts:\n  ask.op{i}.example: {{}}\n")
+    assert build_many(BatchOptions(configs=ops, site_dir=site, pages=False)).written
+    claimant = ops[1]
+    text = claimant.read_text()
+    claimant.write_text(text + "  ask.op0.example: {}\n")
+    line = len(text.splitlines()) + 1
+    res = build_many(BatchOptions(configs=ops, site_dir=site, pages=False))
+    [err] = res.outcomes[1].report.errors
+    assert err.rule == "SITE-HOST" and (err.location.file, err.location.line) == \
+        (str(claimant), line)
+    assert [o.config for o in res.built] == [ops[0]]
+    owner_alone = build_many(BatchOptions(configs=ops[:1], site_dir=site))
+    assert owner_alone.written and not owner_alone.failed
+
+
+def test_the_owner_is_recognised_by_its_key_when_the_files_moved_away_from_site(
+        tmp_path: Path) -> None:
+    ops = write_operators(tmp_path / "ops", 3)
+    site = tmp_path / "site"
+    assert build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).written
+    before = tree(site)
+    moved = tmp_path / "elsewhere" / "checkout"
+    moved.parent.mkdir()
+    (tmp_path / "ops").rename(moved)
+    taker = moved / "op00002" / "operator.yaml"  # takes op1's card, with its own key
+    taker.write_text(taker.read_text().replace("op2.example", "op1.example"))
+    for prune in (False, True):
+        res = build_many(BatchOptions(configs=[moved], site_dir=site, prune=prune))
+        assert [o.config for o in res.failed] == [taker]
+        [err] = [f for f in res.failed[0].report.errors]
+        assert err.rule == "SITE-HOST" and "op1.example" in err.message
+        assert res.pruned == [] and res.kept == []
+        after = tree(site)
+        for host in ("op1.example/", "op2.example/"):  # op1 rebuilt as it was; op2 kept
+            assert {k: v for k, v in after.items() if k.startswith(host)} == \
+                {k: v for k, v in before.items() if k.startswith(host)}
+    assert ops
+
+
+def test_kept_lists_only_operators_that_are_not_in_the_batch(tmp_path: Path) -> None:
+    ops = write_operators(tmp_path / "ops", 3)
+    site = tmp_path / "site"
+    assert build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).written
+    ops[0].write_text("operator: [\n")
+    res = build_many(BatchOptions(configs=ops[:2], site_dir=site))
+    assert [o.config for o in res.failed] == [ops[0]]
+    assert res.kept == ["https://op2.example/.well-known/agent-card.json"]
+    out = CliRunner().invoke(cli, ["build", str(ops[0]), str(ops[1]), "--site-dir", str(site),
+                                   "--prune"])
+    assert "warning: nothing was pruned" in out.stderr
+    assert out.stderr.count("[SITE-PRUNE]") == 1
+    assert "kept: 1 operator of the last build that is not in this one (not pruned: see " \
+        "the warning above)" in out.stderr
+
+
+def test_a_site_dir_that_is_a_link_is_built_into_its_target(tmp_path: Path) -> None:
+    write_operators(tmp_path / "ops", 2)
+    (tmp_path / "real").mkdir()
+    (tmp_path / "served").symlink_to(tmp_path / "real")
+    for _ in range(2):
+        res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=tmp_path / "served"))
+        assert res.written
+        assert (tmp_path / "served").is_symlink()
+        assert (tmp_path / "real" / "op1.example" / ".well-known" / "agent-card.json").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ops", "real", "served"]
+
+
+def test_a_stop_during_the_swap_waits_and_the_build_ends_as_it_would_have(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    import acap.site
+
+    write_operators(tmp_path / "ops", 2)
+    site = tmp_path / "site"
+    assert build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).written
+    real_rename = os.rename
+    calls = []
+
+    def rename_then_ctrl_c(a: object, b: object) -> None:
+        real_rename(a, b)  # type: ignore[arg-type]
+        if Path(str(a)) == site or Path(str(b)) == site:
+            calls.append(b)
+        if Path(str(a)) == site:  # between the swap's two renames: site/ is gone a moment
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(acap.site.os, "rename", rename_then_ctrl_c)
+    res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site))
+    monkeypatch.undo()
+    assert res.written and len(calls) == 2
+    assert (site / "op1.example" / ".well-known" / "agent-card.json").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ops", "site"]

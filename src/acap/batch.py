@@ -291,7 +291,7 @@ def build_many(options: BatchOptions) -> BatchResult:
     import shutil
 
     from .batch_site import assemble_site
-    from .site import SiteBusy, new_site_folder, site_lock
+    from .site import SiteBusy, new_site_folder, real_site_dir, site_lock
     from .site_guard import batch_site_findings
 
     gc.enable()  # many operators: let the collector run (the CLI turns it off)
@@ -303,7 +303,7 @@ def build_many(options: BatchOptions) -> BatchResult:
                                   Location(named), "give operator files, or folders holding "
                                   "*.yaml files or */operator.yaml"))
         return result
-    site_dir = options.site_dir.absolute()
+    site_dir = real_site_dir(options.site_dir)
     result.report.extend(batch_site_findings(options.site_dir, configs,
                                              f"--site-dir {options.site_dir}",
                                              force=options.force))
@@ -320,7 +320,7 @@ def build_many(options: BatchOptions) -> BatchResult:
             with _terminate_on_sigterm():
                 _build_all(result, options, configs, tmp / STAGING if tmp else None)
             if tmp is not None:
-                result.written = assemble_site(result, options, tmp)
+                result.written = assemble_site(result, options, tmp, site_dir)
                 tmp = None  # swapped in, or removed
         finally:
             if tmp is not None:

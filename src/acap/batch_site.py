@@ -8,10 +8,10 @@ order they apply:
 * **A host belongs to one operator** (``SITE-HOST``). An operator that claims a
   host the last build gave to another operator (one that is kept: not in this
   batch, or in it but failed) fails, and the owner keeps it. Two operators of
-  this batch claiming one host with different files both fail, unless one of
-  them owned it last time. Which operator wins never depends on file order.
-* **An operator that failed keeps its previous folders**, found by its card URL
-  (or, when operator.yaml could not be read that far, by its file).
+  this batch claiming one host both fail, unless one of them owned it last
+  time. Which operator wins never depends on file order.
+* **An operator that failed keeps its previous folders**, found by its operator
+  file or by the key it signs with (see :class:`_Owners`).
 * **Operators of the last build that are not in this batch are kept**, with
   their folders, unless ``prune``; pruning is skipped (``SITE-PRUNE`` warning)
   when an operator of this batch failed before its card URL was known, since
@@ -43,7 +43,8 @@ def previous_records(manifest: dict[str, Any] | None) -> list[dict[str, Any]]:
             if isinstance(r, dict) and isinstance(r.get("card"), str)]
 
 
-def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path) -> bool:
+def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path,
+                  site_dir: Path) -> bool:
     """Put the new site/ together in ``tmp`` (see the module docstring) and swap it in.
 
     Args:
@@ -51,20 +52,22 @@ def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path) -> bool
         options: the batch's options (``site_dir``, ``prune``, ``pages``).
         tmp: the new site folder, each operator's files staged under
             :data:`acap.batch.STAGING`.
+        site_dir: the site folder it replaces (:func:`acap.site.real_site_dir`).
 
     Returns:
         Whether site/ was replaced. ``tmp`` is gone either way (swapped in or removed).
     """
-    site_dir = options.site_dir.absolute()
     try:
         old = read_manifest(site_dir) or {}
         records = previous_records(old)
         old_files = _files_by_host(old)
         owners = _Owners(result, records, site_dir)
         while True:  # each round only takes operators out, so it ends
-            kept, pruned = _surviving_records(result, records, options.prune, owners)
+            kept, pruned, held = _surviving_records(result, records, options.prune, owners)
             if not _claim_hosts(result, kept, records, owners):
                 break
+        if held is not None:
+            result.report.add(held)
         _shared_keys(result)
         if not options.pages:
             _removed_pages(result, old_files)
@@ -93,7 +96,8 @@ def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path) -> bool
                 owned.add(host)
             operators.setdefault(rec["card"], {**rec, "hosts": hosts})
         cards = {o.card_url for o in result.outcomes}
-        result.kept = sorted(r["card"] for r in kept if r["card"] not in cards)
+        result.kept = sorted(r["card"] for r in kept
+                             if owners.owner(r) is None and r["card"] not in cards)
         result.pruned = sorted(r["card"] for r in pruned)
         write_manifest(tmp, {"acap": __version__, "operators": dict(sorted(operators.items())),
                              "files": dict(sorted(digests.items()))})
@@ -111,49 +115,39 @@ def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path) -> bool
     return True
 
 
-def _same_card(result: BatchResult) -> set[str]:
-    """Card URLs that more than one operator of the batch has (they then contest the
-    card host, and are told apart by their operator files)."""
-    seen: set[str] = set()
-    twice: set[str] = set()
-    for o in result.outcomes:
-        if o.card_url is not None:
-            (twice if o.card_url in seen else seen).add(o.card_url)
-    return twice
-
-
 class _Owners:
     """Which operator of this batch each record of the last build is: the same operator
     file (its path, or its path from the folder holding site/, the same when a CI
-    runner checks the project out in a new folder), or, when no other operator of
-    this batch has its card, the same card signed with a key it published then.
-    Another operator file claiming that card (a takeover) is none of these.
-    Indexed once, so that a batch of thousands is not compared pair by pair."""
+    runner checks the project out in a new folder), else the operator that signs
+    with a key that record published (the one with its card, when several do).
+    Another operator claiming that card with its own key (a takeover) is none of
+    these. Indexed once, so that a batch of thousands is not compared pair by pair."""
 
     def __init__(self, result: BatchResult, records: list[dict[str, Any]],
                  site_dir: Path) -> None:
-        same = _same_card(result)
         base = os.path.realpath(site_dir.parent)
         self.real: dict[int, str] = {}
         self.from_site: dict[int, str] = {}
         by_real: dict[str, OperatorOutcome] = {}
         by_rel: dict[str, OperatorOutcome] = {}
-        by_card: dict[str, OperatorOutcome] = {}
+        by_key: dict[str, list[OperatorOutcome]] = {}
         for o in result.outcomes:
             real = self.real[id(o)] = os.path.realpath(o.config)
             rel = self.from_site[id(o)] = os.path.relpath(real, base)
             by_real.setdefault(real, o)
             by_rel.setdefault(rel, o)
-            if o.card_url is not None and o.card_url not in same:
-                by_card[o.card_url] = o
+            for k in o.key_thumbprints:
+                by_key.setdefault(k, []).append(o)
         self._of: dict[int, OperatorOutcome | None] = {}
         for rec in records:
             mine = by_real.get(str(rec.get("config"))) or \
                 by_rel.get(str(rec.get("configFromSite")))
             if mine is None:
-                c = by_card.get(rec["card"])
-                if c is not None and set(c.key_thumbprints) & set(rec.get("keys") or []):
-                    mine = c
+                signers = {id(o): o for k in rec.get("keys") or [] for o in by_key.get(k, [])}
+                if len(signers) > 1:  # one key file for several: the one with the card
+                    signers = {i: o for i, o in signers.items() if o.card_url == rec["card"]}
+                if len(signers) == 1:
+                    mine = next(iter(signers.values()))
             self._of[id(rec)] = mine
 
     def owner(self, rec: dict[str, Any]) -> OperatorOutcome | None:
@@ -162,10 +156,12 @@ class _Owners:
 
 
 def _surviving_records(result: BatchResult, records: list[dict[str, Any]], prune: bool,
-                       owners: _Owners) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """``(kept, pruned)``: the last build's records whose folders go on into the new
-    site: those of operators that failed now, and, unless pruning, those of
-    operators not in this batch. Records of operators built now are neither."""
+                       owners: _Owners) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
+                                                 Finding | None]:
+    """``(kept, pruned, why not pruned)``: the last build's records whose folders go on
+    into the new site: those of operators that failed now, and, unless pruning,
+    those of operators not in this batch. Records of operators built now are
+    neither. The finding says why pruning was held back, if it was."""
     kept, unmatched = [], []
     for rec in records:
         o = owners.owner(rec)
@@ -174,20 +170,19 @@ def _surviving_records(result: BatchResult, records: list[dict[str, Any]], prune
         elif not o.built:
             kept.append(rec)
     if not prune:
-        return kept + unmatched, []
+        return kept + unmatched, [], None
     # Never pruned: a card an operator of this batch has (its own, or one it contests).
     cards = {o.card_url for o in result.outcomes}
     kept += [r for r in unmatched if r["card"] in cards]
     unmatched = [r for r in unmatched if r["card"] not in cards]
     unknown = [o for o in result.failed if o.card_url is None]
     if unknown and unmatched:
-        result.report.add(Finding(
+        return kept + unmatched, [], Finding(
             "SITE-PRUNE", "warning", f"nothing was pruned: {unknown[0].config} could not be "
             "read far enough to know its card, so its previous folders cannot be told apart "
             "from those of operators that left the batch", Location(str(unknown[0].config)),
-            "fix that file (its error is above) and build again with --prune"))
-        return kept + unmatched, []
-    return kept, unmatched
+            "fix that file (its error is above) and build again with --prune")
+    return kept, unmatched, None
 
 
 def _claim_hosts(result: BatchResult, kept: list[dict[str, Any]],
@@ -206,7 +201,7 @@ def _claim_hosts(result: BatchResult, kept: list[dict[str, Any]],
         for h in o.hosts:
             where = o.host_places.get(h, Location(str(o.config)))
             owner = kept_owner.get(h)
-            rivals = [c for c in claims[h] if c is not o and not _same_files(c, o, h)]
+            rivals = [c for c in claims[h] if c is not o]
             last = last_owner.get(h)
             if rivals and last is not None and owners.owner(last) in rivals:
                 owner = last  # a rival is the last owner, and builds now
@@ -221,21 +216,14 @@ def _claim_hosts(result: BatchResult, kept: list[dict[str, Any]],
             if rivals and not (last is not None and owners.owner(last) is o):
                 names = ", ".join(str(c.config) for c in rivals)
                 refused[id(o)] = Finding(
-                    "SITE-HOST", "error", f"host {h} is also built by {names}, with other "
-                    "files; a host belongs to one operator", where,
+                    "SITE-HOST", "error", f"host {h} is also built by {names}; a host "
+                    "belongs to one operator", where,
                     f"remove {h} from all but one of these operator files")
                 break
     for o in result.built:
         if id(o) in refused:
             o.fail(refused[id(o)])
     return bool(refused)
-
-
-def _same_files(a: OperatorOutcome, b: OperatorOutcome, host: str) -> bool:
-    """True when ``a`` and ``b`` build ``host`` with the very same files."""
-    prefix = host + "/"
-    return ({r: d for r, d in a.digests.items() if r.startswith(prefix)}
-            == {r: d for r, d in b.digests.items() if r.startswith(prefix)})
 
 
 def _shared_keys(result: BatchResult) -> None:

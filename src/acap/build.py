@@ -309,12 +309,12 @@ def _guard_and_write(ctx: BuildContext, site_dir: Path) -> bool:
     """Holding the site folder's lock (:func:`acap.site.site_lock`): check that the
     folder may be replaced (:mod:`acap.site_guard`), then write it. Returns whether
     site/ was replaced."""
-    from .site import site_lock
+    from .site import real_site_dir, site_lock
     from .site_guard import site_dir_findings
 
     cfg, options = ctx.cfg, ctx.options
     where = f"--site-dir {site_dir}" if options.site_dir is not None else str(site_dir)
-    with site_lock(site_dir.absolute()) as busy:
+    with site_lock(real_site_dir(site_dir)) as busy:
         if busy is not None:
             ctx.report.add(busy.finding(site_dir))
             return False

@@ -146,10 +146,13 @@ def resolve_targets(cfg: Any, options: PublishOptions, site_hosts: list[str],
     targets: list[Target] = []
     for host in hosts:
         if host not in site_hosts:
-            report.add(Finding("PUBLISH-TARGET", "error", f"site/ has no folder for {host}",
-                               Location("command line"),
-                               "hosts built: " + (", ".join(site_hosts) or "none")
-                               + "; run acap build"))
+            theirs = (options.resolved_site_dir() / host).is_dir()
+            report.add(Finding(
+                "PUBLISH-TARGET", "error", f"{host} is not a host of {cfg.path.name}: site/ "
+                "holds it for another operator of the batch" if theirs else
+                f"site/ has no folder for {host}", Location("command line"),
+                "hosts built: " + (", ".join(site_hosts) or "none")
+                + ("" if theirs else "; run acap build")))
             continue
         t = _target_for(cfg, host, configured.get(host, {}), options, report)
         if t is not None:

@@ -113,7 +113,7 @@ def write_site(files: SiteFiles, site_dir: Path, manifest: Mapping[str, object])
     Raises:
         OSError: the folder could not be written; nothing was changed.
     """
-    site_dir = site_dir.absolute()
+    site_dir = real_site_dir(site_dir)
     tmp = new_site_folder(site_dir)
     try:
         write_files(tmp, ((rel, files[rel]) for rel in files))
@@ -231,20 +231,52 @@ def swap_in(tmp: Path, site_dir: Path) -> None:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    old = None
-    if site_dir.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-old-", dir=site_dir.parent))
-        os.rename(site_dir, old / "site")
-    try:
-        os.rename(tmp, site_dir)
-    except BaseException:
+    with _stops_held():
+        old = None
+        if site_dir.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-old-", dir=site_dir.parent))
+            os.rename(site_dir, old / "site")
+        try:
+            os.rename(tmp, site_dir)
+        except BaseException:
+            if old:
+                os.rename(old / "site", site_dir)
+                shutil.rmtree(old, ignore_errors=True)
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
         if old:
-            os.rename(old / "site", site_dir)
             shutil.rmtree(old, ignore_errors=True)
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    if old:
-        shutil.rmtree(old, ignore_errors=True)
+
+
+@contextmanager
+def _stops_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait while site/ is swapped in, and are then dropped: the
+    build has done what it was asked, and stopping it half-way through the swap
+    would report a failure for a site/ that was replaced (or leave the old one
+    beside it). Only in the main thread of a POSIX process; elsewhere, nothing."""
+    import signal
+    import threading
+
+    stops = {signal.SIGINT, signal.SIGTERM}
+    if not hasattr(signal, "pthread_sigmask") or \
+            threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+    try:
+        yield
+    finally:
+        while signal.sigtimedwait(stops, 0) is not None:
+            pass  # a stop request that came during the swap: the build is done
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+def real_site_dir(site_dir: Path) -> Path:
+    """``site_dir`` as an absolute path, or, when it is a symbolic link, the folder it
+    points to: a build replaces that folder and leaves the link (a platform may
+    serve a path that is a link to the site)."""
+    path = site_dir.absolute()
+    return path.resolve() if path.is_symlink() else path
 
 
 #: Manifests read by this process: ``{path: (stat key, parsed)}`` (see :func:`read_manifest`).

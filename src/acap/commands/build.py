@@ -119,9 +119,12 @@ def _batch(options: BatchOptions, fmt: str) -> None:
         for o in result.failed:
             click.echo(f"not built: {o.config} (its previous folders, if any, were kept)",
                        err=True)
-        if result.kept:
-            click.echo(f"kept: {len(result.kept)} operators of the last build that are not "
-                       "in this one (--prune removes them)", err=True)
+        if result.kept and result.written:
+            n_kept = len(result.kept)
+            why = "not pruned: see the warning above" if options.prune else \
+                "--prune removes them"
+            click.echo(f"kept: {n_kept} operator{'s' * (n_kept != 1)} of the last build that "
+                       f"{'are' if n_kept != 1 else 'is'} not in this one ({why})", err=True)
         if result.pruned:
             click.echo(f"pruned: {', '.join(result.pruned)}", err=True)
     sys.exit(0 if result.outcomes and not result.failed and result.report.ok() else 1)
