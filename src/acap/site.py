@@ -164,6 +164,9 @@ def site_lock(site_dir: Path) -> Iterator[SiteBusy | None]:
         except BlockingIOError:
             yield SiteBusy()
             return
+        except OSError:  # a file system without locks (some network shares): build unlocked
+            yield None
+            return
         _remove_leftovers(site_dir)
         yield None
     finally:
