@@ -616,3 +616,16 @@ def test_a_stop_during_the_swap_waits_and_the_build_ends_as_it_would_have(
     assert res.written and len(calls) == 2
     assert (site / "op1.example" / ".well-known" / "agent-card.json").is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ops", "site"]
+
+
+def test_operators_building_the_spec_site_share_its_host(tmp_path: Path) -> None:
+    ops = write_operators(tmp_path / "ops", 2)
+    for op in ops:
+        op.write_text(op.read_text() + "specSite: true\n")
+    site = tmp_path / "site"
+    res = build_many(BatchOptions(configs=ops, site_dir=site))
+    assert res.written and len(res.built) == 2
+    spec = site / "agent-capability.org" / "ext" / "on-request" / "v1" / "index.html"
+    assert spec.is_file()
+    again = build_many(BatchOptions(configs=ops[1:], site_dir=site))  # op0 kept, op1 rebuilt
+    assert again.written and not again.failed and spec.is_file()

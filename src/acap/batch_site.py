@@ -28,11 +28,17 @@ import os
 import shutil
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from . import __version__
 from .batch import STAGING, BatchOptions, BatchResult, OperatorOutcome, write_failure
+from .build import SPEC_BASE
 from .findings import Finding, Location
 from .site import MANIFEST, read_manifest, swap_in, write_files, write_manifest
+
+#: The host of the extension's own site (``specSite: true``): every operator that
+#: builds it builds the same files, so it belongs to none of them.
+SPEC_HOST = str(urlsplit(SPEC_BASE).hostname)
 
 
 def previous_records(manifest: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -190,7 +196,7 @@ def _claim_hosts(result: BatchResult, kept: list[dict[str, Any]],
     """Refuse the operators whose hosts belong to another (``SITE-HOST``); see the module
     docstring. Decided on the claims as made, so the order of the files does not
     matter. Returns whether any operator was refused."""
-    kept_owner = {str(h): r for r in kept for h in r.get("hosts", [])}
+    kept_owner = {str(h): r for r in kept for h in r.get("hosts", []) if h != SPEC_HOST}
     last_owner = {str(h): r for r in records for h in r.get("hosts", [])}
     claims: dict[str, list[OperatorOutcome]] = {}
     for o in result.built:
@@ -200,6 +206,16 @@ def _claim_hosts(result: BatchResult, kept: list[dict[str, Any]],
     for o in result.built:
         for h in o.hosts:
             where = o.host_places.get(h, Location(str(o.config)))
+            if h == SPEC_HOST:  # the extension's own site: shared, when built alike
+                odd = [c for c in claims[h] if not _same_files(c, o, h)]
+                if odd:
+                    refused[id(o)] = Finding(
+                        "SITE-HOST", "error", f"the specification site ({h}) built for "
+                        f"{odd[0].config} differs from this one's", Location(str(o.config)),
+                        "build the batch with one acap version and the same specSite "
+                        "settings, or with --no-spec-site")
+                    break
+                continue
             owner = kept_owner.get(h)
             rivals = [c for c in claims[h] if c is not o]
             last = last_owner.get(h)
@@ -224,6 +240,13 @@ def _claim_hosts(result: BatchResult, kept: list[dict[str, Any]],
         if id(o) in refused:
             o.fail(refused[id(o)])
     return bool(refused)
+
+
+def _same_files(a: OperatorOutcome, b: OperatorOutcome, host: str) -> bool:
+    """True when ``a`` and ``b`` build ``host`` with the very same files."""
+    prefix = host + "/"
+    return ({r: d for r, d in a.digests.items() if r.startswith(prefix)}
+            == {r: d for r, d in b.digests.items() if r.startswith(prefix)})
 
 
 def _shared_keys(result: BatchResult) -> None:
