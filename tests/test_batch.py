@@ -27,6 +27,15 @@ def tree(site: Path) -> dict[str, str]:
             for p in sorted(site.rglob("*")) if p.is_file()}
 
 
+def built_batch(tmp_path: Path, count: int) -> tuple[list[Path], Path]:
+    """``count`` operators under tmp_path/ops, built into tmp_path/site:
+    ``(their operator files, the site)``."""
+    ops = write_operators(tmp_path / "ops", count)
+    site = tmp_path / "site"
+    assert build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).written
+    return ops, site
+
+
 def test_every_operator_gets_its_own_signed_card_with_its_own_key(tmp_path: Path) -> None:
     ops = write_operators(tmp_path / "ops", 5)
     res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=tmp_path / "site",
@@ -125,9 +134,7 @@ def test_the_host_s_last_owner_keeps_it_and_the_newcomer_fails(tmp_path: Path) -
 
 def test_a_subset_of_the_last_batch_keeps_the_others_and_prune_removes_them(
         tmp_path: Path) -> None:
-    ops = write_operators(tmp_path / "ops", 4)
-    site = tmp_path / "site"
-    assert build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).written
+    ops, site = built_batch(tmp_path, 4)
     before = tree(site)
     res = build_many(BatchOptions(configs=ops[:2], site_dir=site))
     assert res.written and res.kept == ["https://op2.example/.well-known/agent-card.json",
@@ -145,9 +152,7 @@ def test_a_subset_of_the_last_batch_keeps_the_others_and_prune_removes_them(
 
 def test_prune_keeps_everything_when_a_failed_operator_cannot_be_identified(
         tmp_path: Path) -> None:
-    ops = write_operators(tmp_path / "ops", 3)
-    site = tmp_path / "site"
-    assert build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).written
+    ops, site = built_batch(tmp_path, 3)
     moved = tmp_path / "moved"
     (tmp_path / "ops").rename(moved)  # a new checkout path: files no longer match by path
     broken = moved / "op00001" / "operator.yaml"
@@ -165,9 +170,7 @@ def test_prune_keeps_everything_when_a_failed_operator_cannot_be_identified(
 
 
 def test_a_failed_operator_keeps_its_folders_when_the_checkout_moved(tmp_path: Path) -> None:
-    write_operators(tmp_path / "ops", 3)
-    site = tmp_path / "site"
-    assert build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).written
+    _, site = built_batch(tmp_path, 3)
     before = {k: v for k, v in tree(site).items() if k.startswith("op1.example/")}
     moved = tmp_path / "workspace-2"
     (tmp_path / "ops").rename(moved)
@@ -420,9 +423,7 @@ def test_a_build_while_another_writes_the_same_site_is_refused(tmp_path: Path) -
 
 
 def test_no_pages_over_a_site_with_pages_says_what_it_removes(tmp_path: Path) -> None:
-    write_operators(tmp_path / "ops", 2)
-    site = tmp_path / "site"
-    assert build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).written
+    _, site = built_batch(tmp_path, 2)
     assert list(site.rglob("*.html"))
     res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site, pages=False))
     assert res.written and not list(site.rglob("*.html"))
@@ -541,9 +542,7 @@ def test_a_host_with_the_same_files_is_still_one_operator_s(tmp_path: Path) -> N
 
 def test_the_owner_is_recognised_by_its_key_when_the_files_moved_away_from_site(
         tmp_path: Path) -> None:
-    ops = write_operators(tmp_path / "ops", 3)
-    site = tmp_path / "site"
-    assert build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).written
+    ops, site = built_batch(tmp_path, 3)
     before = tree(site)
     moved = tmp_path / "elsewhere" / "checkout"
     moved.parent.mkdir()
@@ -564,9 +563,7 @@ def test_the_owner_is_recognised_by_its_key_when_the_files_moved_away_from_site(
 
 
 def test_kept_lists_only_operators_that_are_not_in_the_batch(tmp_path: Path) -> None:
-    ops = write_operators(tmp_path / "ops", 3)
-    site = tmp_path / "site"
-    assert build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).written
+    ops, site = built_batch(tmp_path, 3)
     ops[0].write_text("operator: [\n")
     res = build_many(BatchOptions(configs=ops[:2], site_dir=site))
     assert [o.config for o in res.failed] == [ops[0]]
@@ -597,9 +594,7 @@ def test_a_stop_during_the_swap_waits_and_the_build_ends_as_it_would_have(
 
     import acap.site
 
-    write_operators(tmp_path / "ops", 2)
-    site = tmp_path / "site"
-    assert build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).written
+    _, site = built_batch(tmp_path, 2)
     real_rename = os.rename
     calls = []
 
