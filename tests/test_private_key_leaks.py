@@ -12,8 +12,11 @@ the tests; the PEM blocks written into files are truncated, not keys.
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
+
+import pytest
 
 from acap.build import BuildResult
 from acap.card_check import check_card_source
@@ -153,6 +156,49 @@ def test_private_jwk_text_in_operator_yaml_is_refused(example: Path) -> None:
     assert "/skills/0/description holds a private JWK" in f.message
 
 
+def _jwk_text(private: object) -> str:
+    from cardtools import private_jwk
+
+    return json.dumps(private_jwk(private))
+
+
+@pytest.mark.parametrize("line_start", [
+    "  hours:",  # went into every page
+    "    description: States the chapel's opening hours",  # went into the signed card
+])
+def test_the_signing_key_as_a_jwk_inside_text_is_refused_at_its_line(
+        example: Path, line_start: str) -> None:
+    """Trial 5, item 1: the real signing key, as a private JWK with words around it, in
+    a contact value and in a skill's description. Both built, and publish sent them out."""
+    site, before, _ = _first_build(example)
+    key = new_private("ES256")
+    set_key_file(example, key)
+    jwk = _jwk_text(key).replace('"', '\\"')
+    lines = example.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i, t in enumerate(lines) if t.startswith(line_start))
+    lines[at] = line_start.split(":")[0] + f': "Our key: {jwk} (keep it)"\n'
+    example.write_text("".join(lines), encoding="utf-8")
+    res = run_build(example)
+    [f] = _only(res, "KEY-PRIVATE")
+    assert (f.location.file, f.location.line) == (str(example), at + 1)
+    assert "holds a private JWK" in f.message
+    _no_secret(res, pem(key))
+    assert tree(site) == before
+
+
+def test_a_jwk_in_a_template_comment_is_refused_at_the_template_line(example: Path) -> None:
+    site, before, _ = _first_build(example)
+    tpl = example.parent / "templates"
+    tpl.mkdir()
+    jwk = _jwk_text(new_private("EdDSA"))
+    (tpl / "footer.html").write_text(f"<p>footer</p>\n<!-- {jwk} -->\n", encoding="utf-8")
+    res = run_build(example)
+    [f] = _only(res, "KEY-PRIVATE")
+    assert (f.location.file, f.location.line) == (str(tpl / "footer.html"), 2)
+    assert "a private JWK" in f.message
+    assert tree(site) == before
+
+
 def test_key_text_from_nowhere_known_names_the_built_file_and_the_places(example: Path) -> None:
     """A template that assembles the header (no literal key text anywhere): the built file
     is named, with its line, and the hint says where such text comes from."""
@@ -226,3 +272,10 @@ def test_detector_kinds() -> None:
     assert in_value({"d": "AA", "x": "AA"}) == []  # no kty: ordinary data
     assert in_value({"kty": "EC", "x": "AA", "y": "AA"}) == []  # public
     assert in_value({"t": json.dumps(jwk)}) == [KeyMaterial("jwk", "/t")]
+    # with words around it, nested, or escaped for HTML; a public one stays fine
+    assert in_value({"t": f"key: {json.dumps({'a': jwk})}!"}) == [KeyMaterial("jwk", "/t")]
+    public = json.dumps({"kty": "EC", "crv": "P-256", "x": "AA", "y": "AA"})
+    assert in_value({"t": f"our public key {public}, and a brace {{"}) == []
+    page = f"<html>\n<p>{html.escape(json.dumps(jwk))}</p>".encode()
+    assert in_bytes(page, "a.html") == [KeyMaterial("jwk", line=2)]
+    assert in_bytes(f"<p>{html.escape(public)}</p>".encode(), "a.html") == []

@@ -238,6 +238,13 @@ def test_every_signature_is_checked_even_when_the_manifest_agrees(tmp_path: Path
     ("example.com/.well-known/other-keys.json",
      json.dumps({"keys": [{"kty": "EC", "crv": "P-256", "x": "AA", "y": "AA", "d": "AA"}]})
      .encode(), "/keys/0"),
+    # a JWK inside a JSON string and inside a page, with text around it (trial 5, item 1)
+    ("example.com/.well-known/notes.json",
+     json.dumps({"note": 'our key {"kty": "EC", "crv": "P-256", "x": "AA", "y": "AA", '
+                         '"d": "AA"} - do not share'}).encode(), "/note"),
+    ("example.com/about.html",
+     b'<p>\n<!-- {&#34;kty&#34;: &#34;OKP&#34;, &#34;crv&#34;: &#34;Ed25519&#34;, '
+     b'&#34;x&#34;: &#34;AA&#34;, &#34;d&#34;: &#34;AA&#34;} --></p>', None),
 ])
 def test_private_key_material_is_refused(tmp_path: Path, rel: str, data: bytes,
                                          where: str | None) -> None:

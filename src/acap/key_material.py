@@ -88,13 +88,8 @@ def in_value(value: Any, pointer: str = "") -> list[KeyMaterial]:
         if isinstance(v, str):
             if _PEM_TEXT.search(v):
                 out.append(KeyMaterial("pem", ptr))
-            elif v.lstrip()[:1] in ("{", "[") and '"kty"' in v and depth < _MAX_DEPTH:
-                try:
-                    inner = json.loads(v)
-                except (ValueError, RecursionError):
-                    continue
-                if any(m.kind == "jwk" for m in in_value(inner)):
-                    out.append(KeyMaterial("jwk", ptr))
+            elif '"kty"' in v and depth < _MAX_DEPTH and _jwk_in_text(v, depth) is not None:
+                out.append(KeyMaterial("jwk", ptr))
         elif isinstance(v, dict):
             if "kty" in v and PRIVATE_MEMBERS & set(v):
                 out.append(KeyMaterial("jwk", ptr))
@@ -106,6 +101,53 @@ def in_value(value: Any, pointer: str = "") -> list[KeyMaterial]:
         elif isinstance(v, list):
             stack.extend((item, pointer_join(ptr, i), depth + 1) for i, item in enumerate(v))
     return sorted(out, key=lambda m: (m.pointer or "", m.kind))
+
+
+#: How far before a ``"kty"`` member a JWK embedded in text may start (characters).
+_JWK_REACH = 8192
+#: How many ``{`` before each ``"kty"`` are tried as the JWK's start (nested objects).
+_JWK_TRIES = 32
+#: How many starts one text may try in all; past it, the text is reported as holding one.
+_JWK_BUDGET = 2000
+#: A JSON member name of a private JWK (:data:`acap.keys.PRIVATE_MEMBERS`).
+_PRIVATE_MEMBER = re.compile(r'"(?:d|p|q|dp|dq|qi|oth|k)"')
+
+
+def _jwk_in_text(text: str, depth: int = 0) -> int | None:
+    """Where (the offset of its ``{``) the first private JWK written as JSON inside
+    ``text`` starts, wherever it sits: the whole text, or text around it (a JWK
+    pasted into a description, an HTML comment, a sentence), or ``None``.
+
+    Each ``"kty"`` member is tried with every ``{`` before it, nearest first
+    (within :data:`_JWK_REACH`), as the start of a JSON value
+    (:meth:`json.JSONDecoder.raw_decode`); a value that holds a private JWK
+    (:func:`in_value`) is a hit."""
+    from bisect import bisect_left
+
+    decoder = json.JSONDecoder()
+    members = [m.start() for m in _PRIVATE_MEMBER.finditer(text)]  # a private JWK has one
+    budget = _JWK_BUDGET
+    pos = text.find('"kty"') if members else -1
+    while pos >= 0:
+        floor = max(0, pos - _JWK_REACH)
+        i = bisect_left(members, floor)
+        near = i < len(members) and members[i] <= pos + _JWK_REACH
+        start = pos
+        for _ in range(_JWK_TRIES if near else 0):
+            start = text.rfind("{", floor, start)
+            if start < 0:
+                break
+            budget -= 1
+            if budget < 0:  # text made of little else than JWK pieces: say so, to be safe
+                return start
+            try:
+                value, _end = decoder.raw_decode(text, start)
+            except (ValueError, RecursionError):
+                continue
+            if depth < _MAX_DEPTH and any(m.kind == "jwk" for m in in_value(value)):
+                return start
+        pos = text.find('"kty"', pos + 1)
+    return None
 
 
 def _may_hold(value: Any) -> bool:
@@ -162,7 +204,15 @@ def in_bytes(data: bytes, name: str = "") -> list[KeyMaterial]:
 
         text = html.unescape(text)
         hits = list(_PEM_TEXT.finditer(text))
-    return [KeyMaterial("pem", line=text.count("\n", 0, m.start()) + 1) for m in hits]
+    found = [KeyMaterial("pem", line=text.count("\n", 0, m.start()) + 1) for m in hits]
+    if '"kty"' not in text and "&" in text:
+        import html
+
+        text = html.unescape(text)  # a JWK in an HTML page: "kty" written &#34;kty&#34;
+    jwk_at = _jwk_in_text(text) if '"kty"' in text else None
+    if jwk_at is not None:
+        found.append(KeyMaterial("jwk", line=text.count("\n", 0, jwk_at) + 1))
+    return sorted(found, key=lambda m: m.line or 0)
 
 
 def holds_private_key(data: bytes, name: str = "") -> bool:
