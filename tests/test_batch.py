@@ -623,3 +623,15 @@ def test_operators_building_the_spec_site_share_its_host(tmp_path: Path) -> None
     assert spec.is_file()
     again = build_many(BatchOptions(configs=ops[1:], site_dir=site))  # op0 kept, op1 rebuilt
     assert again.written and not again.failed and spec.is_file()
+
+
+def test_ctrl_c_stops_the_batch_with_status_130_and_says_what_was_kept(
+        tmp_path: Path) -> None:
+    proc, children = batch_with_workers(tmp_path)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "interrupted: stopped before it was done" in err.decode()
+    assert "Traceback" not in err.decode()
+    assert all(gone(pid) for pid in children)
+    assert [p.name for p in tmp_path.iterdir()] == ["ops"]

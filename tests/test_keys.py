@@ -257,7 +257,7 @@ def test_rotate_then_retire(example: Path, tmp_path: Path) -> None:
     after = example.read_text(encoding="utf-8")
     assert after == text.replace("  kid: chapel-1        #", "  kid: chapel-2        #")
     assert mode(key_path) == 0o600
-    assert (example.parent / ".acap/signing-key.pem.1.old").read_bytes() == pem(old_private)
+    assert (example.parent / ".acap/signing-key.1.old.pem").read_bytes() == pem(old_private)
     new_private_key, _, _ = parse_private_key(key_path.read_bytes())
     assert public_jwk(new_private_key.public_key()) != public_jwk(old_private.public_key())
 
@@ -366,3 +366,25 @@ def test_no_key_material_anywhere_in_site(example: Path) -> None:
     assert files
     assert_no_secret([b.decode("utf-8", "replace") for b in files.values()] +
                      list(files), private)
+
+
+def test_rotate_keeps_the_old_key_under_a_name_git_ignores(example: Path) -> None:
+    """Trial 5: with keyFile outside .acap/, the old key was kept as signing.pem.1.old,
+    which `*.pem` in acap init's .gitignore does not cover; `git add -A` staged it."""
+    text = example.read_text(encoding="utf-8")
+    example.write_text(text.replace("keyFile: .acap/signing-key.pem",
+                                    "keyFile: secrets/signing.pem"), encoding="utf-8")
+    assert acap("build", "-c", str(example), "--no-spec-site").exit_code == 0
+    old = (example.parent / "secrets" / "signing.pem").read_bytes()
+    rot = acap("keys", "rotate", "-c", str(example))
+    assert rot.exit_code == 0, rot.stderr
+    kept = example.parent / "secrets" / "signing.1.old.pem"
+    assert kept.read_bytes() == old
+    assert "note: the old private key is now secrets/signing.1.old.pem: keep it out of git" \
+        in rot.stderr
+    import fnmatch
+
+    gitignore = Path(__file__).resolve().parents[1] / "src" / "acap" / "data" / "init" / "gitignore"
+    ignored = [ln for ln in gitignore.read_text().splitlines()
+               if ln and not ln.startswith("#")]
+    assert "*.pem" in ignored and fnmatch.fnmatch(kept.name, "*.pem")

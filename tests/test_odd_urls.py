@@ -19,7 +19,7 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from acap.card_check import check_card_source
@@ -81,6 +81,7 @@ def test_fetch_raises_only_fetch_error(url: str) -> None:
 @settings(max_examples=150, deadline=None)
 @given(odd_urls)
 def test_read_card_and_check_give_findings(url: str) -> None:
+    assume(not Path(url).exists())  # an odd string may name a real file here (.gitignore)
     cf = read_card(url, timeout=0.5)
     assert cf.data is None
     assert [f.rule for f in cf.findings] == ["CARD-READ"]
@@ -92,6 +93,7 @@ def test_read_card_and_check_give_findings(url: str) -> None:
 @settings(max_examples=100, deadline=None)
 @given(odd_urls)
 def test_verify_file_gives_findings(url: str) -> None:
+    assume(not Path(url).exists())  # an odd string may name a real file here (.gitignore)
     res = verify_file(url)
     assert not res.ok
     assert [f.rule for f in res.report] == ["CARD-READ"]

@@ -179,3 +179,13 @@ def test_a_batch_build_names_files_it_did_not_write(example: Path,
     assert (example.parent / "site" / "mine.txt").exists()
     assert acap("build", "ops/", "--no-spec-site", "--force").exit_code == 0
     assert not (example.parent / "site" / "mine.txt").exists()
+
+
+def test_a_site_dir_naming_the_operator_file_is_called_a_file(example: Path) -> None:
+    """Trial 5: `--site-dir operator.yaml` was "the site folder operator.yaml holds
+    operator.yaml"."""
+    before = example.read_bytes()
+    out = acap("build", "-c", str(example), "--site-dir", str(example), "--no-spec-site")
+    assert out.exit_code == 1
+    assert f"error: the site folder {example} is a file [SITE-PATH]" in out.stderr
+    assert example.read_bytes() == before

@@ -21,14 +21,20 @@ alone.
 from __future__ import annotations
 
 import gc
+import signal
 
 gc.disable()
+# Ctrl-C while Python is still importing ends the process quietly (as a shell shows it),
+# not with a traceback through importlib; acap.cli handles it from then on.
+signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 import atexit  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
 
 from acap.cli import main as _cli_main  # noqa: E402
+
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 __all__ = ["main"]
 

@@ -48,6 +48,18 @@ class LazyGroup(click.Group):
         command: click.Command = getattr(module, entry[1])
         return command
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; Ctrl-C ends it with status 130 (128 + SIGINT, what shells
+        report) and says what was kept, instead of click's "Aborted!" and status 1,
+        which is also the status of a build with errors."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted: stopped before it was done. acap build and acap publish "
+                       "leave site/ and what was published as they were, unless they had "
+                       "already finished replacing them.", err=True)
+            ctx.exit(130)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, summary) for name, (_, _, summary) in COMMANDS.items() if summary]
         with formatter.section("Commands"):

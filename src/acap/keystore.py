@@ -462,9 +462,12 @@ def new_key_file(path: Path, alg: str = "ES256") -> str:
 
 
 def _unused(path: Path) -> Path:
+    """Where the old key file of a rotation goes: ``signing-key.pem`` ->
+    ``signing-key.1.old.pem``, the ending kept so that what keeps ``*.pem`` out of git
+    keeps it out too."""
     n = 1
     while True:
-        cand = path.with_name(f"{path.name}.{n}.old")
+        cand = path.with_name(f"{path.stem}.{n}.old{path.suffix}")
         if not cand.exists():
             return cand
         n += 1
@@ -477,14 +480,14 @@ def next_kid(kid: str) -> str | None:
 
 
 def rotate(cfg: OperatorConfig, new_kid: str | None = None,
-           alg: str | None = None, site_dir: Path | None = None) -> tuple[str, str]:
+           alg: str | None = None, site_dir: Path | None = None) -> tuple[str, str, Path]:
     """``acap keys rotate``: make a new current key; keep the old public key in the JWKS.
 
-    The old private key file is renamed ``<keyFile>.N.old`` rather than
-    deleted, and its public JWK is appended to ``signing.previousKeys``. When
-    operator.yaml names ``signing.kid``, the new kid is written there in place
-    (only that value changes; comments stay). Everything that can fail is
-    checked before the first file changes.
+    The old private key file is renamed ``<name>.N.old.<ending>`` rather than
+    deleted (``signing-key.1.old.pem``), and its public JWK is appended to
+    ``signing.previousKeys``. When operator.yaml names ``signing.kid``, the new kid
+    is written there in place (only that value changes; comments stay).
+    Everything that can fail is checked before the first file changes.
 
     Args:
         cfg: the loaded operator.yaml.
@@ -496,7 +499,7 @@ def rotate(cfg: OperatorConfig, new_kid: str | None = None,
             its JWKS says which key the current kid was published with.
 
     Returns:
-        ``(old kid, new kid)``.
+        ``(old kid, new kid, where the old private key file went)``.
 
     Raises:
         KeyProblem: the key comes from ``ACAP_SIGNING_KEY``; no current key file;
@@ -542,11 +545,12 @@ def rotate(cfg: OperatorConfig, new_kid: str | None = None,
 
     previous.append(old.public_jwk())
     write_previous_keys(cfg, previous, retired)
-    os.rename(path, _unused(path))
+    kept = _unused(path)
+    os.rename(path, kept)
     write_private_key(path, private, new_alg)
     if new_text is not None:
         _write_atomic(cfg.path, new_text.encode("utf-8"))
-    return old.kid, kid
+    return old.kid, kid, kept
 
 
 def rotate_lost(cfg: OperatorConfig, site_dir: Path | None = None,

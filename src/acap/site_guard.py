@@ -104,6 +104,9 @@ def _findings(site_dir: Path, where: str, reads: list[Path], keys: list[Path],
     def hint(also: str | None = None) -> str:
         return _own_folder_hint(site_dir, base_dir, card_url, also)
 
+    if target.is_file():
+        return [Finding("SITE-PATH", "error", f"the site folder {site_dir} is a file", loc,
+                        hint())]
     for reads_path in reads:
         if holds(reads_path):
             return [Finding("SITE-PATH", "error", f"the site folder {site_dir} holds "
@@ -121,9 +124,6 @@ def _findings(site_dir: Path, where: str, reads: list[Path], keys: list[Path],
                             f"key {_shown(key, base_dir)} (signing.keyFile): everything in the "
                             "site folder is published, and a build replaces the whole folder",
                             loc, hint())]
-    if target.is_file():
-        return [Finding("SITE-PATH", "error", f"the site folder {site_dir} is a file", loc,
-                        hint())]
     if not target.is_dir():
         return []
     manifest = read_manifest(target)

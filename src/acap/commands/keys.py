@@ -62,7 +62,9 @@ def keys_new(config: Path, out: Path | None, alg: str | None) -> None:
 @keys.command("rotate")
 @click.option("-c", "--config", type=click.Path(path_type=Path), default=Path("operator.yaml"),
               show_default=True)
-@click.option("--kid", default=None, help="kid of the new key [default: the next number].")
+@click.option("--kid", default=None,
+              help="kid of the new key [default: signing.kid with its number increased "
+                   "(chapel-1 -> chapel-2), else the new key's thumbprint].")
 @click.option("--lost", is_flag=True,
               help="The current private key is lost: keep the public key the last build "
                    "published under signing.kid, and give the new key a new kid.")
@@ -85,7 +87,7 @@ def keys_rotate(config: Path, kid: str | None, lost: bool, old_kid: str | None,
         if lost:
             old, new, written = rotate_lost(cfg, site_dir, kid, old_kid)
         else:
-            old, new = rotate(cfg, kid, site_dir=site_dir)
+            old, new, kept = rotate(cfg, kid, site_dir=site_dir)
     except KeyProblem as exc:
         click.echo(f"error: {exc}\n    hint: {exc.hint}", err=True)
         sys.exit(1)
@@ -108,8 +110,12 @@ def keys_rotate(config: Path, kid: str | None, lost: bool, old_kid: str | None,
                    f"verify; signing.kid is now {new}, and {signer}. "
                    "Run `acap build` and `acap publish` now.")
         return
+    from ..keystore import show_path
+
     click.echo(f"rotated: {old} -> {new}. {old} stays in the JWKS until "
                f"`acap keys retire {old}`. Run `acap build` and `acap publish` now.")
+    click.echo(f"note: the old private key is now {show_path(kept, cfg)}: keep it out of git, "
+               "and delete it once you are sure you will not need it", err=True)
 
 
 @keys.command("retire")
