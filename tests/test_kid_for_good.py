@@ -194,3 +194,18 @@ def test_old_kid_must_have_been_published(example: Path) -> None:
     assert out.exit_code == 1
     assert "no key was published under kid chapel-0 (looked in site/)" in out.stderr
     assert acap("keys", "rotate", "--old-kid", "x", "-c", str(example)).exit_code == 2
+
+
+def test_renaming_the_kid_of_the_same_key_says_so(example: Path) -> None:
+    """Trial 5: a new signing.kid for the same key was told to `rotate --lost`."""
+    from cardtools import run_build
+
+    assert run_build(example).ok
+    text = example.read_text(encoding="utf-8")
+    example.write_text(text.replace("  kid: chapel-1\n", "  kid: '12'\n"), encoding="utf-8")
+    res = run_build(example)
+    [w] = [f for f in res.report.warnings if f.rule == "KEY"]
+    assert "this key was published as kid chapel-1" in w.message
+    assert "now signs as kid 12" in w.message
+    assert w.hint is not None and "write signing.kid: chapel-1 again" in w.hint
+    assert w.location.line == text.splitlines().index("  kid: chapel-1") + 1

@@ -218,9 +218,18 @@ def dropped_kids(cfg: OperatorConfig, site_dir: Path, new_jwks: dict[str, Any],
     retired = set(_retired_or_none(cfg))
     prev = show_path(cfg.previous_keys_file, cfg)
     loc = cfg.at("/signing/kid") if "kid" in cfg.signing else cfg.at("/signing", key=True)
+    current = [k for k in new_jwks.get("keys", [])[:1] if isinstance(k, dict)]
     out = []
-    for kid, (_, where) in sorted(site_keys.items()):
+    for kid, (jwk, where) in sorted(site_keys.items()):
         if kid in kept or kid in retired:
+            continue
+        if current and same_public_key(jwk, current[0]):  # the same key, renamed
+            out.append(Finding(
+                "KEY", "warning", f"this key was published as kid {kid} ({where}) and now "
+                f"signs as kid {current[0].get('kid')}: cards that clients cached, signed "
+                f"under {kid}, will stop verifying", loc,
+                f"if renaming the kid was not meant, write signing.kid: {kid} again; if it "
+                f"was, run `acap keys retire {kid}` to stop this warning"))
             continue
         out.append(Finding(
             "KEY", "warning", f"kid {kid} was published ({where}) and is not in this build's "
