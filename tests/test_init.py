@@ -230,3 +230,27 @@ def test_readme_publishing_tells_how_to_set_acap_pip_spec(tmp_path: Path) -> Non
     assert "Settings > Secrets and variables > Actions > Variables" in actions
     assert ("gh variable set ACAP_PIP_SPEC --body "
             "'acap @ git+https://github.com/OWNER/acap@COMMIT'") in actions
+
+
+def test_the_first_build_with_your_own_hosts_replaces_the_placeholder_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 5: every new operator's first real build was refused as "the build of another
+    card" until --force. The placeholder card is acap init's own; another card still is
+    refused."""
+    folder = tmp_path / "p"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init", str(folder)]).exit_code == 0
+    monkeypatch.chdir(folder)
+    assert runner.invoke(cli, ["build"]).exit_code == 0
+    op = folder / "operator.yaml"
+    op.write_text(op.read_text(encoding="utf-8").replace("example.org", "dental.example"),
+                  encoding="utf-8")
+    mine = runner.invoke(cli, ["build"])
+    assert mine.exit_code == 0, mine.stderr
+    assert (folder / "site/dental.example/.well-known/agent-card.json").is_file()
+    assert not (folder / "site/example.org").exists()
+    op.write_text(op.read_text(encoding="utf-8").replace("dental.example", "other.example"),
+                  encoding="utf-8")
+    other = runner.invoke(cli, ["build"])
+    assert other.exit_code == 1
+    assert "holds the build of another card, https://dental.example/" in other.stderr

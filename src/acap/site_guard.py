@@ -32,6 +32,9 @@ from .site import MANIFEST, read_manifest
 
 #: Folder names suggested for a site folder of its own, in order.
 _CANDIDATES = ("site", "public", "site-out", "acap-site")
+#: The card of the operator.yaml ``acap init`` writes (example.org, RFC 2606): the first
+#: build after you put in your own hosts replaces its site/ without --force.
+PLACEHOLDER_CARD = "https://example.org/.well-known/agent-card.json"
 #: How many stray files a finding names before "and N more".
 _SHOWN = 5
 
@@ -137,6 +140,8 @@ def _findings(site_dir: Path, where: str, reads: list[Path], keys: list[Path],
         return []
     out: list[Finding] = []
     other = _other_cards(manifest, card_url) if card_url is not None else None
+    if other == PLACEHOLDER_CARD:
+        other = None  # acap init's build on example.org: yours to replace, nobody else's
     if other and not force:
         out.append(Finding("SITE-PATH", "error", f"the site folder {site_dir} holds the build "
                            f"of another card, {other} (another project, or this one before "
