@@ -138,7 +138,8 @@ def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None =
             raw = fh.read(MAX_BYTES + 1)
     except OSError as exc:
         return _fail(name, "FILE", f"cannot read {name}: {exc.strerror or exc}",
-                     "check the path, or pass another file with -c FILE", None)
+                     "check the path; `acap init` starts a new project with an operator.yaml",
+                     None)
     return load_bytes(raw, schema, name)
 
 
