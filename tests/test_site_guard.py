@@ -76,10 +76,14 @@ def test_a_foreign_site_folder_hint_names_another_folder(
 
 
 def _other_project(tmp_path: Path) -> Path:
-    """A built site/ of another operator (card on example.org), in its own folder."""
+    """A built site/ of another operator (card on other.example), in its own folder.
+    (acap init's own placeholder card, on example.org, is replaced without --force.)"""
     other = tmp_path / "other"
     assert acap("init", str(other)).exit_code == 0
-    res = _build(other / "operator.yaml")
+    op = other / "operator.yaml"
+    op.write_text(op.read_text(encoding="utf-8").replace("example.org", "other.example"),
+                  encoding="utf-8")
+    res = _build(op)
     assert res.ok, res.report.format_text()
     return other / "site"
 
@@ -93,7 +97,7 @@ def test_a_site_of_another_card_is_replaced_only_with_force(example: Path,
     assert _site_path(res) == [(
         f"--site-dir {site}",
         f"the site folder {site} holds the build of another card, "
-        "https://example.org/.well-known/agent-card.json (another project, or this one before "
+        "https://other.example/.well-known/agent-card.json (another project, or this one before "
         "its card URL changed); this build would replace it with "
         "https://example.com/.well-known/agent-card.json",
         f"build into a folder of its own, e.g. --site-dir {example.parent / 'site'}, or, to "
@@ -103,7 +107,7 @@ def test_a_site_of_another_card_is_replaced_only_with_force(example: Path,
     assert out.exit_code == 0, out.stderr
     assert json.loads((site / ".acap/manifest.json").read_bytes())["card"] == \
         "https://example.com/.well-known/agent-card.json"
-    assert not (site / "example.org").exists()
+    assert not (site / "other.example").exists()
     # the other project's published kids are not this one's: no KEY warning about them
     again = _build(example, site_dir=site)
     assert again.ok and not [f for f in again.report if f.rule == "KEY"]
