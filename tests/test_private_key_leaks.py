@@ -186,6 +186,27 @@ def test_the_signing_key_as_a_jwk_inside_text_is_refused_at_its_line(
     assert tree(site) == before
 
 
+def test_the_signing_key_in_a_form_no_detector_reads_is_still_refused(example: Path) -> None:
+    """Whatever the text around it (here a YAML-style mapping, no JSON), the signing key's
+    own private member d never reaches site/: it is searched for as it is."""
+    site, before, _ = _first_build(example)
+    from acap.keys import parse_private_key
+    from cardtools import private_jwk
+
+    key, _, _ = parse_private_key((example.parent / ".acap" / "signing-key.pem").read_bytes())
+    d = private_jwk(key)["d"]
+    lines = example.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i, t in enumerate(lines) if t.startswith("  hours:"))
+    lines[at] = f'  hours: "backup {{kty: EC, crv: P-256, d: {d}}}"\n'
+    example.write_text("".join(lines), encoding="utf-8")
+    res = run_build(example)
+    found = _only(res, "KEY-PRIVATE")
+    assert {(f.location.file, f.location.line) for f in found} == {(str(example), at + 1)}
+    assert "would hold the private part of the signing key" in found[0].message
+    assert d not in res.report.format_text() + res.report.format_json()
+    assert tree(site) == before
+
+
 def test_a_jwk_in_a_template_comment_is_refused_at_the_template_line(example: Path) -> None:
     site, before, _ = _first_build(example)
     tpl = example.parent / "templates"
@@ -276,6 +297,11 @@ def test_detector_kinds() -> None:
     assert in_value({"t": f"key: {json.dumps({'a': jwk})}!"}) == [KeyMaterial("jwk", "/t")]
     public = json.dumps({"kty": "EC", "crv": "P-256", "x": "AA", "y": "AA"})
     assert in_value({"t": f"our public key {public}, and a brace {{"}) == []
+    text = json.dumps(jwk)
+    for form in (json.dumps(text), json.dumps(json.dumps(text)), text.replace('"', '\\"'),
+                 text.replace('"', "&quot;"), str(jwk)):  # trial 6: escaped, quoted again
+        assert in_value({"t": f"text {form} more"}) == [KeyMaterial("jwk", "/t")], form
+    assert in_value({"t": str({"kty": "EC", "x": "AA", "y": "AA"})}) == []
     page = f"<html>\n<p>{html.escape(json.dumps(jwk))}</p>".encode()
     assert in_bytes(page, "a.html") == [KeyMaterial("jwk", line=2)]
     assert in_bytes(f"<p>{html.escape(public)}</p>".encode(), "a.html") == []

@@ -242,6 +242,9 @@ def test_every_signature_is_checked_even_when_the_manifest_agrees(tmp_path: Path
     ("example.com/.well-known/notes.json",
      json.dumps({"note": 'our key {"kty": "EC", "crv": "P-256", "x": "AA", "y": "AA", '
                          '"d": "AA"} - do not share'}).encode(), "/note"),
+    ("example.com/.well-known/escaped.json",  # quoted once more (trial 6)
+     json.dumps({"note": json.dumps('{"kty": "EC", "crv": "P-256", "x": "AA", "y": "AA", '
+                                    '"d": "AA"}')}).encode(), "/note"),
     ("example.com/about.html",
      b'<p>\n<!-- {&#34;kty&#34;: &#34;OKP&#34;, &#34;crv&#34;: &#34;Ed25519&#34;, '
      b'&#34;x&#34;: &#34;AA&#34;, &#34;d&#34;: &#34;AA&#34;} --></p>', None),

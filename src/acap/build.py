@@ -24,7 +24,7 @@ from .canonical import CanonicalizationError
 from .card import build_card
 from .checks import check_operator, check_site
 from .findings import Finding, Location, Report
-from .keys import KeyProblem, jwks
+from .keys import KeyProblem, SigningKey, jwks
 from .keystore import dropped_kids, key_history, resolve_signing_key
 from .landing import step_hosting_files, step_person_entry_pages
 from .operator_config import OperatorConfig, load_operator
@@ -80,6 +80,7 @@ class BuildContext:
         card: the signed AgentCard (set by the card step).
         jwks: the JWKS document (set by the card step).
         notices: things the user must be told (a key was created).
+        key: the signing key (set by the card step; never written anywhere).
     """
 
     cfg: OperatorConfig
@@ -89,6 +90,7 @@ class BuildContext:
     card: dict[str, Any] | None = None
     jwks: dict[str, Any] | None = None
     notices: list[str] = field(default_factory=list)
+    key: SigningKey | None = None
 
     @property
     def spec_site(self) -> bool:
@@ -172,6 +174,7 @@ def step_card(ctx: BuildContext) -> None:
         ctx.report.extend(dropped_kids(cfg, ctx.options.resolved_site_dir(), ctx.jwks,
                                        resolved.site_keys))
         ctx.card = Signer(resolved.key, jku=cfg.jwks_url).sign(card)
+        ctx.key = resolved.key
     except KeyProblem as exc:
         ctx.report.add(Finding("KEY", "error", str(exc), cfg.at("/signing", key=True), exc.hint))
         return
@@ -199,10 +202,14 @@ def final_check_private_keys(ctx: BuildContext) -> None:
     """KEY-PRIVATE: no PEM private key block and no JWK with private members in any
     built file (:func:`acap.key_material.site_findings`): a private key is never
     written into site/, whatever operator.yaml or templates/ hold."""
-    from .key_material import site_findings
+    from .key_material import signing_key_findings, site_findings
 
-    ctx.report.extend(site_findings(ctx.cfg, ((rel, ctx.files[rel]) for rel in ctx.files),
-                                    ctx.options.resolved_site_dir()))
+    files = [(rel, ctx.files[rel]) for rel in ctx.files]
+    found = site_findings(ctx.cfg, files, ctx.options.resolved_site_dir())
+    if not found and ctx.key is not None:
+        found = signing_key_findings(ctx.cfg, ctx.key.private, files,
+                                     ctx.options.resolved_site_dir())
+    ctx.report.extend(found)
 
 
 def step_spec_site(ctx: BuildContext) -> None:

@@ -88,7 +88,7 @@ def in_value(value: Any, pointer: str = "") -> list[KeyMaterial]:
         if isinstance(v, str):
             if _PEM_TEXT.search(v):
                 out.append(KeyMaterial("pem", ptr))
-            elif '"kty"' in v and depth < _MAX_DEPTH and _jwk_in_text(v, depth) is not None:
+            elif "kty" in v and depth < _MAX_DEPTH and _jwk_in_any_form(v, depth) is not None:
                 out.append(KeyMaterial("jwk", ptr))
         elif isinstance(v, dict):
             if "kty" in v and PRIVATE_MEMBERS & set(v):
@@ -150,6 +150,33 @@ def _jwk_in_text(text: str, depth: int = 0) -> int | None:
     return None
 
 
+def _jwk_in_any_form(text: str, depth: int = 0) -> int | None:
+    """:func:`_jwk_in_text` of ``text`` as it is, and as it reads once its quotes are
+    unescaped: ``\\"`` (a JWK inside a JSON string, or escaped once more), HTML
+    character references (``&quot;``, ``&#34;``) and single quotes (a Python dict).
+    The offset is that of the form it was found in (the same line: none of these
+    forms adds or removes a line break)."""
+    import html
+
+    forms = [text]
+    unescaped = text
+    for _ in range(3):  # once per level of JSON strings it went through
+        if '\\"' not in unescaped:
+            break
+        unescaped = unescaped.replace('\\\\', "\\").replace('\\"', '"')
+        forms.append(unescaped)
+    if "&" in text:
+        forms.append(html.unescape(text))
+    if "'kty'" in text:
+        forms.append(text.replace("'", '"'))
+    for form in forms:
+        if '"kty"' in form:
+            at = _jwk_in_text(form, depth)
+            if at is not None:
+                return at
+    return None
+
+
 def _may_hold(value: Any) -> bool:
     """False when :func:`in_value` surely finds nothing in ``value``: no string with
     ``PRIVATE`` in it (every PEM private key label has it) or with ``"kty"`` (a JWK
@@ -159,7 +186,7 @@ def _may_hold(value: Any) -> bool:
     while stack:
         v = stack.pop()
         if isinstance(v, str):
-            if "PRIVATE" in v or '"kty"' in v:
+            if "PRIVATE" in v or "kty" in v:
                 return True
         elif isinstance(v, dict):
             if "kty" in v:
@@ -205,11 +232,7 @@ def in_bytes(data: bytes, name: str = "") -> list[KeyMaterial]:
         text = html.unescape(text)
         hits = list(_PEM_TEXT.finditer(text))
     found = [KeyMaterial("pem", line=text.count("\n", 0, m.start()) + 1) for m in hits]
-    if '"kty"' not in text and "&" in text:
-        import html
-
-        text = html.unescape(text)  # a JWK in an HTML page: "kty" written &#34;kty&#34;
-    jwk_at = _jwk_in_text(text) if '"kty"' in text else None
+    jwk_at = _jwk_in_any_form(text) if "kty" in text else None
     if jwk_at is not None:
         found.append(KeyMaterial("jwk", line=text.count("\n", 0, jwk_at) + 1))
     return sorted(found, key=lambda m: m.line or 0)
@@ -280,6 +303,43 @@ def site_findings(cfg: Any, files: Iterable[tuple[str, bytes]], site_dir: Path
                                Location(shown, m.line, pointer=m.pointer),
                                f"{SOURCES_HINT}: remove it there, then build again"))
     return out
+
+
+def signing_key_findings(cfg: Any, private: Any, files: Iterable[tuple[str, bytes]],
+                         site_dir: Path) -> list[Finding]:
+    """``KEY-PRIVATE`` errors for the signing key itself in files a build made, in any
+    form the detector above does not read (a YAML mapping, ``d=...``, a JWK split
+    over lines): its private JWK members in base64url
+    (:func:`acap.keys.private_markers`) are searched for as they are.
+
+    Args:
+        cfg: the :class:`~acap.operator_config.OperatorConfig` built from.
+        private: the signing key (a ``cryptography`` private key).
+        files: ``(path under site/, bytes)`` of every built file.
+        site_dir: the site folder, to name the files as they would be written.
+
+    Returns:
+        One error per built file holding it, at operator.yaml's line when the text is
+        there too; the key is never quoted.
+    """
+    from .findings import Finding, Location
+    from .keys import private_markers
+
+    marks = [m.encode() for m in private_markers(private)]
+    hits = [rel for rel, data in files if any(m in data for m in marks)]
+    if not hits:
+        return []
+    try:
+        text = cfg.path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    line = next((i for i, t in enumerate(text.splitlines(), 1)
+                 if any(m.decode() in t for m in marks)), None)
+    where = Location(cfg.loaded.file, line) if line else Location(str(site_dir / hits[0]))
+    return [Finding("KEY-PRIVATE", "error", f"{site_dir / rel} would hold the private part of "
+                    "the signing key; acap never writes a private key into site/", where,
+                    f"remove it from where it came from ({SOURCES_HINT}); treat the key as "
+                    "exposed: make a new one (acap keys rotate)") for rel in hits]
 
 
 def _sources(cfg: Any) -> list[tuple[Location, str]]:

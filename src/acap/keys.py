@@ -103,6 +103,20 @@ def public_jwk(key: PublicKey) -> dict[str, str]:
                      "use an EC P-256, Ed25519 or RSA key")
 
 
+def private_markers(key: PrivateKey) -> list[str]:
+    """The private JWK members of ``key`` in base64url (RFC 7518 §6.2.2, §6.3.2; RFC 8037
+    §2: ``d``, and RSA's ``p``, ``q``, ``dp``, ``dq``, ``qi``): text that, found in a
+    built file, is the key itself, however the text around it is quoted or escaped
+    (base64url letters are never escaped). For :mod:`acap.key_material`."""
+    if isinstance(key, ec.EllipticCurvePrivateKey):
+        size = (key.curve.key_size + 7) // 8
+        return [_uint(key.private_numbers().private_value, size)]
+    if isinstance(key, (ed25519.Ed25519PrivateKey, ed448.Ed448PrivateKey)):
+        return [b64url(key.private_bytes_raw())]
+    n = key.private_numbers()
+    return [_uint(v) for v in (n.d, n.p, n.q, n.dmp1, n.dmq1, n.iqmp)]
+
+
 def thumbprint(jwk: dict[str, Any]) -> str:
     """RFC 7638 JWK thumbprint (SHA-256, base64url) of a public or private JWK."""
     required = {"EC": ("crv", "kty", "x", "y"), "OKP": ("crv", "kty", "x"),
