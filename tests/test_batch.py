@@ -407,19 +407,19 @@ def test_the_next_build_removes_what_a_killed_build_left_beside_site(tmp_path: P
 
 
 def test_a_build_while_another_writes_the_same_site_is_refused(tmp_path: Path) -> None:
-    import fcntl
-    import os
+    from acap.site import site_lock
 
     write_operators(tmp_path / "ops", 2)
-    fd = os.open(tmp_path, os.O_RDONLY)
-    fcntl.flock(fd, fcntl.LOCK_EX)  # as another acap process would hold it
-    try:
+    with site_lock(tmp_path / "site") as held:  # as another acap process would hold it
+        assert held is None
         res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=tmp_path / "site"))
-    finally:
-        os.close(fd)
+        # another site folder beside it is another lock (trial 6: /var/www/a and b)
+        beside = build_many(BatchOptions(configs=[tmp_path / "ops"],
+                                         site_dir=tmp_path / "other-site"))
     assert not res.written and not (tmp_path / "site").exists()
     [err] = res.report.errors
     assert err.rule == "SITE-BUSY" and err.location.file == str(tmp_path / "site")
+    assert beside.written and not beside.report.errors
 
 
 def test_no_pages_over_a_site_with_pages_says_what_it_removes(tmp_path: Path) -> None:

@@ -209,3 +209,21 @@ def test_renaming_the_kid_of_the_same_key_says_so(example: Path) -> None:
     assert "now signs as kid 12" in w.message
     assert w.hint is not None and "write signing.kid: chapel-1 again" in w.hint
     assert w.location.line == text.splitlines().index("  kid: chapel-1") + 1
+
+
+def test_setting_the_kid_back_to_an_older_one_says_which_kid_this_key_has(
+        example: Path) -> None:
+    """Trial 6: after a rotation (chapel-1 -> chapel-2), signing.kid put back to chapel-1
+    was told to rotate --lost or put the old key back; the fix is the current kid."""
+    from cardtools import acap, run_build
+
+    assert run_build(example).ok
+    assert acap("keys", "rotate", "-c", str(example)).exit_code == 0
+    assert run_build(example).ok
+    text = example.read_text(encoding="utf-8")
+    example.write_text(text.replace("  kid: chapel-2\n", "  kid: chapel-1\n"), encoding="utf-8")
+    res = run_build(example)
+    [err] = [f for f in res.report.errors if f.rule == "KEY"]
+    assert "this key was published as kid chapel-2" in err.message
+    assert err.hint == "write signing.kid: chapel-2 again"
+    assert err.location.line == text.splitlines().index("  kid: chapel-2") + 1

@@ -267,8 +267,17 @@ def free_kid(kid: str, taken: set[str]) -> str:
 
 
 def _reused_kid(cfg: OperatorConfig, kid: str, published: dict[str, tuple[dict[str, Any], str]],
-                env: bool) -> Finding:
-    """The KEY finding for a key about to be published under a kid that named another key."""
+                env: bool, current: dict[str, Any] | None = None) -> Finding:
+    """The KEY finding for a key about to be published under a kid that named another key
+    (``current``: that key's public JWK, when known)."""
+    loc = cfg.at("/signing/kid") if cfg.signing.get("kid") == kid else \
+        cfg.at("/signing", key=True)
+    own = sorted(k for k, (jwk, _) in published.items()
+                 if k != kid and current is not None and same_public_key(jwk, current))
+    if own:  # the key is fine: the kid was set back to an older one (trial 6)
+        return Finding("KEY", "error", f"kid {kid} was published with another key "
+                       f"({published[kid][1]}), and this key was published as kid {own[0]}",
+                       loc, f"write signing.kid: {own[0]} again")
     new = free_kid(kid, set(published) | {kid})
     where = published[kid][1]
     pinned = cfg.signing.get("kid") == kid
@@ -280,7 +289,6 @@ def _reused_kid(cfg: OperatorConfig, kid: str, published: dict[str, tuple[dict[s
                 f"{cfg.path.name}, then run `acap keys rotate --lost`")
     back = (f"if it is not lost, put the old key back in {KEY_ENV}" if env else
             f"if it is not lost, put the old key back at {show_path(cfg.key_file, cfg)}")
-    loc = cfg.at("/signing/kid") if pinned else cfg.at("/signing", key=True)
     return Finding("KEY", "error",
                    f"kid {kid} was published with another key ({where}); clients that cached "
                    "the card would see a different key under the same kid", loc,
@@ -405,7 +413,8 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
             out.key = load_signing_key(data, kid=kid, alg_hint=alg)
         seen = published.get(out.key.kid)
         if seen and not same_public_key(seen[0], out.key.public_jwk()):
-            out.findings.append(_reused_kid(cfg, out.key.kid, published, env=bool(env)))
+            out.findings.append(_reused_kid(cfg, out.key.kid, published, env=bool(env),
+                                            current=out.key.public_jwk()))
             out.key = None
         kid_findings = retired_and_reused(cfg, site_dir, out.key, out.previous, out.site_keys)
         if kid_findings:

@@ -141,11 +141,12 @@ def site_lock(site_dir: Path) -> Iterator[SiteBusy | None]:
     """Hold the lock of ``site_dir`` while a build replaces it; yields ``None``, or a
     :class:`SiteBusy` when another process holds it (then write nothing).
 
-    The lock is an ``flock`` on the folder that holds site/ (no lock file is left
-    anywhere), so two builds never race to swap the same folder in. Holding it,
-    the build also removes the ``.<site>-new-*`` and ``.<site>-old-*`` folders
-    that a build killed before it could clean up left beside site/. Where
-    ``flock`` does not exist (Windows) or the folder does not exist yet, nothing
+    The lock is an ``flock`` on a file named after the site folder's real path, in a
+    folder of this user's own in the system's temporary folder: nothing is left
+    beside site/, and builds of other site folders, even in the same folder, go on.
+    Holding it, the build also removes the ``.<site>-new-*`` and ``.<site>-old-*``
+    folders that a build killed before it could clean up left beside site/. Where
+    ``flock`` does not exist (Windows), or no lock file can be made safely, nothing
     is locked. Own code: the standard library has no cross-process lock.
     """
     try:
@@ -153,9 +154,8 @@ def site_lock(site_dir: Path) -> Iterator[SiteBusy | None]:
     except ImportError:  # pragma: no cover - not POSIX
         yield None
         return
-    try:
-        fd = os.open(site_dir.parent, os.O_RDONLY)
-    except OSError:
+    fd = _lock_file(site_dir)
+    if fd is None:
         yield None
         return
     try:
@@ -164,13 +164,28 @@ def site_lock(site_dir: Path) -> Iterator[SiteBusy | None]:
         except BlockingIOError:
             yield SiteBusy()
             return
-        except OSError:  # a file system without locks (some network shares): build unlocked
+        except OSError:  # a file system without locks: build unlocked
             yield None
             return
         _remove_leftovers(site_dir)
         yield None
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+def _lock_file(site_dir: Path) -> int | None:
+    """An open descriptor of the lock file of ``site_dir`` (see :func:`site_lock`), or
+    ``None`` when the lock folder is not this user's alone (another user, a link)."""
+    folder = Path(tempfile.gettempdir()) / f"acap-locks-{os.getuid()}"
+    name = hashlib.sha256(os.path.realpath(site_dir).encode()).hexdigest()[:32] + ".lock"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        st = os.lstat(folder)
+        if not os.path.isdir(folder) or os.path.islink(folder) or st.st_uid != os.getuid():
+            return None
+        return os.open(folder / name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        return None
 
 
 def _remove_leftovers(site_dir: Path) -> None:
