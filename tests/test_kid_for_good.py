@@ -196,19 +196,27 @@ def test_old_kid_must_have_been_published(example: Path) -> None:
     assert acap("keys", "rotate", "--old-kid", "x", "-c", str(example)).exit_code == 2
 
 
+def _build_with_kid(example: Path, old: str, new: str) -> tuple[BuildResult, int]:
+    """Build again with ``signing.kid`` changed from ``old`` to ``new``: the result and the
+    kid's line."""
+    from cardtools import run_build
+
+    text = example.read_text(encoding="utf-8")
+    example.write_text(text.replace(f"  kid: {old}\n", f"  kid: {new}\n"), encoding="utf-8")
+    return run_build(example), text.splitlines().index(f"  kid: {old}") + 1
+
+
 def test_renaming_the_kid_of_the_same_key_says_so(example: Path) -> None:
     """Trial 5: a new signing.kid for the same key was told to `rotate --lost`."""
     from cardtools import run_build
 
     assert run_build(example).ok
-    text = example.read_text(encoding="utf-8")
-    example.write_text(text.replace("  kid: chapel-1\n", "  kid: '12'\n"), encoding="utf-8")
-    res = run_build(example)
+    res, line = _build_with_kid(example, "chapel-1", "'12'")
     [w] = [f for f in res.report.warnings if f.rule == "KEY"]
     assert "this key was published as kid chapel-1" in w.message
     assert "now signs as kid 12" in w.message
     assert w.hint is not None and "write signing.kid: chapel-1 again" in w.hint
-    assert w.location.line == text.splitlines().index("  kid: chapel-1") + 1
+    assert w.location.line == line
 
 
 def test_setting_the_kid_back_to_an_older_one_says_which_kid_this_key_has(
@@ -220,10 +228,8 @@ def test_setting_the_kid_back_to_an_older_one_says_which_kid_this_key_has(
     assert run_build(example).ok
     assert acap("keys", "rotate", "-c", str(example)).exit_code == 0
     assert run_build(example).ok
-    text = example.read_text(encoding="utf-8")
-    example.write_text(text.replace("  kid: chapel-2\n", "  kid: chapel-1\n"), encoding="utf-8")
-    res = run_build(example)
+    res, line = _build_with_kid(example, "chapel-2", "chapel-1")
     [err] = [f for f in res.report.errors if f.rule == "KEY"]
     assert "this key was published as kid chapel-2" in err.message
     assert err.hint == "write signing.kid: chapel-2 again"
-    assert err.location.line == text.splitlines().index("  kid: chapel-2") + 1
+    assert err.location.line == line
