@@ -419,7 +419,8 @@ def _translate(err: Any, loaded: Loaded, skip: set[str | None],
     if kw == "required":
         missing = err.message.split("'")[1] if "'" in err.message else err.message
         return [Finding("SCHEMA-REQUIRED", "error", f"{label} needs '{missing}'", loc,
-                        f"add {missing}: ... (see README.md, operator.yaml reference)")]
+                        f"add {missing}: ... (see acap's README, \"operator.yaml reference\", "
+                        "or the commented operator.yaml that acap init writes)")]
     if kw == "type":
         if err.instance is None:
             return [Finding(rule if rule.startswith("OR-") else "SCHEMA-EMPTY", "error",
