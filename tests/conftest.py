@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+import socket
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -16,6 +18,17 @@ EXAMPLE = REPO / "operator.yaml"
 def _no_env_key(monkeypatch: pytest.MonkeyPatch) -> None:
     """A developer's ACAP_SIGNING_KEY never leaks into a test."""
     monkeypatch.delenv("ACAP_SIGNING_KEY", raising=False)
+
+
+@pytest.fixture
+def offline() -> Iterator[None]:
+    """No host name resolves (socket.getaddrinfo fails as for an unknown name): fetches
+    fail at once, with no network."""
+    def no_dns(*_args: object, **_kwargs: object) -> None:
+        raise socket.gaierror(-2, "Name or service not known")
+
+    with mock.patch("socket.getaddrinfo", no_dns):
+        yield
 
 
 @pytest.fixture

@@ -12,11 +12,8 @@ network, and http.client still sees every URL (its own checks are what raised).
 
 from __future__ import annotations
 
-import socket
 import unicodedata
-from collections.abc import Iterator
 from pathlib import Path
-from unittest import mock
 
 import pytest
 from hypothesis import assume, given, settings
@@ -35,14 +32,7 @@ TRIAL_URLS = ["https://exa mple.com/", "https://example.com/x y", "https://[::1/
               "https://example.com/\u202e", "https://example.com/a\nb"]
 
 
-def _no_dns(*_args: object, **_kwargs: object) -> None:
-    raise socket.gaierror(-2, "Name or service not known")
-
-
-@pytest.fixture(autouse=True)
-def _offline() -> Iterator[None]:
-    with mock.patch("socket.getaddrinfo", _no_dns):
-        yield
+pytestmark = pytest.mark.usefixtures("offline")  # no name resolves (conftest)
 
 
 odd_urls = st.one_of(

@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
-import socket
-from collections.abc import Iterator
 from pathlib import Path
-from unittest import mock
 
 import pytest
 
@@ -30,14 +27,7 @@ from conftest import EXAMPLE
 JKU = "https://keys-host.example/.well-known/jwks.json"
 
 
-def _no_dns(*_args: object, **_kwargs: object) -> None:
-    raise socket.gaierror(-2, "Name or service not known")
-
-
-@pytest.fixture(autouse=True)
-def _offline() -> Iterator[None]:
-    with mock.patch("socket.getaddrinfo", _no_dns):
-        yield
+pytestmark = pytest.mark.usefixtures("offline")  # no name resolves (conftest)
 
 
 @pytest.fixture(scope="module")
