@@ -18,8 +18,8 @@ from click.testing import CliRunner, Result
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
-from acap.build import BuildOptions, BuildResult, build
-from acap.cli import cli
+from acap.build._build import BuildOptions, BuildResult, build
+from acap.cli._group import cli
 
 ALGS = ("ES256", "EdDSA", "RS256", "PS256")
 CARD = Path("example.com/.well-known/agent-card.json")

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from acap.build import BuildOptions, BuildResult, build
+from acap.build._build import BuildOptions, BuildResult, build
 from conftest import EXAMPLE
 
 

@@ -9,10 +9,10 @@
   - ``@activated true|false`` (default true), ``@skill ID``, ``@for-named-person
     true|false``, ``@action true|false``, ``@safeguards-hold true|false``,
     ``@response-extensions VALUE``: the arguments of
-    :func:`acap.replies.check.check_reply`;
+    :func:`acap.replies._check.check_reply`;
   - ``@compare PATH``: OR-5.1; this reply is the activated one, PATH (relative to
     tests/cases/reply/) the reply to the same request without activation
-    (:func:`acap.replies.check.compare_replies`).
+    (:func:`acap.replies._check.compare_replies`).
 
 * ``valid/``: replies that must give no error; a sidecar, when there is one, gives
   options and the warnings they must give. The Annex A.2 to A.4 replies are here as
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from acap.findings import Finding
-from acap.replies.check import check_reply, compare_replies, read_reply
+from acap.replies._check import check_reply, compare_replies, read_reply
 
 CASES = Path(__file__).resolve().parent / "cases" / "reply"
 CARDS = CASES / "cards"

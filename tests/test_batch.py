@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from acap.batch import BatchOptions, build_many, find_configs
-from acap.cli import cli
-from acap.verify import verify_file
+from acap.build.batch._build import BatchOptions, build_many, find_configs
+from acap.card._verifier import verify_file
+from acap.cli._group import cli
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
@@ -90,7 +90,7 @@ def two_claiming_one_host(tmp_path: Path) -> tuple[Path, Path]:
     """Operators a and b, both building op1.example (distinct names and keys)."""
     import random
 
-    from acap.keys import generate_private_key, write_private_key
+    from acap.keys._key import generate_private_key, write_private_key
 
     a = tmp_path / "a" / "operator.yaml"
     b = tmp_path / "b" / "operator.yaml"
@@ -215,7 +215,7 @@ def test_find_configs_reads_files_and_folders(tmp_path: Path) -> None:
 
 def test_an_operator_of_a_batch_publishes_its_own_hosts_from_the_shared_site(
         tmp_path: Path) -> None:
-    from acap.publish import PublishOptions, publish
+    from acap.publish._publish import PublishOptions, publish
 
     write_operators(tmp_path / "ops", 2)
     site = tmp_path / "site"
@@ -272,13 +272,13 @@ def test_a_batch_never_replaces_a_folder_acap_did_not_write(tmp_path: Path) -> N
 
 def test_an_interrupted_batch_leaves_site_and_its_parent_as_they_were(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import acap.batch
+    import acap.build.batch._build
 
     write_operators(tmp_path / "ops", 3)
     site = tmp_path / "site"
     assert not build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).failed
     before, beside = tree(site), sorted(p.name for p in tmp_path.iterdir())
-    real = acap.batch.build_one
+    real = acap.build.batch._build.build_one
     calls = []
 
     def interrupted(*args: object, **kwargs: object) -> object:
@@ -287,7 +287,7 @@ def test_an_interrupted_batch_leaves_site_and_its_parent_as_they_were(
             raise KeyboardInterrupt
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(acap.batch, "build_one", interrupted)
+    monkeypatch.setattr(acap.build.batch._build, "build_one", interrupted)
     with pytest.raises(KeyboardInterrupt):
         build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site))
     assert tree(site) == before
@@ -350,7 +350,7 @@ def children_of(pid: int) -> list[str]:
 def batch_with_workers(tmp_path: Path) -> tuple[subprocess.Popen[bytes], list[str]]:
     """A `-j 2` batch of 300 operators in its own process, once both workers are up."""
     write_operators(tmp_path / "ops", 300)
-    code = ("import sys\nfrom acap.cli import main\n"
+    code = ("import sys\nfrom acap.cli._group import main\n"
             f"main(['build', {str(tmp_path / 'ops')!r}, '--site-dir', "
             f"{str(tmp_path / 'site')!r}, '-j', '2', '--no-pages'])\n")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
@@ -407,7 +407,7 @@ def test_the_next_build_removes_what_a_killed_build_left_beside_site(tmp_path: P
 
 
 def test_a_build_while_another_writes_the_same_site_is_refused(tmp_path: Path) -> None:
-    from acap.site import site_lock
+    from acap.site._files import site_lock
 
     write_operators(tmp_path / "ops", 2)
     with site_lock(tmp_path / "site") as held:  # as another acap process would hold it
@@ -461,7 +461,7 @@ def test_a_linked_operator_file_is_built_from_its_own_folder(tmp_path: Path) -> 
 def test_operators_sharing_a_key_file_are_told(tmp_path: Path) -> None:
     import random
 
-    from acap.keys import generate_private_key, write_private_key
+    from acap.keys._key import generate_private_key, write_private_key
 
     flat = tmp_path / "flat"
     flat.mkdir()
@@ -591,7 +591,7 @@ def test_a_stop_during_the_swap_waits_and_the_build_ends_as_it_would_have(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
-    import acap.site
+    import acap.site._files
 
     _, site = built_batch(tmp_path, 2)
     real_rename = os.rename
@@ -604,7 +604,7 @@ def test_a_stop_during_the_swap_waits_and_the_build_ends_as_it_would_have(
         if Path(str(a)) == site:  # between the swap's two renames: site/ is gone a moment
             os.kill(os.getpid(), signal.SIGINT)
 
-    monkeypatch.setattr(acap.site.os, "rename", rename_then_ctrl_c)
+    monkeypatch.setattr(acap.site._files.os, "rename", rename_then_ctrl_c)
     res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site))
     monkeypatch.undo()
     assert res.written and len(calls) == 2

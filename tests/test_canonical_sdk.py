@@ -20,9 +20,9 @@ from a2a.utils.signing import _canonicalize_agent_card
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acap.canonical import SDK, SPEC, canonical_payload, payload_object
-from acap.card import build_card
-from acap.operator_config import load_operator
+from acap.card._agent_card import build_card
+from acap.card._canonical import SDK, SPEC, canonical_payload, payload_object
+from acap.load._operator import load_operator
 from conftest import EXAMPLE
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from acap.canonical import CanonicalizationError, canonicalize
+from acap.card._canonical import CanonicalizationError, canonicalize
 
 JCS = Path(__file__).parent / "vectors" / "jcs"
 CYBERPHONE = JCS / "cyberphone"

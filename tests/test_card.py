@@ -5,7 +5,7 @@
   silently drop a misspelt field), and validates against the shipped schemas.
 * The card never holds an empty string, array or object, nor a null.
 * Each ``signIn`` kind maps to its SecurityScheme ``oneof`` member; OAuth has one flow
-  (that an entry names exactly one kind and one flow is checked by acap.checks).
+  (that an entry names exactly one kind and one flow is checked by acap.checks._run).
 * ``capabilities`` is REQUIRED and never empty: with nothing else to say it says
   ``streaming: false`` (an empty object is dropped before signing by the SDKs).
 """
@@ -21,8 +21,8 @@ from a2a.client.card_resolver import parse_agent_card
 from google.protobuf.json_format import MessageToDict
 
 from acap import schemas
-from acap.card import build_card
-from acap.operator_config import EXTENSION_URI, load_operator
+from acap.card._agent_card import build_card
+from acap.load._operator import EXTENSION_URI, load_operator
 from cardtools import leaves
 
 Write = Callable[..., Path]

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from acap.build import BuildOptions, BuildResult, build
-from acap.card_check import CardCheck, check_card_source
+from acap.build._build import BuildOptions, BuildResult, build
+from acap.checks._card_check import CardCheck, check_card_source
 from acap.findings import Finding
 from acap.requirements import checked_at, rule_ids
 from casefiles import Case, Expectation, card_cases, materialise, operator_cases

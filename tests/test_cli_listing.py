@@ -7,7 +7,7 @@ import sys
 
 from click.testing import CliRunner
 
-from acap.cli import COMMANDS, cli
+from acap.cli._group import COMMANDS, cli
 
 
 def test_every_listed_command_loads_and_has_its_own_help() -> None:
@@ -21,9 +21,9 @@ def test_every_listed_command_loads_and_has_its_own_help() -> None:
 
 
 def test_help_imports_no_command_module_and_no_heavy_library() -> None:
-    code = ("import sys\nfrom acap.cli import main\ntry:\n    main(['--help'])\n"
+    code = ("import sys\nfrom acap.cli._group import main\ntry:\n    main(['--help'])\n"
             "except SystemExit:\n    pass\n"
-            "print(sorted(m for m in sys.modules if m.startswith('acap.commands.') or "
+            "print(sorted(m for m in sys.modules if m.startswith('acap.cli._commands.') or "
             "m.split('.')[0] in ('yaml', 'jinja2', 'cryptography', 'jsonschema', "
             "'jsonschema_rs', 'phonenumbers', 'mkdocs')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

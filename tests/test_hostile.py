@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from acap.build import BuildOptions, build
-from acap.card_check import check_card_source
-from acap.cli import cli
+from acap.build._build import BuildOptions, build
+from acap.checks._card_check import check_card_source
+from acap.cli._group import cli
 from hostile_inputs import CARD, OPERATOR
 
 SAFETY_BOUND_S = 1.0

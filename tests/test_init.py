@@ -10,9 +10,9 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from acap.cli import cli
-from acap.init_project import FILES, init_project
-from acap.verify import verify_file
+from acap.build._init_project import FILES, init_project
+from acap.card._verifier import verify_file
+from acap.cli._group import cli
 from publish_util import git, snapshot
 
 PROJECT_FILES = sorted(FILES.values())
@@ -107,7 +107,7 @@ def test_the_workflow_installs_acap_from_the_git_commit_it_came_from(
     """PEP 610 direct_url.json of a git install becomes the workflow's pinned pip spec."""
     from importlib import metadata
 
-    from acap import init_project as ip
+    from acap.build import _init_project as ip
 
     class Dist:
         def read_text(self, name: str) -> str:
@@ -185,7 +185,7 @@ def _run_install(step: dict[str, Any], tmp_path: Path) -> tuple[int, str, str]:
 def test_the_install_comment_says_what_the_step_does_with_no_default(tmp_path: Path) -> None:
     """Trial item 12: the comment promised "else the source acap init was run from", but
     with no known source the step stops with an error until ACAP_PIP_SPEC is set."""
-    from acap.init_project import pip_spec, template_text
+    from acap.build._init_project import pip_spec, template_text
 
     assert pip_spec() == ""  # the tests run an editable install: no source to pin
     comment, step = _install_step(template_text("github/workflows/pages.yml"))
@@ -201,7 +201,7 @@ def test_the_install_comment_says_what_the_step_does_with_no_default(tmp_path: P
 
 def test_the_install_comment_names_the_default_the_step_installs(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from acap import init_project as ip
+    from acap.build import _init_project as ip
 
     monkeypatch.setattr(ip, "pip_spec", lambda: "acap @ git+https://github.com/acme/acap@0123abc")
     comment, step = _install_step(ip.template_text("github/workflows/pages.yml"))

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from acap.build import BuildOptions, build
-from acap.card_check import check_card_source
-from acap.checks.declaration import skill_id_problem, suggested_id
-from acap.checks.urls import host_problems, url_problems
-from acap.json_text import JsonTextError, loads
-from acap.language_tags import is_well_formed, primary_language_is_reserved
-from acap.replies.check import parse_reply
+from acap.build._build import BuildOptions, build
+from acap.build.pages._language_tags import is_well_formed, primary_language_is_reserved
+from acap.checks._card_check import check_card_source
+from acap.checks._declaration import skill_id_problem, suggested_id
+from acap.checks._urls import host_problems, url_problems
+from acap.load._json import JsonTextError, loads
+from acap.replies._check import parse_reply
 from cardtools import acap
 from pagetools import example_data, run_build, write_yaml
 

@@ -29,10 +29,10 @@ from a2a.utils.signing import (
 from google.protobuf.json_format import MessageToDict
 from jwt.api_jwk import PyJWK
 
-from acap.card import build_card
-from acap.keys import SigningKey, jwks
-from acap.operator_config import load_operator
-from acap.verify import verify_file
+from acap.card._agent_card import build_card
+from acap.card._verifier import verify_file
+from acap.keys._key import SigningKey, jwks
+from acap.load._operator import load_operator
 from cardtools import ALGS, acap, new_private, pem, run_build, set_key_file
 
 NON_ASCII = """\
@@ -180,8 +180,8 @@ def test_a2a_sdk_card_verifies_with_acap(operator: tuple[Path, str], tmp_path: P
 def test_sdk_and_acap_sign_the_same_payload(operator: tuple[Path, str]) -> None:
     """Same key and header: acap's EdDSA signature over its own payload is the SDK's, byte
     for byte (Ed25519 is deterministic), so both canonicalize the card to the same bytes."""
-    from acap.canonical import canonical_payload
-    from acap.keys import b64url
+    from acap.card._canonical import canonical_payload
+    from acap.keys._key import b64url
 
     path, host = operator
     unsigned = build_card(load_operator(path))

@@ -21,7 +21,8 @@ import pytest
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from acap.keys import (
+from acap.card._verifier import _jws_valid, verify_card
+from acap.keys._key import (
     SigningKey,
     b64url,
     b64url_decode,
@@ -30,7 +31,6 @@ from acap.keys import (
     public_jwk,
     thumbprint,
 )
-from acap.verify import _jws_valid, verify_card
 from cardtools import new_private
 
 VECTORS = Path(__file__).parent / "vectors"
@@ -144,7 +144,7 @@ def test_hs256_is_refused_even_with_its_key() -> None:
 @pytest.mark.parametrize(("alg", "wrong"), [("ES256", "RS256"), ("ES256", "EdDSA"),
                                             ("EdDSA", "ES256"), ("RS256", "ES256")])
 def test_signing_key_refuses_an_algorithm_that_does_not_fit(alg: str, wrong: str) -> None:
-    from acap.keys import KeyProblem
+    from acap.keys._key import KeyProblem
 
     with pytest.raises(KeyProblem):
         SigningKey(new_private(alg), wrong, "k")

@@ -3,7 +3,7 @@
 ``ACAP_SIGNING_KEY='<EC JWK with d but x="AAAA">' acap build`` raised
 ``ValueError: point not on curve`` from ``get_op_key``. Here every member of a
 private JWK (EC, OKP, RSA) is mutated, and PEM text is damaged, and the only
-outcomes allowed are a usable key or :class:`~acap.keys.KeyProblem`. Through the
+outcomes allowed are a usable key or :class:`~acap.keys._key.KeyProblem`. Through the
 build, the finding is about its source: for ``ACAP_SIGNING_KEY`` the location is
 the variable and the hint says to fix or unset it; the key text is never quoted.
 """
@@ -21,9 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acap.keys import KeyProblem, SigningKey, b64url, load_signing_key, thumbprint
-from acap.keystore import resolve_signing_key
-from acap.operator_config import load_operator
+from acap.keys._key import KeyProblem, SigningKey, b64url, load_signing_key, thumbprint
+from acap.keys._store import resolve_signing_key
+from acap.load._operator import load_operator
 from cardtools import acap, new_private, pem, private_jwk, set_key_file
 
 MEMBERS = ["kty", "crv", "x", "y", "d", "n", "e", "p", "q", "dp", "dq", "qi", "oth", "k",

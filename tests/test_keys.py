@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from acap.keys import PRIVATE_MEMBERS, parse_private_key, public_jwk
-from acap.operator_config import load_operator
-from acap.verify import verify_file
+from acap.card._verifier import verify_file
+from acap.keys._key import PRIVATE_MEMBERS, parse_private_key, public_jwk
+from acap.load._operator import load_operator
 from cardtools import (
     ALGS,
     CARD,

@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from acap.build import BuildResult
-from acap.keys import SigningKey
-from acap.site import read_manifest
-from acap.verify import verify_file
+from acap.build._build import BuildResult
+from acap.card._verifier import verify_file
+from acap.keys._key import SigningKey
+from acap.site._files import read_manifest
 from cardtools import CARD, JWKS, acap, new_private, pem, run_build, set_key_file, tree
 
 PREV = Path("keys/previous-keys.json")

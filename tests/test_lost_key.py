@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from acap.keys import SigningKey
-from acap.keystore import same_public_key
-from acap.verify import verify_file
+from acap.card._verifier import verify_file
+from acap.keys._key import SigningKey
+from acap.keys._store import same_public_key
 from cardtools import CARD, JWKS, acap, new_private, pem, set_key_file, tree
 
 REFUSAL = ("kid chapel-1 was published with another key (site/example.com/.well-known/"

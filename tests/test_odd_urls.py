@@ -19,11 +19,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from acap.card_check import check_card_source
-from acap.cardfile import read_card
-from acap.fetch import FetchError, fetch
-from acap.live import live_check
-from acap.verify import verify_file
+from acap.card._verifier import verify_file
+from acap.checks._card_check import check_card_source
+from acap.load._document import read_card
+from acap.load._fetch import FetchError, fetch
+from acap.publish._live import live_check
 from cardtools import CARD, acap, run_build
 
 TRIAL_URLS = ["https://exa mple.com/", "https://example.com/x y", "https://[::1/x",
@@ -153,7 +153,7 @@ def test_trial_report_jwks_url_on_the_command_line(built_card: Path) -> None:
     ("http://127.0.0.1:8000/x", None),
 ])
 def test_url_problem_says_why_in_plain_words(url: str, reason: str | None) -> None:
-    from acap.fetch import url_problem
+    from acap.load._fetch import url_problem
 
     assert url_problem(url) == reason
 
@@ -175,8 +175,8 @@ def test_publish_signature_check_with_an_odd_jku(built_card: Path, jku: str) -> 
     """A hand-edited card in the site folder: acap publish's signature check reports it."""
     import json
 
-    from acap.keys import b64url, b64url_decode
-    from acap.publish_checks import signature_findings
+    from acap.keys._key import b64url, b64url_decode
+    from acap.publish._preflight import signature_findings
 
     card = json.loads(built_card.read_bytes())
     header = json.loads(b64url_decode(card["signatures"][0]["protected"]))

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from acap.build import BuildResult
-from acap.card_check import check_card_source
+from acap.build._build import BuildResult
+from acap.checks._card_check import check_card_source
 from acap.findings import Finding
-from acap.key_material import KeyMaterial, in_bytes, in_value
+from acap.keys._leaks import KeyMaterial, in_bytes, in_value
 from cardtools import CARD, acap, new_private, pem, run_build, secret_markers, set_key_file, tree
 
 FAKE_PEM = ("-----BEGIN PRIV" "ATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n"
@@ -190,7 +190,7 @@ def test_the_signing_key_in_a_form_no_detector_reads_is_still_refused(example: P
     """Whatever the text around it (here a YAML-style mapping, no JSON), the signing key's
     own private member d never reaches site/: it is searched for as it is."""
     site, before, _ = _first_build(example)
-    from acap.keys import parse_private_key
+    from acap.keys._key import parse_private_key
     from cardtools import private_jwk
 
     key, _, _ = parse_private_key((example.parent / ".acap" / "signing-key.pem").read_bytes())

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from acap.build import BuildOptions, build
-from acap.checks import on_request_values
-from acap.checks.facts import from_operator
-from acap.checks.on_request_values import PrivateValue, published_files
-from acap.operator_config import load_operator
+from acap.build._build import BuildOptions, build
+from acap.checks import _on_request_values as on_request_values
+from acap.checks._facts import from_operator
+from acap.checks._on_request_values import PrivateValue, published_files
+from acap.load._operator import load_operator
 from cardtools import acap
 
 PRICE_LINE = ("      Costs and inclusions of the chapel's services. Given to the person who\n")

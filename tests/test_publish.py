@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from acap.cli import cli
+from acap.cli._group import cli
 from acap.findings import Finding
-from acap.publish import PublishOptions, PublishResult, publish
+from acap.publish._publish import PublishOptions, PublishResult, publish
 from publish_util import (
     add_to_site,
     bare_repo,
@@ -333,8 +333,8 @@ def test_target_must_serve_the_card_at_the_root_of_its_origin(
 
 
 def test_github_user_site_with_matching_host_passes_the_origin_check(tmp_path: Path) -> None:
-    from acap.publish_checks import origin_findings
-    from acap.publish_targets import Target
+    from acap.publish._preflight import origin_findings
+    from acap.publish._targets import Target
 
     t = Target("someone.github.io", "branch", remote="https://github.com/Someone/someone.github.io")
     assert origin_findings(t, {}, "someone.github.io") == []
@@ -458,7 +458,8 @@ def test_every_rule_id_publish_and_live_use_is_registered() -> None:
 
     src = Path(acap.__file__).parent
     used: set[str] = set()
-    for name in ("publish.py", "live.py", "git_pages.py", "dir_mirror.py"):
+    for name in ("publish/_publish.py", "publish/_live.py", "publish/_git_branch.py",
+                 "publish/_directory.py"):
         used |= set(re.findall(r'Finding\(\s*"([A-Z0-9.-]+)"', (src / name).read_text("utf-8")))
     assert {"PUBLISH-STALE", "PUBLISH-ORIGIN", "LIVE-CORS"} <= used
     assert used - rule_ids() == set()

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from acap.cli import cli
-from acap.dir_mirror import marker_path
+from acap.cli._group import cli
 from acap.findings import Finding
-from acap.publish import PublishOptions, PublishResult, publish
+from acap.publish._directory import marker_path
+from acap.publish._publish import PublishOptions, PublishResult, publish
 from publish_util import (
     add_to_site,
     bare_repo,

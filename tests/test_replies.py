@@ -1,4 +1,4 @@
-"""The reply library (acap.replies): decide, build, and the checker's API.
+"""The reply library (acap.replies._api): decide, build, and the checker's API.
 
 The Annex A.2, A.3 and A.4 replies in tests/cases/reply/ are the spec's data;
 the builder must produce them field for field from the same ids and text.
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acap.replies import (
+from acap.replies._api import (
     EXTENSION_URI,
     Outcome,
     Safeguards,
@@ -31,8 +31,8 @@ from acap.replies import (
     reply_object,
     skill_from_card,
 )
-from acap.replies.check import check_reply, compare_replies, parse_reply, read_reply
-from acap.replies.text import claims_done, denies_existence, mentions_person_entry
+from acap.replies._check import check_reply, compare_replies, parse_reply, read_reply
+from acap.replies._text import claims_done, denies_existence, mentions_person_entry
 from reply_cases import CASES, card_data
 
 A1 = card_data("annex-a1")
@@ -208,7 +208,7 @@ def test_parse_extensions_header_agrees_with_the_a2a_sdk(lines: list[list[str]],
 
 
 def test_extension_uri_is_the_one_the_card_uses() -> None:
-    from acap.operator_config import EXTENSION_URI as CARD_URI
+    from acap.load._operator import EXTENSION_URI as CARD_URI
 
     assert EXTENSION_URI == CARD_URI
 

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from acap.serve import PreviewServer, host_from_header, start_preview
+from acap.site._preview import PreviewServer, host_from_header, start_preview
 from publish_util import do_build, project, set_version
 
 
@@ -220,8 +220,8 @@ def test_serve_command_prints_each_host_url(tmp_path: Path,
     """The command wiring: builds, prints a URL per host, stops on Ctrl-C."""
     from click.testing import CliRunner
 
-    import acap.serve
-    from acap.cli import cli
+    import acap.site._preview
+    from acap.cli._group import cli
 
     config = project(tmp_path)
     seen: dict[str, PreviewServer] = {}
@@ -231,7 +231,7 @@ def test_serve_command_prints_each_host_url(tmp_path: Path,
         assert _get(server, "/.well-known/agent-card.json", "example.com")[0] == 200
         server.stop()
 
-    monkeypatch.setattr(acap.serve, "serve_forever", fake_forever)
+    monkeypatch.setattr(acap.site._preview, "serve_forever", fake_forever)
     res = CliRunner().invoke(cli, ["serve", "-c", str(config), "--port", "0"])
     assert res.exit_code == 0, res.output
     port = seen["server"].port
@@ -245,7 +245,7 @@ def test_watched_files_see_the_private_file_and_same_size_edits(tmp_path: Path) 
     import os
     import shutil
 
-    from acap.serve import watched_files
+    from acap.site._preview import watched_files
     from conftest import EXAMPLE
 
     config = tmp_path / "operator.yaml"
@@ -266,7 +266,7 @@ def test_a_port_in_use_is_reported_before_any_build(tmp_path: Path) -> None:
 
     from click.testing import CliRunner
 
-    from acap.cli import cli
+    from acap.cli._group import cli
 
     holder = socket.create_server(("127.0.0.1", 0))
     port = holder.getsockname()[1]

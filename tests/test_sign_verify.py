@@ -23,11 +23,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acap.card import build_card
-from acap.keys import SigningKey, b64url, b64url_decode, jwks
-from acap.operator_config import load_operator
-from acap.signing import Signer
-from acap.verify import KeyLookup, Verification, verify_card, verify_file
+from acap.card._agent_card import build_card
+from acap.card._signer import Signer
+from acap.card._verifier import KeyLookup, Verification, verify_card, verify_file
+from acap.keys._key import SigningKey, b64url, b64url_decode, jwks
+from acap.load._operator import load_operator
 from cardtools import (
     ALGS,
     CARD,
@@ -271,7 +271,7 @@ def test_top_level_field_outside_a2a_is_reported(tmp_path: Path) -> None:
 
 def unsigned_jws(alg: str, key: bytes | None = None) -> dict[str, Any]:
     card = copy.deepcopy(unsigned())
-    from acap.canonical import canonical_payload
+    from acap.card._canonical import canonical_payload
 
     protected = b64url(json.dumps({"alg": alg, "typ": "JOSE", "kid": "chapel-1",
                                    "jku": JKU}).encode())

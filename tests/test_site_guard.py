@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from acap.build import BuildOptions, BuildResult, build
+from acap.build._build import BuildOptions, BuildResult, build
 from cardtools import acap, new_private, set_key_file, tree
 
 

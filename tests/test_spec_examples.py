@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from acap.build.specsite._examples import EXAMPLES, check_examples
 from acap.findings import Finding
-from acap.spec_examples import EXAMPLES, check_examples
 
 EXAMPLES_DIR = Path(str(resources.files("acap") / "spec" / "docs" / "examples"))
 

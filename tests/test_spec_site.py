@@ -18,12 +18,13 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 import yaml
 
-from acap import schemas, spec_site
-from acap.build import SPEC_BASE, BuildOptions, build
+from acap import schemas
+from acap.build._build import SPEC_BASE, BuildOptions, build
+from acap.build.specsite import _site as spec_site
+from acap.build.specsite._examples import check_examples
 from acap.findings import RULE_DOC_BASE, Finding, Location, Report
 from acap.requirements import requirements
-from acap.site import url_to_path
-from acap.spec_examples import check_examples
+from acap.site._files import url_to_path
 
 EXTENSION_URI = "https://agent-capability.org/ext/on-request/v1"
 ORIGIN = "https://agent-capability.org"
@@ -370,7 +371,8 @@ def test_without_the_spec_site_mkdocs_is_not_even_imported(tmp_path: Path) -> No
     from conftest import EXAMPLE
 
     shutil.copyfile(EXAMPLE, tmp_path / "operator.yaml")
-    code = ("import sys; from pathlib import Path; from acap.build import build, BuildOptions; "
+    code = ("import sys; from pathlib import Path; "
+            "from acap.build._build import build, BuildOptions; "
             "r = build(BuildOptions(config=Path('operator.yaml'), spec_site=False)); "
             "assert r.report.ok(), r.report.format_text(); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mkdocs', 'markdown')))")

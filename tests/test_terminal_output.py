@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from acap.card import build_card
-from acap.commands.live_check import print_live
+from acap.card._agent_card import build_card
+from acap.card._signer import Signer
+from acap.card._verifier import SignatureCheck
+from acap.cli._commands.live_check import print_live
 from acap.findings import Finding, Location, Report
-from acap.keys import SigningKey, jwks
-from acap.live import HttpFacts, LiveCheck
-from acap.operator_config import load_operator
-from acap.signing import Signer
-from acap.verify import SignatureCheck
+from acap.keys._key import SigningKey, jwks
+from acap.load._operator import load_operator
+from acap.publish._live import HttpFacts, LiveCheck
 from cardtools import CARD, acap, new_private
 from conftest import EXAMPLE
 

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from acap.card_check import check_card_source
-from acap.checks.a2a_structure import version_problems
-from acap.checks.words import revealing_word
+from acap.checks._a2a_structure import version_problems
+from acap.checks._card_check import check_card_source
+from acap.checks._words import revealing_word
 from acap.findings import Finding
-from acap.operator_config import load_operator
-from acap.text_values import blank, hidden_characters
+from acap.load._operator import load_operator
+from acap.load._text import blank, hidden_characters
 from cardtools import run_build
 
 Write = Callable[..., Path]

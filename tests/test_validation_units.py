@@ -15,13 +15,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import acap.build as build_module
-from acap.build import BuildContext, BuildOptions, build
-from acap.card_check import check_card_source
-from acap.checks import check_card
-from acap.checks.on_request_values import PrivateValue
-from acap.checks.urls import card_url_problems, host_problems, mixed_scripts, url_problems
-from acap.checks.words import _data, circumstance_words, mentions, revealing_word
+import acap.build._build as build_module
+from acap.build._build import BuildContext, BuildOptions, build
+from acap.checks._card_check import check_card_source
+from acap.checks._on_request_values import PrivateValue
+from acap.checks._run import check_card
+from acap.checks._urls import card_url_problems, host_problems, mixed_scripts, url_problems
+from acap.checks._words import _data, circumstance_words, mentions, revealing_word
 from acap.findings import Location
 from acap.requirements import checked_at, requirements, rule_ids
 from casefiles import CARD_CASES, OPERATOR_CASES
@@ -117,7 +117,7 @@ def test_card_url_at_the_root() -> None:
 
 
 def _matches(value: str, text: str) -> str | None:
-    from acap.checks.on_request_values import _search
+    from acap.checks._on_request_values import _search
 
     found = list(_search(text, [PrivateValue("s", value, "p.yaml", 1)]))
     return found[0][1] if found else None
@@ -239,12 +239,12 @@ def test_any_card_gives_findings_never_an_exception(changes: list[tuple[Any, Any
 
 def test_a_check_that_crashes_is_a_finding(tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    import acap.card_check
+    import acap.checks._card_check
 
     def broken(*_a: object, **_k: object) -> list[object]:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(acap.card_check, "check_card", broken)
+    monkeypatch.setattr(acap.checks._card_check, "check_card", broken)
     result = check_card_source(str(CARD_CASES / "valid" / "annex-a-like.json"))
     assert [(f.rule, f.level) for f in result.report] == [("ACAP-BUG", "error")]
 
@@ -292,8 +292,8 @@ def test_any_text_in_operator_yaml_gives_findings_never_an_exception(data: st.Da
 
     import yaml
 
-    from acap.checks import check_operator
-    from acap.operator_config import load_operator
+    from acap.checks._run import check_operator
+    from acap.load._operator import load_operator
 
     doc = yaml.safe_load(_MINIMAL)
     doc["ownOrigins"] = ["https://book.example.com"]

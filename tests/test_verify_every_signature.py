@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from acap.card import build_card
-from acap.keys import SigningKey
-from acap.operator_config import load_operator
-from acap.signing import Signer
-from acap.verify import verify_file
+from acap.card._agent_card import build_card
+from acap.card._signer import Signer
+from acap.card._verifier import verify_file
+from acap.keys._key import SigningKey
+from acap.load._operator import load_operator
 from cardtools import acap, new_private
 from conftest import EXAMPLE
 
@@ -140,7 +140,7 @@ def test_malformed_signature_members(tmp_path: Path, signature: str, reason: str
 
 def test_the_built_annex_a1_example(tmp_path: Path) -> None:
     """The file the trial verified: the spec site's copy of Annex A.1."""
-    from acap.build import BuildOptions, build
+    from acap.build._build import BuildOptions, build
 
     config = tmp_path / "operator.yaml"
     config.write_bytes(EXAMPLE.read_bytes())

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from acap.card import build_card
-from acap.keys import SigningKey, jwks
-from acap.operator_config import load_operator
+from acap.card._agent_card import build_card
+from acap.card._signer import Signer
+from acap.card._verifier import verify_file
+from acap.keys._key import SigningKey, jwks
+from acap.load._operator import load_operator
 from acap.requirements import rule_ids
-from acap.signing import Signer
-from acap.verify import verify_file
 from cardtools import acap, new_private
 from conftest import EXAMPLE
 

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from functools import cache
 
-from ._data import package_path
+from acap._package import package_path
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import json
 from functools import cache
 from typing import Any
 
-from .._data import package_path
+from acap._package import package_path
 
 OPERATOR = "operator.schema.json"
 EXTENSION = "on-request-extension.schema.json"

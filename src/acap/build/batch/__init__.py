@@ -1,0 +1,1 @@
+"""acap.build._build.batch."""

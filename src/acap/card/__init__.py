@@ -1,0 +1,1 @@
+"""acap.card._agent_card."""

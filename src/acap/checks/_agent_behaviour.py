@@ -1,0 +1,147 @@
+"""Spec §5, agent behaviour, as far as a card or operator.yaml shows it: OR-5.5, OR-5.6,
+OR-5.7, OR-5.9 and OR-5.10.
+
+OR-5.1 to OR-5.4 and OR-5.8 are about replies (the reply checker); what a card
+can show of §5 is here:
+
+* OR-5.5: turning ``assistantAccess`` on accepts the assistant's own word (warning).
+* OR-5.6 / OR-5.7: an action opened to assistants needs the four safeguards of
+  OR-5.6, declared under ``safeguards`` in operator.yaml; each one missing is a
+  warning, and OR-5.7 says what follows: the agent refers every such request.
+* OR-5.9: sign-in is A2A's (``kind: sign-in`` with ``signIn``; securityRequirements
+  in a card).
+* OR-5.10: some skill tells a person how to reach staff (``reachesStaff: true``;
+  in a card, read from the skills' words).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from acap.checks._facts import SkillFacts, Subject
+from acap.checks._words import mentions
+from acap.findings import Finding
+
+#: OR-5.6 (a): the attestation level the trust framework calls "legal entity".
+REQUIRED_ATTESTATION = 2
+
+
+def assistant_access_accepts_assertion(sub: Subject) -> Iterator[Finding]:
+    """OR-5.5: assistantAccess: true accepts the assistant's own assertion (operator.yaml)."""
+    for s in sub.on_request:
+        if s.data.get("assistantAccess") is True:
+            yield sub.finding("OR-5.5", "warning", f"assistantAccess: true on {s.label} gives it "
+                              "to any assistant that says it acts for a named person: how an "
+                              "assistant shows that is not yet defined (spec §9, item 1), so you "
+                              "accept its own word for it", s.field_ptr("assistantAccess"),
+                              "keep it only if that is acceptable for this skill; otherwise write "
+                              "assistantAccess: false")
+
+
+def _missing_safeguards(g: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """``(letter, field, what is missing)`` for each OR-5.6 condition not met."""
+    out = []
+    level = g.get("attestationLevel")
+    if not isinstance(level, int) or level < REQUIRED_ATTESTATION:
+        now = f"level {level}" if isinstance(level, int) else "none declared"
+        out.append(("a", "attestationLevel", f"a current level-2 (legal entity) attestation "
+                    f"under the Agent Capability trust framework ({now})"))
+    if g.get("reversibleByStaff") is not True:
+        out.append(("b", "reversibleByStaff", "reversal of the change by your staff"))
+    if not g.get("staffNotified"):
+        out.append(("b", "staffNotified", "a named member of staff who is told of each change"))
+    if not g.get("limitPerAssistant"):
+        out.append(("c", "limitPerAssistant", "a limit on requests per calling assistant"))
+    if not g.get("limitTotal"):
+        out.append(("c", "limitTotal", "a limit on requests in total"))
+    if g.get("personConfirms") is not True:
+        out.append(("d", "personConfirms", "confirmation by the person themselves, in a form "
+                    "they see, of anything that cannot be undone"))
+    return out
+
+
+def action_safeguards(sub: Subject) -> Iterator[Finding]:
+    """OR-5.6 and OR-5.7 at build: what an action opened to assistants still lacks."""
+    for s in sub.skills:
+        access = s.data.get("assistantAccess")
+        if s.action is None or not isinstance(access, (bool, type(None))):
+            continue  # action or assistantAccess is not true or false: reported already
+        opened = s.entry is not None and access is True
+        if "safeguards" in s.data and not (opened and s.action):
+            yield sub.finding("OR-5.6", "warning", f"safeguards on {s.label} have no effect: they "
+                              "apply to an action (action: true) opened to assistants "
+                              "(assistantAccess: true)", f"{s.ptr}/safeguards",
+                              "remove safeguards, or set action and assistantAccess", key=True)
+        if not (opened and s.action):
+            continue
+        yield from _safeguards_of(sub, s)
+
+
+def _safeguards_of(sub: Subject, s: SkillFacts) -> Iterator[Finding]:
+    base = f"{s.ptr}/safeguards"
+    if any(p == base or p.startswith(base + "/") for p in sub.reported):
+        return  # what the safeguards say is not known: a fault in them is reported
+    g = s.data.get("safeguards")
+    g = g if isinstance(g, dict) else {}
+    base = base if "safeguards" in s.data else s.field_ptr("assistantAccess")
+    missing = _missing_safeguards(g)
+    for letter, name, what in missing:
+        ptr = f"{base}/{name}" if name in g else base
+        yield sub.finding("OR-5.6", "warning", f"{s.label} is an action opened to assistants but "
+                          f"lacks OR-5.6({letter}): {what}", ptr,
+                          f"declare safeguards.{name} once it holds", key=name not in g)
+    if missing:
+        letters = ", ".join(sorted({m[0] for m in missing}))
+        yield sub.finding("OR-5.7", "warning", f"your agent must refer every request an "
+                          f"assistant makes through {s.label} to its personEntry, and not carry "
+                          f"it out: OR-5.6 ({letters}) is not met", s.field_ptr("assistantAccess"),
+                          "make sure your agent refers these requests; or meet OR-5.6 and "
+                          "declare it under safeguards")
+
+
+def sign_in_is_a2a(sub: Subject) -> Iterator[Finding]:
+    """OR-5.9: a skill needing sign-in declares it A2A's way."""
+    for s in sub.skills:
+        if not sub.is_card:
+            if s.kind == "sign-in" and s.sign_in_ptr is None \
+                    and f"{s.ptr}/signIn" not in sub.reported:
+                yield sub.finding("OR-5.9", "error", f"sign-in {s.label} does not say how to "
+                                  "sign in", f"{s.ptr}/kind", "add signIn: {<scheme name>: "
+                                  "[<scope>]} naming a scheme under the top-level signIn")
+                continue
+            if s.kind == "public" and s.sign_in_ptr is not None:
+                yield sub.finding("OR-5.9", "error", f"public {s.label} has signIn",
+                                  s.sign_in_ptr, "make it kind: sign-in, or remove signIn",
+                                  key=True)
+                continue
+        desc = s.data.get("description")
+        if s.kind == "public" and isinstance(desc, str) and mentions("signIn", desc):
+            fix = ("declare securityRequirements on the skill (A2A §4.4)" if sub.is_card
+                   else "make it kind: sign-in with signIn, so the card declares it")
+            yield sub.finding("OR-5.9", "warning", f"{s.label} says the person signs in, but "
+                              "declares no securityRequirements", f"{s.ptr}/description", fix)
+
+
+def staff_reachable(sub: Subject) -> Iterator[Finding]:
+    """OR-5.10: a skill tells a person how to reach a member of staff (warning)."""
+    if not sub.skills:
+        return
+    if sub.is_card:
+        for s in sub.skills:
+            words = [s.data.get(k) for k in ("id", "name", "description")]
+            words += [t for t in s.data.get("tags") or [] if isinstance(t, str)] \
+                if isinstance(s.data.get("tags"), list) else []
+            if any(isinstance(w, str) and mentions("reachesStaff", w.replace("-", " "))
+                   for w in words):
+                return
+        yield sub.finding("OR-5.10", "warning", "no skill seems to tell a person how to reach a "
+                          "member of staff", "/skills", "add a skill whose description says how "
+                          "(transfer, callback), when and in which languages; where nobody can "
+                          "be reached, the agent must say so when asked")
+        return
+    if not any(s.reaches_staff is not False for s in sub.skills):
+        yield sub.finding("OR-5.10", "warning", "no skill has reachesStaff: true: nothing tells a "
+                          "person how to reach a member of staff", "/skills",
+                          "add a skill with reachesStaff: true whose description says how "
+                          "(transfer, callback), when and in which languages", key=True)

@@ -1,0 +1,202 @@
+"""``acap check CARD``: check any Agent Card, from a file or an https URL.
+
+The card is read by :mod:`acap.load._document` (size limit, timeout, line numbers);
+from a URL, the HTTP status, the content type and redirects are findings too
+(``CARD-READ``, ``CARD-CONTENT-TYPE``, ``CARD-URL``). Then every check of
+:func:`acap.checks._run.check_card` runs. What needs operator.yaml is listed as
+skipped, never silently left out. Signatures are ``acap verify``'s job.
+
+A card that is not JSON, or not a JSON object, gives one finding; so does any
+fault of a check itself (``ACAP-BUG``): ``acap check`` never ends in a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acap.checks._run import CARD_SKIPS, check_card
+from acap.findings import Finding, Location, Report, terminal_safe
+from acap.load._document import CardFile, read_card
+from acap.load._fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT
+from acap.load._operator import EXTENSION_URI
+from acap.load._yaml import pointer_join
+
+WELL_KNOWN = (".well-known", "agent-card.json")
+
+
+@dataclass
+class CardCheck:
+    """The result of checking one card.
+
+    Attributes:
+        source: the path or URL as given.
+        url: the URL the card was checked as being served at, or ``None``.
+        report: every finding.
+        skipped: ``(rule id, "part" or "none", why)`` for what was checked only in part,
+            or not at all (see :data:`acap.checks._run.CARD_SKIPS`).
+        file: the card as read (bytes, parsed data, HTTP response), for further checks of
+            the same fetch (a live check of headers adds its findings to ``report``).
+    """
+
+    source: str
+    url: str | None = None
+    report: Report = field(default_factory=Report)
+    skipped: list[tuple[str, str, str]] = field(default_factory=list)
+    file: CardFile | None = None
+
+    def ok(self, strict: bool = False) -> bool:
+        """True when there is no error (with ``strict``, no warning either)."""
+        return self.report.ok(strict)
+
+    def format_text(self) -> str:
+        """Findings as text (``file:line:col: level: message [RULE]``), a summary line, and
+        a ``note:`` naming what was checked only in part or not at all."""
+        lines = [self.report.format_text() if len(self.report)
+                 else f"{terminal_safe(self.source)}: no problems found"]
+        part = [r for r, how, _ in self.skipped if how == "part"]
+        none = [r for r, how, _ in self.skipped if how == "none"]
+        if part or none:
+            note = "note: without operator.yaml"
+            if part:
+                note += f", checked in part only: {', '.join(part)}"
+            if none:
+                note += f"; not checked: {', '.join(none)}"
+            lines.append(note + " (--format json says why)")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``--format json`` document: card, url, findings, errors, warnings, skipped."""
+        return {"card": self.source, "url": self.url,
+                "findings": [f.to_json() for f in self.report.sorted()],
+                "errors": len(self.report.errors), "warnings": len(self.report.warnings),
+                "skipped": [{"rule": r, "checked": how, "reason": why}
+                            for r, how, why in self.skipped]}
+
+    def format_json(self) -> str:
+        """:meth:`to_json` as indented JSON text."""
+        return json.dumps(self.to_json(), indent=2, ensure_ascii=False)
+
+
+def card_url_for_path(path: str) -> str | None:
+    """The URL a card file in a built site/ is served at, if its place says so.
+
+    ``site/example.com/.well-known/agent-card.json`` -> ``https://example.com/.well-known/agent-card.json``.
+    """
+    try:
+        parts = Path(path).resolve().parts
+    except (OSError, ValueError):  # ValueError: a NUL character in the path
+        return None
+    if len(parts) >= 3 and tuple(parts[-2:]) == WELL_KNOWN:
+        return f"https://{parts[-3]}/.well-known/agent-card.json"
+    return None
+
+
+def check_card_source(source: str, *, url: str | None = None, timeout: float = DEFAULT_TIMEOUT,
+                      max_bytes: int = DEFAULT_MAX_BYTES) -> CardCheck:
+    """Read and check one card.
+
+    Args:
+        source: a card file, or an https URL (http only on localhost).
+        url: the URL the card is (or will be) served at, for a file; default: taken
+            from a URL source, or from a file's place in a built site/.
+        timeout: seconds, for a URL.
+        max_bytes: size limit.
+
+    Returns:
+        A :class:`CardCheck`. Never raises for bad input.
+    """
+    return check_card_file(read_card(source, max_bytes=max_bytes, timeout=timeout), url=url)
+
+
+def check_card_file(cf: CardFile, *, url: str | None = None) -> CardCheck:
+    """Check a card already read (from :func:`acap.load._document.read_card`, or fetched by
+    ``acap check --live``); see :func:`check_card_source` for ``url`` and the result."""
+    source = cf.source
+    result = CardCheck(source, file=cf)
+    result.report.extend(cf.findings)
+    if cf.response is not None:
+        result.report.extend(_http_findings(cf, source))
+    result.url = url or (source if cf.is_url else card_url_for_path(source))
+    if cf.data is None:
+        return result
+    result.report.extend(duplicate_keys(cf))
+    try:
+        result.report.extend(check_card(cf.data, cf.source, lambda p, _k: cf.at(p), result.url))
+    except Exception as exc:  # a fault of acap, never of the card: report it, don't crash
+        result.report.add(Finding("ACAP-BUG", "error", f"a check failed on this card: "
+                                  f"{type(exc).__name__}: {exc}", Location(source),
+                                  "this is a bug in acap: please report it with the card"))
+    result.skipped = _skipped(cf.data, result.url)
+    return result
+
+
+def _skipped(card: dict[str, Any], url: str | None) -> list[tuple[str, str, str]]:
+    out = list(CARD_SKIPS)
+    exts = card.get("capabilities", {}).get("extensions") \
+        if isinstance(card.get("capabilities"), dict) else None
+    declared = isinstance(exts, list) and any(
+        isinstance(e, dict) and e.get("uri") == EXTENSION_URI for e in exts)
+    if not declared:  # no on-request skill: only what is about every card is left
+        out = [s for s in out if s[0] == "OR-5.10"]
+    if url is None:
+        out.append(("CARD-URL", "none", "the card's URL is not known: give --url, or check it "
+                                        "at its https URL"))
+    out.append(("SIG-INVALID", "none", "signatures are checked by acap verify"))
+    return out
+
+
+def _http_findings(cf: CardFile, source: str) -> list[Finding]:
+    assert cf.response is not None
+    out = []
+    ctype = cf.response.headers.get("Content-Type")
+    media = (ctype or "").split(";", 1)[0].strip().lower()
+    if cf.response.status == 200 and not (media == "application/json" or media.endswith("+json")):
+        out.append(Finding("CARD-CONTENT-TYPE", "warning",
+                           f"the card is served as {ctype or 'no Content-Type'}, not JSON",
+                           Location(source), "serve it as application/json"))
+    if cf.response.url != source:
+        out.append(Finding("CARD-URL", "warning", f"the card URL redirects to {cf.response.url}; "
+                           "clients that do not follow redirects will not find it",
+                           Location(source), "serve the card at its URL itself"))
+    return out
+
+
+def duplicate_keys(cf: CardFile) -> list[Finding]:
+    """CARD-JSON: a key twice in one object (JSON parsers keep one silently; RFC 8785
+    signing needs unique names, RFC 7493)."""
+    import yaml
+
+    from acap.load._document import for_positions
+    from acap.load._yaml import YamlLoader
+
+    try:
+        root = yaml.compose(for_positions(cf.raw.decode("utf-8-sig")), Loader=YamlLoader)
+    except (UnicodeDecodeError, yaml.YAMLError, RecursionError):
+        return []
+    out = []
+    stack: list[tuple[Any, str, int]] = [(root, "", 0)]
+    while stack:
+        node, ptr, depth = stack.pop()
+        if depth > 64:
+            continue
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[str, int] = {}
+            for k, v in node.value:
+                key = k.value if isinstance(k, yaml.ScalarNode) else ""
+                if key in seen:
+                    m = k.start_mark
+                    out.append(Finding("CARD-JSON", "error", f"the key '{key}' appears twice in "
+                                       f"one object (first at line {seen[key]}); readers keep "
+                                       "one of the two", Location(cf.source, m.line + 1,
+                                                                  m.column + 1,
+                                                                  pointer_join(ptr, key)),
+                                       "keep one"))
+                else:
+                    seen[key] = k.start_mark.line + 1
+                stack.append((v, pointer_join(ptr, key), depth + 1))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((v, pointer_join(ptr, i), depth + 1) for i, v in enumerate(node.value))
+    return out

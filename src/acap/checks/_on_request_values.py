@@ -1,0 +1,398 @@
+"""OR-3.9: no value given on request appears in skill text or in any published file.
+
+acap cannot know a price it was never told. The operator lists the values it
+gives on request in the **private part of its configuration**,
+``operator.private.yaml`` beside operator.yaml, which acap reads and never
+publishes (keep it out of version control; ``.gitignore`` lists it)::
+
+    # operator.private.yaml: never published.
+    service-pricing:
+      - "£2,450"
+      - direct cremation from £1,395
+
+Then:
+
+* a value found in the text of any skill (name, description, forPeople, tags, examples) is
+  an error at that line (:func:`skill_text`); an amount of money in a value is
+  found however it is written (``£2,450``, ``£2450``, ``£ 2 450``, ``GBP 2450``,
+  ``2,450 pounds``, ``£2,450.00``: same currency, same value; see
+  :mod:`acap.checks._money`);
+* a value found in any file of the built site (card, pages, anything a later
+  build step adds) is an error (:func:`published_files`, run by ``acap build``
+  after every other step), located at the operator.yaml line it came from
+  when it came from there;
+* the number inside a value (``2,450`` or ``2450``), found on its own or with
+  another currency, is a warning: it may be a year or a street number;
+* a key of the private file that is not the id of an on-request skill of
+  operator.yaml is an error (with a did-you-mean): a typo would silently drop
+  the protection of the values listed under it;
+* amounts of money in the text of an on-request skill are a warning
+  (:func:`money_in_text`), with or without the private file, and in cards too:
+  the finding says the amount will be published and how to keep it private.
+
+Findings never repeat a private value: they name its line in the private file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from acap import schemas
+from acap.checks._facts import Subject
+from acap.checks._money import Amount, amounts, same_amount
+from acap.findings import Finding, Level, Location
+from acap.load._operator import OperatorConfig, schema_findings
+from acap.load._yaml import load_file, pointer_join
+
+PRIVATE_FILE = "operator.private.yaml"
+PRIVATE_SCHEMA = "operator-private.schema.json"
+#: Values shorter than this would match everywhere; they are refused.
+MIN_VALUE_LENGTH = 3
+
+_SKILL_TEXT = re.compile(r"/skills/[0-9]+/(name|description|forPeople|tags|examples)(/|$)")
+_SPACES = re.compile(r"[\s\u00a0\u202f\u2009]+")
+_NUMBER = re.compile(r"\d(?:[\d.,'\u00a0\u202f ]*\d)?")
+_BARE_NUMBER = re.compile(r"\d[\d.,'\u00a0\u202f ]*")
+
+
+def normalise(text: str) -> str:
+    """Case-folded, with every run of spaces (no-break and narrow ones too) as one space."""
+    return _SPACES.sub(" ", text.casefold()).strip()
+
+
+def _pattern(needle: str) -> re.Pattern[str]:
+    head = r"(?<!\w)" if needle[:1].isalnum() else ""
+    tail = r"(?!\w)" if needle[-1:].isalnum() else ""
+    return re.compile(head + re.escape(needle) + tail)
+
+
+@dataclass(frozen=True)
+class PrivateValue:
+    """One value the operator gives on request.
+
+    Attributes:
+        skill: the on-request skill id it belongs to.
+        text: the value as written (never printed).
+        file: the private file's name, for messages.
+        line: its line there.
+    """
+
+    skill: str
+    text: str
+    file: str
+    line: int | None
+
+    @property
+    def ref(self) -> str:
+        """How findings name it: ``operator.private.yaml line 3 (service-pricing)``."""
+        return f"{self.file} line {self.line} ({self.skill})"
+
+    def patterns(self) -> tuple[tuple[Level, re.Pattern[str]], ...]:
+        """What to look for: the whole value (``error``); its number alone, with other
+        thousands separators or none (``warning``)."""
+        return _patterns(self.text)
+
+    @property
+    def amounts(self) -> tuple[Amount, ...]:
+        """The amounts of money in the value: found in any writing, they are errors."""
+        return amounts(self.text)
+
+
+@cache
+def _patterns(text: str) -> tuple[tuple[Level, re.Pattern[str]], ...]:
+    whole = normalise(text)
+    out: list[tuple[Level, re.Pattern[str]]] = [("error", _pattern(whole))]
+    seen = {whole}
+    # A value that is only a number (2450) is that number however it is grouped: the
+    # other groupings are errors too. Inside a longer value they may be a year.
+    level: Level = "error" if _BARE_NUMBER.fullmatch(text.strip()) else "warning"
+    for m in _NUMBER.finditer(text):
+        integer = re.sub(r"[.,]\d{1,2}$", "", m.group(0))
+        digits = re.sub(r"\D", "", integer)
+        if len(digits) < 3:
+            continue
+        forms = {normalise(m.group(0)), digits}
+        if len(digits) >= 4:
+            groups = _groups(digits)
+            forms |= {sep.join(groups) for sep in (",", ".", " ", "'")}
+        for f in sorted(forms - seen):
+            seen.add(f)
+            out.append((level, _pattern(f)))
+    return tuple(out)
+
+
+def _groups(digits: str) -> list[str]:
+    head = len(digits) % 3 or 3
+    return [digits[:head]] + [digits[i:i + 3] for i in range(head, len(digits), 3)]
+
+
+@dataclass
+class PrivateValues:
+    """What ``operator.private.yaml`` holds.
+
+    Attributes:
+        file: its name as shown in findings.
+        present: whether the file exists.
+        values: the values, in file order.
+        findings: faults in the file itself (``YAML-*``, ``SCHEMA-*``, ``PRIVATE-VALUES``).
+    """
+
+    file: str
+    present: bool = False
+    values: list[PrivateValue] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+
+def private_path_for(config: Path) -> Path:
+    """The private file of an operator file: beside it, named after it with
+    ``.private.yaml``: ``operator.yaml`` -> ``operator.private.yaml``, and in a batch
+    folder ``chapel.yaml`` -> ``chapel.private.yaml`` (each operator its own)."""
+    return config.with_name(config.stem + ".private.yaml")
+
+
+def private_path(cfg: OperatorConfig) -> Path:
+    """Where the private file of ``cfg`` is (see :func:`private_path_for`)."""
+    return private_path_for(cfg.path)
+
+
+def load_private_values(cfg: OperatorConfig) -> PrivateValues:
+    """Read ``operator.private.yaml`` (strictly, like operator.yaml); never raises.
+
+    Returns:
+        :class:`PrivateValues`; a missing file is no fault (``present`` False). A
+        key that is not an on-request skill id is a ``PRIVATE-VALUES`` error, a
+        value shorter than :data:`MIN_VALUE_LENGTH` an error.
+    """
+    display = str(private_path_for(Path(cfg.loaded.file)))
+    out = PrivateValues(display)
+    path = private_path(cfg)
+    if not path.is_file():
+        return out
+    out.present = True
+    loaded = load_file(path, schemas.schema(PRIVATE_SCHEMA), display)
+    out.findings = [f for f in loaded.findings if f.rule != "YAML-EMPTY"]
+    if not isinstance(loaded.data, dict):
+        if loaded.data is not None:
+            out.findings.append(Finding("SCHEMA-TYPE", "error", f"{display} must map skill ids "
+                                        "to lists of values", loaded.location(""),
+                                        "write: service-pricing: [\"£2,450\"]"))
+        return out
+    out.findings += schema_findings(loaded, PRIVATE_SCHEMA,
+                                    skip={f.location.pointer for f in loaded.findings})
+    on_request = [str(s.get("id")) for _, s in cfg.on_request_skills()]
+    kinds = {str(s.get("id")): str(s.get("kind", "public")) for _, s in cfg.skills()}
+    for skill, values in loaded.data.items():
+        key_ptr = pointer_join("", skill)
+        if skill not in on_request:
+            out.findings.append(_not_on_request(str(skill), kinds, on_request,
+                                                loaded.location(key_ptr, key=True)))
+        if not isinstance(values, list):
+            continue
+        for i, v in enumerate(values):
+            if not isinstance(v, str):
+                continue
+            loc = loaded.location(pointer_join(key_ptr, i))
+            if len(normalise(v)) < MIN_VALUE_LENGTH:
+                out.findings.append(Finding(
+                    "PRIVATE-VALUES", "error", f"a value of '{skill}' is shorter than "
+                    f"{MIN_VALUE_LENGTH} characters and would be found everywhere", loc,
+                    "write the value as it would appear, e.g. with its currency: £95"))
+                continue
+            out.values.append(PrivateValue(str(skill), v, display, loc.line))
+    return out
+
+
+def _not_on_request(skill: str, kinds: dict[str, str], on_request: list[str],
+                    at: Location) -> Finding:
+    """PRIVATE-VALUES: a key of the private file that names no on-request skill. An error:
+    a typo here would make acap stop looking for the values listed under it."""
+    import difflib
+
+    if skill in kinds:
+        message = (f"'{skill}' is a {kinds[skill]} skill, not an on-request one: nothing it "
+                   "says is given on request")
+    else:
+        message = f"'{skill}' is not the id of a skill in operator.yaml"
+    near = difflib.get_close_matches(skill, on_request, n=1, cutoff=0.6)
+    if near:
+        hint = f"did you mean '{near[0]}'?"
+    elif on_request:
+        hint = ("list the values under the id of the on-request skill that gives them: "
+                + ", ".join(on_request))
+    else:
+        hint = "operator.yaml has no on-request skill: make the skill kind: on-request first"
+    return Finding("PRIVATE-VALUES", "error", message, at, hint)
+
+
+def _search(text: str, values: Iterable[PrivateValue]) -> Iterator[tuple[PrivateValue, Level]]:
+    """Each value found in ``text``, with the level of its strongest match: the value
+    itself, or an amount of money in it however written (``error``); its number
+    alone (``warning``)."""
+    hay = normalise(text)
+    found: tuple[Amount, ...] | None = None
+    for v in values:
+        patterns = v.patterns()
+        if patterns[0][1].search(hay):
+            yield v, "error"
+            continue
+        if v.amounts:
+            if found is None:
+                found = amounts(text)
+            if any(same_amount(a, b) for a in v.amounts for b in found):
+                yield v, "error"
+                continue
+        for level, pat in patterns[1:]:
+            if pat.search(hay):
+                yield v, level
+                break
+
+
+def skill_text(sub: Subject, values: list[PrivateValue]) -> Iterator[Finding]:
+    """OR-3.9: no private value in the text of any skill."""
+    for s in sub.skills:
+        for ptr, name, text in s.texts():
+            for v, level in _search(text, values):
+                what = "a value" if level == "error" else "the number of a value"
+                yield sub.finding("OR-3.9", level, f"the {name} of {s.label} contains {what} you "
+                                  f"give on request ({v.ref})", ptr,
+                                  "skill text may ask for it (\"What does it cost?\") but never "
+                                  "give it: remove it")
+
+
+def money_in_text(sub: Subject, skip: Iterable[str] = ()) -> Iterator[Finding]:
+    """OR-3.9 (heuristic, warning): an amount of money in an on-request skill's text.
+
+    Args:
+        sub: operator.yaml or a card.
+        skip: pointers already reported as a private value (an error says more).
+    """
+    done = set(skip)
+    for s in sub.on_request:
+        for ptr, name, text in s.texts():
+            if ptr in done:
+                continue
+            found = amounts(text)
+            if not found:
+                continue
+            amount = found[0].text.strip()
+            if sub.is_card:
+                yield sub.finding("OR-3.9", "warning", f"the {name} of on-request {s.label} "
+                                  f"contains an amount of money ('{amount}'), published in "
+                                  "this card", ptr, "the card never gives what is given on "
+                                  "request: remove it, unless the amount is public")
+                continue
+            yield sub.finding("OR-3.9", "warning", f"the {name} of on-request {s.label} "
+                              f"contains an amount of money ('{amount}'): it will be published "
+                              "in the card and on the pages", ptr,
+                              "if it is given on request, remove it here and list it in "
+                              f"{PRIVATE_FILE} (never published), which makes acap refuse "
+                              f"it anywhere it is published: {s.id or 'skill-id'}: "
+                              f"[\"{amount}\"]; if the amount is public, make the skill "
+                              "public")
+
+
+def _operator_strings(data: Any, ptr: str = "") -> Iterator[tuple[str, str]]:
+    if isinstance(data, str):
+        yield ptr, data
+    elif isinstance(data, dict):
+        for k, v in data.items():
+            yield from _operator_strings(v, pointer_join(ptr, k))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            yield from _operator_strings(v, pointer_join(ptr, i))
+
+
+def _readable(rel: str, raw: bytes) -> str | None:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None  # images and other binary files: a value written as text is not in them
+    if rel.endswith((".html", ".htm", ".xml", ".svg")):
+        if "<" in text:  # £<b>2,450</b> reads as £2,450: search the text without tags too
+            text += "\n" + _TAG.sub("", text)
+        if "&" in text:
+            import html  # only when an HTML file is searched
+
+            text = html.unescape(text)
+    if rel.endswith(".json") and "\\" in text:
+        text = _JSON_ESCAPE.sub(_unescape_json, text)
+    return text
+
+
+_TAG = re.compile(r"<[^<>]*>")
+_JSON_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
+_JSON_SIMPLE = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
+                "t": "\t"}
+
+
+def _unescape_json(m: re.Match[str]) -> str:
+    """One JSON string escape as its character (``\\u00a3`` -> ``£``); surrogate halves stay
+    escaped, as they cannot spell a currency or a digit."""
+    e = m.group(1)
+    if e[0] == "u":
+        code = int(e[1:], 16)
+        return m.group(0) if 0xD800 <= code <= 0xDFFF else chr(code)
+    return _JSON_SIMPLE[e]
+
+
+def published_files(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]],
+                    values: list[PrivateValue]) -> list[Finding]:
+    """OR-3.9 over every file of the built site.
+
+    Args:
+        cfg: operator.yaml, to point at the line a value came from.
+        files: ``(path under site/, bytes)`` of every built file.
+        values: the private values.
+
+    Returns:
+        One finding per value and source: at the operator.yaml line holding the
+        value when there is one, else at the file and line of the site.
+    """
+    if not values:
+        return []
+    strings = list(_operator_strings(cfg.data))
+    found: dict[tuple[PrivateValue, str], tuple[Level, Location, list[str]]] = {}
+    for rel, raw in files:
+        text = _readable(rel, raw)
+        if text is None:
+            continue
+        for v, level in _search(text, values):
+            source = _source(cfg, v, strings)
+            if source and _SKILL_TEXT.match(source.pointer or ""):
+                continue  # skill text: already reported by skill_text() at its line
+            loc = source or _line_in(rel, text, v, raw.count(b"\n") + 1)
+            key = (v, f"{loc.file}:{loc.line}")
+            if key in found:
+                found[key][2].append(rel)
+            else:
+                found[key] = (level, loc, [rel])
+    out = []
+    for (v, _), (level, loc, rels) in found.items():
+        what = "a value" if level == "error" else "the number of a value"
+        out.append(Finding("OR-3.9", level, f"{what} you give on request ({v.ref}) would be "
+                           f"published in {', '.join(rels)}", loc,
+                           "remove it from operator.yaml (or templates/): it is given to the "
+                           "person who asks, never published"))
+    return out
+
+
+def _source(cfg: OperatorConfig, v: PrivateValue,
+            strings: list[tuple[str, str]]) -> Location | None:
+    for ptr, text in strings:
+        if any(True for _ in _search(text, [v])):
+            return cfg.at(ptr)
+    return None
+
+
+def _line_in(rel: str, text: str, v: PrivateValue, lines: int) -> Location:
+    """The first line of a built file holding ``v`` (``lines``: the file's own line count;
+    past it, ``text`` holds another reading of the file, with no line of its own)."""
+    for n, line in enumerate(text.splitlines()[:lines], 1):
+        if any(True for _ in _search(line, [v])):
+            return Location(rel, n)
+    return Location(rel)

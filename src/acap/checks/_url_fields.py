@@ -1,0 +1,134 @@
+"""Which values are URLs or host names, in operator.yaml and in a card, and their checks.
+
+The rules themselves (``URL-FORM``, ``URL-IDN``, ``URL-SCRIPT``, ``URL-HTTPS``,
+``CARD-URL``) are in :mod:`acap.checks._urls`; personEntry is checked with
+OR-3.4 in :mod:`acap.checks._person_entry_rules`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from acap.checks._facts import Subject, as_dict, as_list
+from acap.checks._urls import card_url_problems, host_problems, split, url_problems
+from acap.findings import Finding
+from acap.load._operator import OperatorConfig
+from acap.load._yaml import pointer_join
+
+_FLOW_URLS = ("authorizationUrl", "tokenUrl", "refreshUrl", "deviceAuthorizationUrl")
+
+UrlField = tuple[str, str, Any, bool]  # pointer, label, value, must be https
+
+
+def _emit(sub: Subject, fields: list[UrlField]) -> Iterator[Finding]:
+    for ptr, label, value, secure in fields:
+        if not isinstance(value, str) or not value:
+            continue
+        for p in url_problems(value, secure=secure, what=label):
+            yield sub.finding(p.rule, p.level, p.message, ptr, p.hint)
+
+
+def operator_urls(sub: Subject, cfg: OperatorConfig) -> Iterator[Finding]:
+    """URL and host rules for every URL and host name in operator.yaml, and CARD-URL."""
+    d = cfg.data
+    agent = as_dict(d.get("agent"))
+    fields: list[UrlField] = [("/operator/website", "operator.website",
+                               as_dict(d.get("operator")).get("website"), True)]
+    for i, itf in enumerate(as_list(agent.get("interfaces"))):
+        fields.append((f"/agent/interfaces/{i}/url", f"agent.interfaces[{i}].url",
+                       as_dict(itf).get("url"), True))
+    for name in ("documentationUrl", "iconUrl"):
+        fields.append((f"/agent/{name}", f"agent.{name}", agent.get(name), False))
+    for name, scheme in as_dict(d.get("signIn")).items():
+        base = pointer_join("/signIn", name)
+        scheme = as_dict(scheme)
+        fields.append((f"{base}/openIdConnectUrl", f"signIn.{name}.openIdConnectUrl",
+                       scheme.get("openIdConnectUrl"), True))
+        oauth = as_dict(scheme.get("oauth2"))
+        fields.append((f"{base}/oauth2/metadataUrl", f"signIn.{name}.oauth2.metadataUrl",
+                       oauth.get("metadataUrl"), True))
+        for flow, fl in oauth.items():
+            for u in _FLOW_URLS:
+                fields.append((f"{base}/oauth2/{flow}/{u}", f"signIn.{name}.oauth2.{flow}.{u}",
+                               as_dict(fl).get(u), True))
+    origins = as_list(d.get("ownOrigins"))
+    for i, o in enumerate(origins):
+        fields.append((f"/ownOrigins/{i}", f"ownOrigins[{i}]", o, True))
+    yield from _emit(sub, fields)
+    for i, o in enumerate(origins):
+        parts = split(o) if isinstance(o, str) else None
+        if parts and parts.hostname and (parts.path not in ("", "/") or parts.query):
+            yield sub.finding("URL-FORM", "warning", f"ownOrigins[{i}] has a path; an origin is "
+                              "scheme and host only, so the path is ignored", f"/ownOrigins/{i}",
+                              f"write https://{parts.netloc}")
+    yield from _operator_hosts(sub, cfg)
+    yield from _operator_card_url(sub, cfg)
+
+
+def _operator_hosts(sub: Subject, cfg: OperatorConfig) -> Iterator[Finding]:
+    d = cfg.data
+    host = d.get("cardHost")
+    if isinstance(host, str) and host:
+        for p in host_problems(host, what="cardHost"):
+            yield sub.finding(p.rule, p.level, p.message, "/cardHost", p.hint)
+    for name, settings in as_dict(d.get("hosts")).items():
+        ptr = pointer_join("/hosts", name)
+        for p in host_problems(str(name), what="the hosts entry"):
+            yield sub.finding(p.rule, p.level, p.message, ptr, p.hint, key=True)
+        cname = as_dict(settings).get("cname")
+        if isinstance(cname, str) and cname:
+            for p in host_problems(cname, what=f"hosts.{name}.cname"):
+                yield sub.finding(p.rule, p.level, p.message, f"{ptr}/cname", p.hint)
+
+
+def _operator_card_url(sub: Subject, cfg: OperatorConfig) -> Iterator[Finding]:
+    """CARD-URL at build: a website on a GitHub project site cannot hold the card at its root."""
+    parts = split(cfg.website)
+    if not parts or not parts.hostname or not parts.hostname.endswith(".github.io"):
+        return
+    if parts.path in ("", "/") or cfg.card_host != parts.hostname:
+        return
+    owner = parts.hostname[: -len(".github.io")]
+    ptr = "/cardHost" if "cardHost" in cfg.data else "/operator/website"
+    yield sub.finding("CARD-URL", "error", f"your website is a GitHub project site "
+                      f"({parts.hostname}{parts.path}); the card must be at the root, "
+                      f"{cfg.card_url}, which a project site cannot serve", ptr,
+                      f"give the site a custom domain (hosts.<domain>.cname, and cardHost), or "
+                      f"publish from the repository named {owner}.github.io")
+
+
+def card_urls(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
+    """URL and host rules for every URL field of an A2A 1.0 card."""
+    fields: list[UrlField] = []
+    for i, itf in enumerate(as_list(card.get("supportedInterfaces"))):
+        fields.append((f"/supportedInterfaces/{i}/url", f"supportedInterfaces[{i}].url",
+                       as_dict(itf).get("url"), True))
+    fields.append(("/provider/url", "provider.url", as_dict(card.get("provider")).get("url"),
+                   False))
+    for name in ("documentationUrl", "iconUrl"):
+        fields.append((f"/{name}", name, card.get(name), False))
+    for name, scheme in as_dict(card.get("securitySchemes")).items():
+        base = pointer_join("/securitySchemes", name)
+        oidc = as_dict(as_dict(scheme).get("openIdConnectSecurityScheme"))
+        fields.append((f"{base}/openIdConnectSecurityScheme/openIdConnectUrl",
+                       f"securitySchemes.{name} openIdConnectUrl", oidc.get("openIdConnectUrl"),
+                       True))
+        oauth = as_dict(as_dict(scheme).get("oauth2SecurityScheme"))
+        fields.append((f"{base}/oauth2SecurityScheme/oauth2MetadataUrl",
+                       f"securitySchemes.{name} oauth2MetadataUrl", oauth.get("oauth2MetadataUrl"),
+                       True))
+        for flow, fl in as_dict(oauth.get("flows")).items():
+            for u in _FLOW_URLS:
+                fields.append((f"{base}/oauth2SecurityScheme/flows/{flow}/{u}",
+                               f"securitySchemes.{name} {flow}.{u}", as_dict(fl).get(u), True))
+    for i, ext in enumerate(as_list(as_dict(card.get("capabilities")).get("extensions"))):
+        fields.append((f"/capabilities/extensions/{i}/uri", f"extension {i} uri",
+                       as_dict(ext).get("uri"), False))
+    yield from _emit(sub, fields)
+
+
+def card_location(sub: Subject, url: str) -> Iterator[Finding]:
+    """CARD-URL: where the card is served is the root of its origin (A2A §8.2)."""
+    for p in card_url_problems(url):
+        yield Finding(p.rule, p.level, p.message, sub.at(""), p.hint)

@@ -1,0 +1,263 @@
+"""URL rules that apply to every URL acap writes or reads, and the card's own URL.
+
+Rule ids:
+
+* ``URL-FORM``: a URL is absolute, parses, and has no whitespace, control
+  character, backslash or user name/password; a host name has no final dot.
+* ``URL-IDN``: an internationalised host is written as A-labels (IDNA 2008,
+  RFC 5891), each of which decodes and encodes back to itself.
+* ``URL-SCRIPT``: no host label mixes scripts (``pаypal`` with a Cyrillic ``а``).
+* ``URL-HTTPS``: where a URL must be https (interfaces, sign-in URLs, the
+  operator's website), it is; plain http only for localhost.
+* ``CARD-URL``: the card is at ``https://{host}/.well-known/agent-card.json``,
+  the root of its origin (A2A §8.2); a GitHub project site is reported with
+  the fix.
+
+The functions here return :class:`Problem` tuples without a location; the
+operator.yaml and card checks attach the place.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import NamedTuple
+from urllib.parse import SplitResult, urlsplit
+
+from acap.findings import Level
+
+#: Hosts where plain http is accepted (previews and tests).
+LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
+WELL_KNOWN_PATH = "/.well-known/agent-card.json"
+
+
+class Problem(NamedTuple):
+    """A fault found in a value, before it is given a location.
+
+    Attributes:
+        rule: rule id.
+        level: ``error`` or ``warning``.
+        message: what is wrong (the caller may prefix which field).
+        hint: how to fix it.
+    """
+
+    rule: str
+    level: Level
+    message: str
+    hint: str
+
+
+def split(url: str) -> SplitResult | None:
+    """``urlsplit(url)``, or ``None`` when Python cannot split it (a bad port, IPv6)."""
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # raises ValueError for a port that is not a number in range
+    except ValueError:
+        return None
+    return parts
+
+
+def url_problems(url: str, *, secure: bool = False, what: str = "the URL") -> list[Problem]:
+    """Check one absolute URL.
+
+    Args:
+        url: the URL as written.
+        secure: it must be https (plain http only on localhost): ``URL-HTTPS``.
+        what: how to name the value in messages (``"agent.interfaces[0].url"``).
+
+    Returns:
+        Problems (``URL-FORM``, ``URL-IDN``, ``URL-SCRIPT``, ``URL-HTTPS``); empty
+        when the URL is fine.
+    """
+    out: list[Problem] = []
+    bad = [ch for ch in url if ch.isspace() or unicodedata.category(ch) in ("Cc", "Cf")]
+    if bad:
+        kind = "a space" if bad[0] == " " else f"the invisible character U+{ord(bad[0]):04X}"
+        out.append(Problem("URL-FORM", "error", f"{what} contains {kind}",
+                           "remove it; a space inside a path is written %20"))
+        return out
+    if "\\" in url:
+        out.append(Problem("URL-FORM", "error", f"{what} contains a backslash (\\)",
+                           "use forward slashes (/)"))
+        return out
+    parts = split(url)
+    if parts is None:
+        return [Problem("URL-FORM", "error", f"{what} is not a valid URL ({url})",
+                        "check the port number and brackets")]
+    if not parts.scheme:
+        return [Problem("URL-FORM", "error", f"{what} is not an absolute URL: '{url}'",
+                        "write it in full, starting with https://")]
+    if parts.scheme in ("http", "https", "wss", "ws"):
+        if not parts.hostname:
+            return [Problem("URL-FORM", "error", f"{what} has no host: '{url}'",
+                            "write it as https://host/path")]
+        if parts.username is not None or parts.password is not None:
+            out.append(Problem("URL-FORM", "error",
+                               f"{what} carries a user name or password before the host",
+                               "remove the part before @"))
+        out.extend(host_problems(parts.hostname, what=f"the host of {what}"))
+    if secure and not is_secure(parts):
+        out.append(Problem("URL-HTTPS", "error", f"{what} must be https, not {parts.scheme}",
+                           "use https:// (plain http is accepted only for localhost)"))
+    return out
+
+
+def is_secure(parts: SplitResult) -> bool:
+    """True for https (and wss), or plain http(s)/ws on a loopback host."""
+    if parts.scheme in ("https", "wss"):
+        return True
+    return parts.scheme in ("http", "ws") and (parts.hostname or "") in LOOPBACK
+
+
+def host_problems(host: str, *, what: str = "the host") -> list[Problem]:
+    """Check a host name: A-labels only, each round-trips (IDNA 2008), no mixed scripts,
+    no final dot (``ask.example.com.``, the absolute DNS form, is another origin and
+    another name for certificates and static hosts).
+
+    Args:
+        host: a host name as written (``xn--bcher-kva.example`` or ``bücher.example``).
+        what: how to name it in messages.
+
+    Returns:
+        ``URL-FORM``, ``URL-IDN`` and ``URL-SCRIPT`` problems.
+    """
+    import idna  # IDNA 2008 (RFC 5891) and UTS 46; imported on first use
+
+    if host.startswith("[") or _is_ipv4(host):
+        return []
+    if any(c in host for c in "/:@?#%") or host.startswith("."):
+        return [Problem("URL-FORM", "error", f"{what} '{host}' is not a host name",
+                        "write the name only, e.g. example.com")]
+    if host.endswith("."):
+        bare = host.rstrip(".")
+        return [Problem("URL-FORM", "error", f"{what} '{host}' ends with a dot",
+                        f"drop the final dot: write {bare} (with the dot it is another name "
+                        "to browsers, TLS certificates and static hosts, so the card, its "
+                        "pages and their origin would not match)")]
+    if not host.isascii():
+        try:
+            alabel = idna.encode(host, uts46=True).decode("ascii")
+        except idna.IDNAError as exc:
+            return [Problem("URL-IDN", "error", f"{what} '{host}' is not a valid "
+                            f"internationalised host name ({exc})",
+                            "check the spelling of the host")]
+        out = [Problem("URL-IDN", "error", f"{what} '{host}' is not written in A-labels",
+                       f"write it as {alabel} (IDNA 2008 A-labels, the form DNS uses)")]
+        out.extend(_script_problems(idna.decode(alabel), what))
+        return out
+    out = []
+    for label in host.rstrip(".").split("."):
+        if not label.lower().startswith("xn--"):
+            continue
+        try:
+            ulabel = idna.decode(label)
+            back = idna.encode(ulabel).decode("ascii")
+        except (idna.IDNAError, UnicodeError) as exc:
+            out.append(Problem("URL-IDN", "error", f"{what}: '{label}' is not a valid A-label "
+                               f"({exc})", "write the host in its Unicode form once and let "
+                               "an IDNA 2008 converter give its A-label"))
+            continue
+        if back != label.lower():
+            out.append(Problem("URL-IDN", "error", f"{what}: the A-label '{label}' does not "
+                               f"round-trip (it decodes to '{ulabel}', which encodes to '{back}')",
+                               f"write {back}"))
+            continue
+        shown = ".".join(ulabel if part == label else part for part in host.split("."))
+        out.extend(_script_problems(shown, what, only=ulabel))
+    return out
+
+
+def _is_ipv4(host: str) -> bool:
+    parts = host.split(".")
+    return len(parts) == 4 and all(p.isdigit() for p in parts)
+
+
+# Scripts that UTS #39's "highly restrictive" level lets one label combine.
+_ALLOWED_MIXES = (frozenset({"LATIN", "HAN", "HIRAGANA", "KATAKANA"}),
+                  frozenset({"LATIN", "HAN", "BOPOMOFO"}),
+                  frozenset({"LATIN", "HAN", "HANGUL"}))
+
+
+def script_of(ch: str) -> str | None:
+    """The script of a letter in a host label, or ``None`` for digits, ``-`` and marks.
+
+    Python's :mod:`unicodedata` has no Script property, and the libraries that
+    do (fontTools, regex) are large for this one use. The first word of a
+    character's Unicode name is its script for the letters IDNA 2008 permits
+    (``LATIN SMALL LETTER A``, ``CYRILLIC SMALL LETTER A``, ``CJK UNIFIED
+    IDEOGRAPH-4E00``); that is what this reads.
+    """
+    cat = unicodedata.category(ch)
+    if cat.startswith(("N", "M", "P", "Z", "S")):
+        return None
+    word = unicodedata.name(ch, "UNKNOWN").split(" ")[0]
+    if word in ("CJK", "IDEOGRAPHIC"):
+        return "HAN"
+    if word == "KATAKANA-HIRAGANA":
+        return None
+    return word
+
+
+def mixed_scripts(label: str) -> set[str]:
+    """The scripts of ``label`` when it mixes them in a way UTS #39 does not allow, else ``{}``."""
+    scripts = {s for s in map(script_of, label) if s}
+    if len(scripts) <= 1 or any(scripts <= mix for mix in _ALLOWED_MIXES):
+        return set()
+    return scripts
+
+
+def _script_problems(host: str, what: str, only: str | None = None) -> list[Problem]:
+    """URL-SCRIPT for each label of ``host`` (Unicode form) that mixes scripts, or for the
+    label ``only``; the message is one plain sentence: ``the host of operator.website is
+    'exаmple.com', whose label 'exаmple' mixes Cyrillic and Latin letters ...``."""
+    out = []
+    for label in [only] if only is not None else host.split("."):
+        scripts = mixed_scripts(label)
+        if scripts:
+            names = " and ".join(sorted(s.title() for s in scripts))
+            out.append(Problem("URL-SCRIPT", "error",
+                               f"{what} is '{host}', whose label '{label}' mixes {names} "
+                               "letters, a common way to imitate another name",
+                               "write each label in one script"))
+    return out
+
+
+def card_url_problems(url: str) -> list[Problem]:
+    """``CARD-URL``: the card is at the root of its origin, at the A2A §8.2 well-known path.
+
+    Args:
+        url: where the card is (or will be) served.
+
+    Returns:
+        Problems; for a GitHub project site (``owner.github.io/repo/...``) the
+        hint gives both fixes.
+    """
+    parts = split(url)
+    if parts is None or not parts.hostname:
+        return [Problem("CARD-URL", "error", f"the card URL '{url}' is not a URL",
+                        f"serve it at https://HOST{WELL_KNOWN_PATH}")]
+    out: list[Problem] = []
+    host = parts.hostname
+    if parts.query or parts.fragment:
+        out.append(Problem("CARD-URL", "error", "the card URL carries a query or fragment",
+                           f"serve it at https://{host}{WELL_KNOWN_PATH}"))
+    if parts.path == WELL_KNOWN_PATH:
+        return out
+    prefix = parts.path[: -len(WELL_KNOWN_PATH)] if parts.path.endswith(WELL_KNOWN_PATH) else None
+    if host.endswith(".github.io") and prefix:
+        owner = host[: -len(".github.io")]
+        out.append(Problem("CARD-URL", "error",
+                           f"the card is on a GitHub project site ({host}{prefix}/), not at the "
+                           f"root of {host}: clients look for https://{host}{WELL_KNOWN_PATH}",
+                           f"give the project a custom domain (a CNAME file), or publish from "
+                           f"the repository named {owner}.github.io"))
+    elif prefix is not None:
+        out.append(Problem("CARD-URL", "error",
+                           f"the card is under {prefix}/, not at the root of its origin: clients "
+                           f"look for https://{host}{WELL_KNOWN_PATH} (A2A §8.2)",
+                           "publish it at the root of the host"))
+    else:
+        out.append(Problem("CARD-URL", "error",
+                           f"the card is at {parts.path or '/'}, not at {WELL_KNOWN_PATH} "
+                           "(A2A §8.2 well-known location)",
+                           f"publish it at https://{host}{WELL_KNOWN_PATH}"))
+    return out

@@ -1,0 +1,1 @@
+"""acap.cli._group."""

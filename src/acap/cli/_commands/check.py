@@ -1,0 +1,78 @@
+"""``acap check CARD``: check any Agent Card (a file or an https URL) against A2A 1.0 and
+the On Request extension.
+
+Exit status: 0 no errors (warnings allowed), 1 errors (or warnings with
+``--strict``), 2 wrong usage (click's own).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from acap.cli._commands._common import FORMATS, emit_report
+
+
+@click.command()
+@click.argument("card")
+@click.option("--url", default=None, metavar="URL",
+              help="The URL the card is (or will be) served at, for a card file "
+                   "[default: a URL given as CARD, or the file's place in site/].")
+@click.option("--strict", is_flag=True, help="Warnings fail the check too.")
+@click.option("--format", "fmt", type=FORMATS, default="text", show_default=True,
+              help="How to print findings.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+              help="Seconds to wait for a card URL.")
+@click.option("--live", is_flag=True,
+              help="CARD is a URL: also check what a client gets (status, Content-Type, CORS, "
+                   "Cache-Control, ETag, signature with the jku keys, same bytes as site/).")
+@click.option("--site-dir", type=click.Path(path_type=Path), default=Path("site"),
+              show_default=True, help="With --live: the local build to compare bytes with.")
+@click.option("--connect-to", multiple=True, metavar="HOST=URL",
+              help="With --live: fetch HOST's URLs from URL instead, with Host: HOST "
+                   "(e.g. example.com=http://127.0.0.1:8000 to check acap serve).")
+def check(card: str, url: str | None, strict: bool, fmt: str, timeout: float, live: bool,
+          site_dir: Path, connect_to: tuple[str, ...]) -> None:
+    """Check CARD (a path or an https URL) and report every finding.
+
+    Checks that need operator.yaml (the values given on request, the safeguards of
+    an action) are listed as notes; signatures are checked by `acap verify`, or
+    here with --live.
+    """
+    from acap.checks._card_check import check_card_file, check_card_source
+
+    if live and not card.startswith(("https://", "http://")):
+        raise click.UsageError("--live checks a URL: give the card's https URL")
+    live_json = None
+    if live:
+        from acap.cli._commands.live_check import pairs, print_live
+        from acap.load._document import CardFile
+        from acap.publish._live import live_check as run_live
+
+        lr = run_live(card, site_dir=site_dir if site_dir.is_dir() else None,
+                      connect_to=pairs(connect_to), timeout=timeout)
+        # The content check reads the very bytes the live check fetched.
+        result = check_card_file(lr.file or CardFile(card, findings=list(lr.report.errors)),
+                                 url=url or card)
+        ok = result.ok(strict) and lr.ok and lr.report.ok(strict=strict)
+        live_json = lr.to_json()
+    else:
+        result = check_card_source(card, url=url, timeout=timeout)
+        ok = result.ok(strict)
+    if fmt == "json":
+        if live_json is None:
+            click.echo(result.format_json())
+        else:
+            click.echo(json.dumps({"check": json.loads(result.format_json()), "live": live_json},
+                                  indent=2, ensure_ascii=False))
+    else:
+        click.echo(result.format_text())
+        if live:
+            click.echo("")
+            print_live(lr)
+            emit_report(lr.report, fmt)
+            click.echo("live card verified" if lr.ok else "live card NOT verified")
+    sys.exit(0 if ok else 1)

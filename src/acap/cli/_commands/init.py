@@ -1,0 +1,52 @@
+"""``acap init [DIR]``: a new operator project, never overwriting a file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("folder", type=click.Path(path_type=Path, file_okay=False), default=Path("."),
+                required=False)
+def init(folder: Path) -> None:
+    """Start an operator project in FOLDER (default: here).
+
+    \b
+    Writes operator.yaml (commented placeholders that build as they are),
+    .gitignore, templates/README.md and .github/workflows/pages.yml (GitHub
+    Actions: build, check, deploy to Pages). Existing files are left alone.
+    """
+    from acap.build._init_project import init_project
+
+    result = init_project(folder)
+    for p in result.created:
+        click.echo(f"created {_show(p, folder)}")
+    for p in result.skipped:
+        click.echo(f"exists, left as it is: {_show(p, folder)}", err=True)
+    if any(p.name == ".gitignore" for p in result.skipped):
+        from acap.build._init_project import ignored_patterns
+
+        click.echo("  make sure your .gitignore keeps these out of git: "
+                   + "  ".join(ignored_patterns()), err=True)
+    if any(p.name == "pages.yml" for p in result.created):
+        from acap.build._init_project import pip_spec
+
+        if not pip_spec():
+            click.echo("note: the GitHub workflow needs to know where to install acap from: "
+                       "set the repository variable ACAP_PIP_SPEC "
+                       "(e.g. acap @ git+https://github.com/OWNER/acap@COMMIT); see "
+                       "README.md, Publishing > GitHub Actions", err=True)
+    if result.created:
+        where = "" if folder == Path(".") else f"cd {folder} && "
+        click.echo(f"next: edit operator.yaml, then {where}acap build && acap serve")
+    else:
+        click.echo("nothing written: the project is already there", err=True)
+
+
+def _show(p: Path, folder: Path) -> str:
+    try:
+        return str(p.relative_to(folder.absolute()))
+    except ValueError:
+        return str(p)

@@ -1,0 +1,164 @@
+"""``acap keys``: make, rotate, retire and list signing keys."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+@click.group()
+def keys() -> None:
+    """Make, rotate and retire signing keys (never printed)."""
+
+
+def _cfg(config: Path) -> Any:
+    from acap.load._operator import load_operator
+
+    cfg = load_operator(config)
+    errors = [f for f in cfg.findings if f.level == "error"]
+    if errors:
+        for f in errors:
+            click.echo(f.format_text(), err=True)
+        sys.exit(1)
+    return cfg
+
+
+@keys.command("new")
+@click.option("-c", "--config", type=click.Path(path_type=Path), default=Path("operator.yaml"),
+              show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Key file to write [default: signing.keyFile of operator.yaml].")
+@click.option("--alg", type=click.Choice(["ES256", "EdDSA", "RS256", "PS256"]), default=None,
+              help="Algorithm [default: signing.algorithm, else ES256].")
+def keys_new(config: Path, out: Path | None, alg: str | None) -> None:
+    """Write a new private key file (mode 0600). Never overwrites one."""
+    from acap.keys._key import KeyProblem
+    from acap.keys._store import new_key_file
+
+    if out is None:
+        if not config.exists():
+            click.echo(f"error: there is no {config} here to say where the key goes\n"
+                       "    hint: run it in your project folder, or give the file: "
+                       "acap keys new --out PATH", err=True)
+            sys.exit(1)
+        cfg = _cfg(config)
+        out = cfg.key_file
+        alg = alg or cfg.signing.get("algorithm")
+    try:
+        tp = new_key_file(out, alg or "ES256")
+    except FileExistsError:
+        click.echo(f"error: {out} exists; acap never overwrites a key "
+                   "(use `acap keys rotate` to replace it)", err=True)
+        sys.exit(1)
+    except KeyProblem as exc:
+        click.echo(f"error: {exc}\n    hint: {exc.hint}", err=True)
+        sys.exit(1)
+    click.echo(f"wrote {out} ({alg or 'ES256'}, thumbprint {tp}); keep it out of git")
+
+
+@keys.command("rotate")
+@click.option("-c", "--config", type=click.Path(path_type=Path), default=Path("operator.yaml"),
+              show_default=True)
+@click.option("--kid", default=None,
+              help="kid of the new key [default: signing.kid with its number increased "
+                   "(chapel-1 -> chapel-2), else the new key's thumbprint].")
+@click.option("--lost", is_flag=True,
+              help="The current private key is lost: keep the public key the last build "
+                   "published under signing.kid, and give the new key a new kid.")
+@click.option("--old-kid", default=None, metavar="KID",
+              help="With --lost: the kid of the lost key, when it is not signing.kid (a kid "
+                   "the build warns has left the JWKS); only its public key is kept.")
+@click.option("--site-dir", type=click.Path(path_type=Path), default=None,
+              help="The last build, whose JWKS holds the published keys "
+                   "[default: site beside operator.yaml].")
+def keys_rotate(config: Path, kid: str | None, lost: bool, old_kid: str | None,
+                site_dir: Path | None) -> None:
+    """Make a new current key; keep the old public key in the JWKS."""
+    from acap.keys._key import KeyProblem
+    from acap.keys._store import rotate, rotate_lost
+
+    if old_kid is not None and not lost:
+        raise click.UsageError("--old-kid goes with --lost")
+    cfg = _cfg(config)
+    try:
+        if lost:
+            old, new, written = rotate_lost(cfg, site_dir, kid, old_kid)
+        else:
+            old, new, kept = rotate(cfg, kid, site_dir=site_dir)
+    except KeyProblem as exc:
+        click.echo(f"error: {exc}\n    hint: {exc.hint}", err=True)
+        sys.exit(1)
+    if lost and old_kid is not None and old_kid != cfg.signing.get("kid"):
+        from acap.keys._store import show_path
+
+        click.echo(f"kept the published public key of {old} in "
+                   f"{show_path(cfg.previous_keys_file, cfg)}, so cards signed with it still "
+                   "verify; the current key" + (f" ({new})" if new else "") + " is unchanged. "
+                   "Run `acap build` and `acap publish` now.")
+        return
+    if lost:
+        from acap.keys._store import show_path
+
+        signer = (f"a new key was written at {show_path(written, cfg)}" if written else
+                  "the key in ACAP_SIGNING_KEY signs under it" if cfg.key_from_env else
+                  f"the key in {show_path(cfg.key_file, cfg)} signs under it")
+        click.echo(f"kept the published public key of {old} in "
+                   f"{show_path(cfg.previous_keys_file, cfg)}, so cards signed with it still "
+                   f"verify; signing.kid is now {new}, and {signer}. "
+                   "Run `acap build` and `acap publish` now.")
+        return
+    from acap.keys._store import show_path
+
+    click.echo(f"rotated: {old} -> {new}. {old} stays in the JWKS until "
+               f"`acap keys retire {old}`. Run `acap build` and `acap publish` now.")
+    click.echo(f"note: the old private key is now {show_path(kept, cfg)}: keep it out of git, "
+               "and delete it once you are sure you will not need it", err=True)
+
+
+@keys.command("retire")
+@click.argument("kid")
+@click.option("-c", "--config", type=click.Path(path_type=Path), default=Path("operator.yaml"),
+              show_default=True)
+@click.option("--site-dir", type=click.Path(path_type=Path), default=None,
+              help="The last build, whose JWKS and manifest say what was published "
+                   "[default: site beside operator.yaml].")
+def keys_retire(kid: str, config: Path, site_dir: Path | None) -> None:
+    """Take KID out of the JWKS for good (a previous key, or a published kid that left it)."""
+    from acap.keys._key import KeyProblem
+    from acap.keys._store import retire, show_path
+
+    cfg = _cfg(config)
+    try:
+        removed = retire(cfg, kid, site_dir)
+    except KeyProblem as exc:
+        click.echo(f"error: {exc}\n    hint: {exc.hint}", err=True)
+        sys.exit(1)
+    when = "it leaves the JWKS at the next build" if removed else "it has left the JWKS already"
+    click.echo(f"retired {kid}: {when}; {show_path(cfg.previous_keys_file, cfg)} lists it as "
+               "retired, so no key takes that kid again")
+
+
+@keys.command("list")
+@click.option("-c", "--config", type=click.Path(path_type=Path), default=Path("operator.yaml"),
+              show_default=True)
+def keys_list(config: Path) -> None:
+    """Show the current key and previous keys (public facts only)."""
+    from acap.keys._key import read_jwks, thumbprint
+    from acap.keys._store import describe_key, resolve_signing_key
+
+    cfg = _cfg(config)
+    res = resolve_signing_key(cfg, cfg.base_dir / "site", create=False)
+    for f in res.findings:
+        click.echo(f.format_text(), err=True)
+    if res.key:
+        click.echo(f"current:  {describe_key(res.key)}")
+    for k in read_jwks(cfg.previous_keys_file):
+        click.echo(f"previous: kid {k.get('kid')}, {k.get('alg', '?')}, "
+                   f"RFC 7638 thumbprint {thumbprint(k)}")
+    from acap.keys._store import read_retired
+
+    for kid in read_retired(cfg.previous_keys_file):
+        click.echo(f"retired:  kid {kid} (not used again)")

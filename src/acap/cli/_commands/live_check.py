@@ -1,0 +1,94 @@
+"""``acap live-check URL``: what a client gets from the published card and JWKS.
+
+``acap check URL --live`` is the documented form; ``acap live-check URL`` stays
+as a hidden alias. Both call :func:`acap.publish._live.live_check`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from acap.cli._commands._common import FORMATS, emit_report
+
+
+def print_live(result: Any) -> None:
+    """Print a :class:`~acap.publish._live.LiveCheck` as a short table (stdout). Every value
+    came from the network or a card: each is escaped for the terminal."""
+    from acap.findings import terminal_safe as safe
+
+    def row(label: str, value: object, good: bool | None = None) -> None:
+        mark = "" if good is None else ("  ok" if good else "  <- see below")
+        click.echo(f"  {label:<16} {safe(str(value)) if value is not None else '-'}{mark}")
+
+    for what, f in [("card", result.card), *(("jwks", j) for j in result.jwks.values())]:
+        click.echo(f"{what} {safe(f.url)}")
+        if f.error and f.status is None:
+            row("error", f.error, False)
+            continue
+        row("HTTP status", f.status, f.status == 200)
+        ctype = (f.content_type or "").split(";")[0].strip().lower()
+        row("Content-Type", f.content_type, ctype == "application/json"
+            or ctype.endswith("+json"))
+        row("CORS", f.cors and f"Access-Control-Allow-Origin: {f.cors}", f.cors is not None)
+        row("Cache-Control", f.cache_control, f.max_age is not None)
+        row("ETag", f.etag, f.etag is not None)
+        row("same as site/", {True: "yes", False: "no", None: "no local build"}
+            [f.same_as_local], f.same_as_local)
+    for s in result.signatures:
+        click.echo(f"signature {s.index}: kid {safe(s.kid or '-')}, alg {safe(s.alg or '-')}: "
+                   + ("valid" if s.valid else f"{s.state} ({safe(s.reason)})"))
+
+
+def pairs(values: tuple[str, ...]) -> dict[str, str]:
+    """``("example.com=http://127.0.0.1:8000",)`` -> ``{"example.com": "http://127.0.0.1:8000"}``.
+
+    Raises:
+        click.BadParameter: a value is not ``HOST=URL``.
+    """
+    out: dict[str, str] = {}
+    for v in values:
+        host, sep, addr = v.partition("=")
+        if not sep or not host or not addr:
+            raise click.BadParameter(f"{v!r}: write HOST=URL, e.g. "
+                                     "example.com=http://127.0.0.1:8000", param_hint="--connect-to")
+        out[host.lower()] = addr
+    return out
+
+
+@click.command("live-check", hidden=True)
+@click.argument("url")
+@click.option("--site-dir", type=click.Path(path_type=Path), default=Path("site"),
+              show_default=True, help="Local build to compare the bytes with.")
+@click.option("--connect-to", multiple=True, metavar="HOST=URL",
+              help="Fetch HOST's URLs from URL instead, with Host: HOST (e.g. "
+                   "example.com=http://127.0.0.1:8000 to check acap serve).")
+@click.option("--timeout", type=click.FloatRange(0.1, 120), default=10.0, show_default=True,
+              help="Seconds per fetch.")
+@click.option("--format", "fmt", type=FORMATS, default="text", show_default=True)
+@click.option("--strict", is_flag=True, help="Warnings fail too.")
+def live_check(url: str, site_dir: Path, connect_to: tuple[str, ...], timeout: float, fmt: str,
+               strict: bool) -> None:
+    """Fetch the live card at URL and its JWKS; report status, headers, signature.
+
+    \b
+    Reports HTTP status, Content-Type, CORS, Cache-Control max-age, ETag,
+    whether each signature verifies with the keys named by jku, and whether
+    the bytes equal the local build in site/.
+    """
+    from acap.publish._live import live_check as run
+
+    result = run(url, site_dir=site_dir if site_dir.is_dir() else None,
+                 connect_to=pairs(connect_to), timeout=timeout)
+    ok = result.ok and result.report.ok(strict=strict)
+    if fmt == "json":
+        click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+    else:
+        print_live(result)
+        emit_report(result.report, fmt)
+        click.echo("live card verified" if ok else "live card NOT verified")
+    sys.exit(0 if ok else 1)

@@ -1,0 +1,88 @@
+"""The ``acap`` command. Thin on purpose: parse options, call the library, print.
+
+Exit status: 0 success (warnings allowed unless ``--strict``), 1 findings with
+errors (or a failed verification), 2 usage errors. Each command lives in its
+own module under :mod:`acap.cli._commands`, imported only when that command runs
+(``acap --help`` lists them from the one-line summaries below), and heavy
+libraries are imported inside each command, so ``acap --help`` starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import click
+
+from acap import __version__
+
+#: Command name -> (module under acap.cli._commands, attribute, one-line help for the listing).
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "init": ("init", "init", "Start an operator project in FOLDER (default: here)."),
+    "build": ("build", "build", "Build site/ from operator.yaml: signed card, JWKS, pages."),
+    "check": ("check", "check", "Check a card (path or https URL) against A2A 1.0 and "
+                                "On Request."),
+    "verify": ("verify", "verify", "Check every signature of CARD (a path or an https URL)."),
+    "check-reply": ("check_reply", "check_reply", "Check an agent's reply against §5-§6 of "
+                                                  "the extension."),
+    "keys": ("keys", "keys", "Make, rotate and retire signing keys (never printed)."),
+    "serve": ("serve", "serve", "Preview site/ on localhost; rebuild when operator.yaml "
+                                "changes."),
+    "publish": ("publish", "publish", "Check site/, then put each host folder on its "
+                                      "hosting."),
+    "live-check": ("live_check", "live_check", ""),  # hidden alias of `check URL --live`
+}
+
+
+class LazyGroup(click.Group):
+    """A click group that imports a command's module only when the command is used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name, (_, _, summary) in COMMANDS.items() if summary]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module = importlib.import_module(f"acap.cli._commands.{entry[0]}")
+        command: click.Command = getattr(module, entry[1])
+        return command
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; Ctrl-C ends it with status 130 (128 + SIGINT, what shells
+        report) and says what was kept, instead of click's "Aborted!" and status 1,
+        which is also the status of a build with errors."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted: stopped before it was done. acap build and acap publish "
+                       "leave site/ and what was published as they were, unless they had "
+                       "already finished replacing them.", err=True)
+            ctx.exit(130)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, summary) for name, (_, _, summary) in COMMANDS.items() if summary]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="acap")
+def cli() -> None:
+    """Build, sign and publish an A2A Agent Card with the On Request extension.
+
+    \b
+    Start:   acap init, edit operator.yaml, acap build, acap serve
+    Publish: acap publish (GitHub Pages branch or a folder)
+    Check:   acap check CARD, acap verify CARD
+    """
+
+
+def main(args: Any = None) -> None:
+    """Run the ``acap`` command (the console script goes through :mod:`acap._entry`,
+    which also turns the cyclic garbage collector off for the command's short life)."""
+    cli(args=args, prog_name="acap")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

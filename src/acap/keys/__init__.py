@@ -1,0 +1,1 @@
+"""acap.keys._key."""

@@ -1,0 +1,1 @@
+"""acap.publish._publish."""

@@ -1,0 +1,125 @@
+"""What a reply's text says: where to ask (OR-5.3, OR-6.2) and two wording heuristics.
+
+* :func:`mentions_person_entry` decides whether a text gives the personEntry
+  address: an https URL written with or without ``https://`` (host compared
+  without case, trailing ``/`` ignored), or a telephone number written in any
+  form the ``phonenumbers`` library recognises for the number's own country
+  (``+44 20 7946 0000``, ``tel:+44-20-7946-0000``, ``020 7946 0000``).
+* :func:`denies_existence` and :func:`claims_done` are English phrase lists.
+  They cannot understand a reply; the checker reports what they find as
+  warnings and says that it is a heuristic.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A token that may be a URL or a host/path written without its scheme.
+_URLISH = re.compile(r"(?:https?://)?[A-Za-z0-9.-]+\.[A-Za-z]{2,}(?::\d+)?(?:/[^\s<>\"'()]*)?")
+_TRAILING = ".,;:!?"
+
+
+def _norm_url(url: str) -> str | None:
+    """``https://Ask.Example.com/talk/`` -> ``ask.example.com/talk``; ``None`` for http: etc."""
+    u = url
+    if u.lower().startswith("https://"):
+        u = u[8:]
+    elif "://" in u:
+        return None
+    host, _, path = u.partition("/")
+    path = path.rstrip("/")
+    return host.lower() + ("/" + path if path else "")
+
+
+def display_person_entry(person_entry: str) -> str:
+    """How a person reads personEntry: a URL as is, a ``tel:`` number as ``+44 20 7946 0000``."""
+    if person_entry.lower().startswith("tel:"):
+        from acap.card._person_entry import parse_phone
+
+        phone = parse_phone(person_entry)
+        if phone is not None:
+            return phone.display
+        return person_entry[4:]
+    return person_entry
+
+
+def mentions_person_entry(text: str, person_entry: str) -> bool:
+    """True when ``text`` gives the personEntry address so that a person can use it.
+
+    Args:
+        text: the reply text (the text parts of a Message, joined).
+        person_entry: the card's personEntry (https URL or ``tel:`` URI).
+    """
+    if not text:
+        return False
+    if person_entry.lower().startswith("tel:"):
+        return person_entry in text or _mentions_phone(text, person_entry)
+    want = _norm_url(person_entry)
+    if want is None:
+        return False
+    for m in _URLISH.finditer(text):
+        token = m.group(0).rstrip(_TRAILING)
+        if _norm_url(token) == want:
+            return True
+    return False
+
+
+def _mentions_phone(text: str, tel: str) -> bool:
+    import phonenumbers  # imported on first use: its metadata is large
+
+    from acap.card._person_entry import parse_phone
+
+    phone = parse_phone(tel)
+    if phone is None:
+        return False
+    want = phonenumbers.parse(phone.e164, None)
+    region = phonenumbers.region_code_for_number(want)
+    for match in phonenumbers.PhoneNumberMatcher(text, region):
+        if phonenumbers.format_number(match.number,
+                                      phonenumbers.PhoneNumberFormat.E164) == phone.e164:
+            return True
+    return False
+
+
+# OR-5.3: "MUST NOT answer as though the information did not exist".
+_DENIES = re.compile(
+    r"\b(?:"
+    r"no (?:such )?(?:information|details|data|record|price list)"
+    r"|(?:do not|don't|does not|doesn't) (?:have|hold|keep) (?:that|this|any|such)"
+    r"|(?:do not|don't) know"
+    r"|(?:does not|doesn't|do not|don't) exist"
+    r"|(?:is|are) (?:not known|unknown)"
+    r"|(?:not|isn't|aren't) available"
+    r")\b",
+    re.IGNORECASE,
+)
+
+# OR-5.8: "MUST NOT tell the assistant it is done". The verbs must follow the
+# auxiliary directly, so "has not been booked" and "will be confirmed" do not match.
+_DONE = re.compile(
+    r"\b(?:"
+    r"(?:is|are|was|were|has been|have been)\s+(?:now\s+)?"
+    r"(?:booked|done|completed?|confirmed|arranged|scheduled|processed|carried out|sorted)"
+    r"|(?:I|we)(?:'ve| have)\s+(?:booked|arranged|scheduled|confirmed|completed|done)"
+    r"|all set|successfully"
+    r")\b",
+    re.IGNORECASE,
+)
+
+
+def denies_existence(text: str) -> str | None:
+    """The first phrase in ``text`` that reads as if the information did not exist, or ``None``.
+
+    A heuristic (English only) for OR-5.3's last sentence.
+    """
+    m = _DENIES.search(text)
+    return m.group(0) if m else None
+
+
+def claims_done(text: str) -> str | None:
+    """The first phrase in ``text`` that says an action is done, or ``None``.
+
+    A heuristic (English only) for OR-5.8.
+    """
+    m = _DONE.search(text)
+    return m.group(0) if m else None

@@ -1,0 +1,1 @@
+"""acap.site._files."""

@@ -1,0 +1,330 @@
+"""site/: files addressed by URL, written all at once or not at all.
+
+Every output file has a URL; its place in site/ is ``<host>/<path of the URL>``
+(a path without a file name, like ``https://ask.example.com/talk``, is the
+folder's ``index.html``). A build collects files in a :class:`SiteFiles`
+in memory, then :func:`write_site` writes them into a new folder beside site/
+and swaps it in only when every file is written: a failed build leaves the
+previous site/ as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit
+
+if TYPE_CHECKING:
+    from acap.findings import Finding
+
+#: Build record at the site root, outside every host folder (never published).
+MANIFEST = ".acap/manifest.json"
+
+
+class SitePathError(ValueError):
+    """A URL cannot be a file under site/ (not https, no host, or ``..`` in the path)."""
+
+
+@lru_cache(maxsize=4096)  # a pure function a build calls for the same few URLs
+def url_to_path(url: str) -> str:
+    """The relative path under site/ for ``url``.
+
+    ``https://example.com/.well-known/agent-card.json`` ->
+    ``example.com/.well-known/agent-card.json``;
+    ``https://ask.example.com/talk`` -> ``ask.example.com/talk/index.html``.
+
+    Raises:
+        SitePathError: not an https URL with a host, or a path that climbs (``..``).
+    """
+    u = urlsplit(url)
+    if u.scheme != "https" or not u.hostname:
+        raise SitePathError(f"not an https URL with a host: {url}")
+    path = unquote(u.path) or "/"
+    parts = [p for p in PurePosixPath(path).parts if p != "/"]
+    if any(p in ("..", ".") for p in parts):
+        raise SitePathError(f"the path of {url} climbs out of its folder")
+    if path.endswith("/") or not parts or "." not in parts[-1] or parts[-1].startswith("."):
+        parts.append("index.html")
+    return "/".join([u.hostname.lower(), *parts])
+
+
+class SiteFiles:
+    """The files of a build, by relative path under site/, with their URLs."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, bytes] = {}
+        self._urls: dict[str, str] = {}
+
+    def add(self, url: str, data: bytes) -> str:
+        """Add the file served at ``url``; returns its relative path.
+
+        Raises:
+            SitePathError: see :func:`url_to_path`; or two different contents for
+                one path.
+        """
+        return self.add_path(url_to_path(url), data, url)
+
+    def add_path(self, rel: str, data: bytes, url: str | None = None) -> str:
+        """Add a file by relative path (``host/...``), e.g. hosting files like ``CNAME``."""
+        if rel in self._files and self._files[rel] != data:
+            raise SitePathError(f"two different files want {rel}")
+        self._files[rel] = data
+        if url:
+            self._urls[rel] = url
+        return rel
+
+    def __contains__(self, rel: str) -> bool:
+        return rel in self._files
+
+    def __getitem__(self, rel: str) -> bytes:
+        return self._files[rel]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._files))
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def hosts(self) -> list[str]:
+        """Host folders present, sorted."""
+        return sorted({rel.split("/", 1)[0] for rel in self._files if not rel.startswith(".")})
+
+    def digest(self) -> dict[str, str]:
+        """``{relative path: sha256 hex}`` of every file."""
+        return {rel: hashlib.sha256(self._files[rel]).hexdigest() for rel in self}
+
+
+def write_site(files: SiteFiles, site_dir: Path, manifest: Mapping[str, object]) -> None:
+    """Write ``files`` (and the build manifest) as the new ``site_dir``, atomically.
+
+    The new tree is written in a temporary folder beside ``site_dir``
+    (:func:`new_site_folder`), then swapped in (:func:`swap_in`). Any error
+    before the swap leaves ``site_dir`` untouched.
+
+    Raises:
+        OSError: the folder could not be written; nothing was changed.
+    """
+    site_dir = real_site_dir(site_dir)
+    tmp = new_site_folder(site_dir)
+    try:
+        write_files(tmp, ((rel, files[rel]) for rel in files))
+        write_manifest(tmp, manifest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    swap_in(tmp, site_dir)
+
+
+class SiteBusy:
+    """Another acap process is writing the site folder (see :func:`site_lock`)."""
+
+    def finding(self, shown: Path) -> Finding:
+        """The ``SITE-BUSY`` error for the folder as the user named it."""
+        from acap.findings import Finding, Location
+
+        return Finding("SITE-BUSY", "error", f"another acap build is writing {shown} now; "
+                       "this one wrote nothing", Location(str(shown)),
+                       "wait until it is done, then build again")
+
+
+@contextmanager
+def site_lock(site_dir: Path) -> Iterator[SiteBusy | None]:
+    """Hold the lock of ``site_dir`` while a build replaces it; yields ``None``, or a
+    :class:`SiteBusy` when another process holds it (then write nothing).
+
+    The lock is an ``flock`` on a file named after the site folder's real path, in a
+    folder of this user's own in the system's temporary folder: nothing is left
+    beside site/, and builds of other site folders, even in the same folder, go on.
+    Holding it, the build also removes the ``.<site>-new-*`` and ``.<site>-old-*``
+    folders that a build killed before it could clean up left beside site/. Where
+    ``flock`` does not exist (Windows), or no lock file can be made safely, nothing
+    is locked. Own code: the standard library has no cross-process lock.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield None
+        return
+    fd = _lock_file(site_dir)
+    if fd is None:
+        yield None
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield SiteBusy()
+            return
+        except OSError:  # a file system without locks: build unlocked
+            yield None
+            return
+        _remove_leftovers(site_dir)
+        yield None
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _lock_file(site_dir: Path) -> int | None:
+    """An open descriptor of the lock file of ``site_dir`` (see :func:`site_lock`), or
+    ``None`` when the lock folder is not this user's alone (another user, a link)."""
+    folder = Path(tempfile.gettempdir()) / f"acap-locks-{os.getuid()}"
+    name = hashlib.sha256(os.path.realpath(site_dir).encode()).hexdigest()[:32] + ".lock"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        st = os.lstat(folder)
+        if not os.path.isdir(folder) or os.path.islink(folder) or st.st_uid != os.getuid():
+            return None
+        return os.open(folder / name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        return None
+
+
+def _remove_leftovers(site_dir: Path) -> None:
+    """Remove the temporary folders of builds that were killed (see :func:`site_lock`)."""
+    pattern = re.compile(rf"\.{re.escape(site_dir.name)}-(?:new|old)-[a-z0-9_]{{8}}")
+    try:
+        names = os.listdir(site_dir.parent)
+    except OSError:
+        return
+    for name in names:
+        path = site_dir.parent / name
+        if pattern.fullmatch(name) and path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def new_site_folder(site_dir: Path) -> Path:
+    """A new empty folder beside ``site_dir`` (same file system, so that
+    :func:`swap_in` is two renames), named ``.<site>-new-*``.
+
+    Raises:
+        OSError: it cannot be made.
+    """
+    site_dir.parent.mkdir(parents=True, exist_ok=True)
+    _manifests.clear()  # whatever this process read of site/ is about to change
+    return Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
+
+
+def write_files(folder: Path, files: Iterable[tuple[str, bytes]]) -> None:
+    """Write ``(relative path, bytes)`` pairs under ``folder``, making each folder once.
+
+    Raises:
+        OSError: a file cannot be written.
+    """
+    made: set[str] = set()  # folders made so far: one mkdir each, not one per file
+    for rel, data in files:
+        parent = rel.rpartition("/")[0]
+        if parent and parent not in made:
+            os.makedirs(folder / parent, exist_ok=True)
+            made.add(parent)
+        (folder / rel).write_bytes(data)
+
+
+def write_manifest(folder: Path, manifest: Mapping[str, object]) -> None:
+    """Write the build manifest into the new site ``folder`` (:data:`MANIFEST`)."""
+    man = folder / MANIFEST
+    man.parent.mkdir(parents=True, exist_ok=True)
+    man.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def swap_in(tmp: Path, site_dir: Path) -> None:
+    """Make the finished folder ``tmp`` the new ``site_dir``: the old folder is renamed
+    away, ``tmp`` renamed in, and the old one removed (restored if the second
+    rename fails). ``tmp`` is removed on failure.
+
+    Raises:
+        OSError: the swap failed; ``site_dir`` is as it was.
+    """
+    _manifests.clear()
+    try:
+        os.chmod(tmp, 0o755)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    with _stops_held():
+        old = None
+        if site_dir.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-old-", dir=site_dir.parent))
+            os.rename(site_dir, old / "site")
+        try:
+            os.rename(tmp, site_dir)
+        except BaseException:
+            if old:
+                os.rename(old / "site", site_dir)
+                shutil.rmtree(old, ignore_errors=True)
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        if old:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+@contextmanager
+def _stops_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait while site/ is swapped in, and are then dropped: the
+    build has done what it was asked, and stopping it half-way through the swap
+    would report a failure for a site/ that was replaced (or leave the old one
+    beside it). Only in the main thread of a POSIX process; elsewhere, nothing."""
+    import signal
+    import threading
+
+    stops = {signal.SIGINT, signal.SIGTERM}
+    if not hasattr(signal, "pthread_sigmask") or \
+            threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+    try:
+        yield
+    finally:
+        while signal.sigtimedwait(stops, 0) is not None:
+            pass  # a stop request that came during the swap: the build is done
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+def real_site_dir(site_dir: Path) -> Path:
+    """``site_dir`` as an absolute path, or, when it is a symbolic link, the folder it
+    points to: a build replaces that folder and leaves the link (a platform may
+    serve a path that is a link to the site)."""
+    path = site_dir.absolute()
+    return path.resolve() if path.is_symlink() else path
+
+
+#: Manifests read by this process: ``{path: (stat key, parsed)}`` (see :func:`read_manifest`).
+_manifests: dict[str, tuple[tuple[int, ...], dict[str, object] | None]] = {}
+
+
+def read_manifest(site_dir: Path) -> dict[str, object] | None:
+    """The manifest of the last build in ``site_dir``, or ``None`` if there is none.
+
+    The parsed manifest is kept while the file's inode, size and modification time
+    stay the same (and until :func:`write_site` writes a site/): a batch build asks
+    for the manifest of its one site/ once per operator, and a manifest of
+    thousands of operators takes milliseconds to parse. The result is shared:
+    callers must not change it.
+    """
+    path = site_dir / MANIFEST
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    key = (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    seen = _manifests.get(str(path))
+    if seen is not None and seen[0] == key:
+        return seen[1]
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    result = data if isinstance(data, dict) else None
+    if len(_manifests) > 8:
+        _manifests.clear()
+    _manifests[str(path)] = (key, result)
+    return result

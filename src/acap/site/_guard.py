@@ -1,0 +1,229 @@
+"""May ``acap build`` replace this site folder? (rule ``SITE-PATH``)
+
+A build replaces the whole site folder (:func:`acap.site._files.write_site`), so it
+first makes sure that nothing is lost and nothing private is published:
+
+* the folder must not hold what the build reads (operator.yaml, templates/,
+  the previous keys) nor lie inside templates/ (its files would change what the
+  next build reads), nor hold the signing key (everything in it is published);
+* it must not be a file, and an existing folder must be empty or a previous
+  ``acap build`` (it has the build manifest): a mistyped ``--site-dir`` never
+  deletes anything;
+* a previous build of another card (another project, or this one before its
+  card URL changed) is replaced only with ``--force``;
+* files the previous build did not write (the manifest lists every file it
+  wrote), such as a page added by hand, are refused rather than deleted, unless
+  ``--force``: refusing is the safer of warning and refusing, since the
+  warning would come after the file is gone.
+
+Every problem is one finding; the hints never suggest the folder refused.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from acap.findings import Finding, Location
+from acap.load._operator import OperatorConfig
+from acap.site._files import MANIFEST, read_manifest
+
+#: Folder names suggested for a site folder of its own, in order.
+_CANDIDATES = ("site", "public", "site-out", "acap-site")
+#: The card of the operator.yaml ``acap init`` writes (example.org, RFC 2606): the first
+#: build after you put in your own hosts replaces its site/ without --force.
+PLACEHOLDER_CARD = "https://example.org/.well-known/agent-card.json"
+#: How many stray files a finding names before "and N more".
+_SHOWN = 5
+
+
+def site_dir_findings(site_dir: Path, cfg: OperatorConfig, where: str, *,
+                      force: bool = False) -> list[Finding]:
+    """``SITE-PATH`` errors that keep a build from replacing ``site_dir``.
+
+    Args:
+        site_dir: the folder the build would replace.
+        cfg: the loaded operator.yaml.
+        where: how the user named the folder (``--site-dir out`` or ``site``), for
+            the findings' location.
+        force: replace a previous build of another card, and delete files the
+            previous build did not write (``acap build --force``). What the build
+            reads, the signing key, and a folder acap did not write are refused
+            whatever ``force`` says.
+
+    Returns:
+        The findings; ``[]`` when the folder may be replaced.
+    """
+    key = cfg.key_file
+    keys = [key] if not cfg.key_from_env or key.exists() else []
+    reads = [cfg.path, cfg.previous_keys_file, cfg.base_dir / "templates"]
+    return _findings(site_dir, where, reads, keys, cfg.base_dir, cfg.card_url, force)
+
+
+def batch_site_findings(site_dir: Path, configs: list[Path], where: str, *,
+                        force: bool = False) -> list[Finding]:
+    """:func:`site_dir_findings` for a batch build of ``configs`` into one folder: what
+    every operator reads (its file, and templates/, keys/ and .acap/ beside it; nor
+    inside templates/),
+    a file, a folder acap did not write, and files the last build did not write
+    (unless ``force``). A batch may build some of the operators a previous batch
+    built, so the cards are not compared."""
+    reads: list[Path] = []
+    keys: list[Path] = []
+    for c in configs:
+        reads += [c, c.parent / "templates", c.parent / "keys"]
+        keys.append(c.parent / ".acap")
+    return _findings(site_dir, where, reads, keys, Path.cwd(), None, force)
+
+
+def _real_paths() -> Callable[[Path], Path]:
+    """``Path.resolve`` for many paths in few folders (a batch asks four per operator):
+    each folder is resolved once, and a name in it only when it is a symbolic link."""
+    folders: dict[Path, str] = {}
+
+    def real(p: Path) -> Path:
+        folder = folders.get(p.parent)
+        if folder is None:
+            folder = folders[p.parent] = os.path.realpath(p.parent)
+        if p.name in ("", ".", "..") or os.path.islink(p):
+            return p.resolve()
+        return Path(folder, p.name)
+
+    return real
+
+
+def _findings(site_dir: Path, where: str, reads: list[Path], keys: list[Path],
+              base_dir: Path, card_url: str | None, force: bool) -> list[Finding]:
+    loc = Location(where)
+    target = site_dir.resolve()
+    real = _real_paths()
+
+    def holds(p: Path) -> bool:
+        r = real(p)
+        return r == target or target in r.parents
+
+    def hint(also: str | None = None) -> str:
+        return _own_folder_hint(site_dir, base_dir, card_url, also)
+
+    if target.is_file():
+        return [Finding("SITE-PATH", "error", f"the site folder {site_dir} is a file", loc,
+                        hint())]
+    for reads_path in reads:
+        if holds(reads_path):
+            return [Finding("SITE-PATH", "error", f"the site folder {site_dir} holds "
+                            f"{reads_path.name}, which the build reads; a build replaces the "
+                            "whole folder", loc, hint())]
+    for tpl in (p for p in reads if p.name == "templates"):
+        if real(tpl) in target.parents:
+            return [Finding("SITE-PATH", "error", f"the site folder {site_dir} is inside "
+                            "templates/, which the build reads: writing it would change "
+                            "templates/, and publish would then refuse the site as stale", loc,
+                            hint())]
+    for key in keys:
+        if holds(key):
+            return [Finding("SITE-PATH", "error", f"the site folder {site_dir} holds the signing "
+                            f"key {_shown(key, base_dir)} (signing.keyFile): everything in the "
+                            "site folder is published, and a build replaces the whole folder",
+                            loc, hint())]
+    if not target.is_dir():
+        return []
+    manifest = read_manifest(target)
+    if manifest is None:
+        if any(target.iterdir()):
+            return [Finding("SITE-PATH", "error", f"the site folder {site_dir} is not empty "
+                            "and was not written by acap build; a build replaces the whole "
+                            "folder", loc,
+                            hint(f"or, after checking that nothing in {site_dir} is needed, "
+                                 "remove it"))]
+        return []
+    out: list[Finding] = []
+    other = _other_cards(manifest, card_url) if card_url is not None else None
+    if other == PLACEHOLDER_CARD:
+        other = None  # acap init's build on example.org: yours to replace, nobody else's
+    if other and not force:
+        out.append(Finding("SITE-PATH", "error", f"the site folder {site_dir} holds the build "
+                           f"of another card, {other} (another project, or this one before "
+                           f"its card URL changed); this build would replace it with "
+                           f"{card_url}", loc,
+                           hint("or, to replace it, build again with --force")))
+    stray = stray_files(target, manifest)
+    if stray and not force:
+        names = ", ".join(stray[:_SHOWN]) + (f" and {len(stray) - _SHOWN} more"
+                                             if len(stray) > _SHOWN else "")
+        out.append(Finding("SITE-PATH", "error", f"the site folder {site_dir} holds files the "
+                           f"last build did not write: {names}; a build replaces the whole "
+                           "folder and would delete them", loc,
+                           "move them out of the site folder (your own pages belong in "
+                           "templates/, or on a host with ownPages: true), or build again "
+                           "with --force to delete them"))
+    return out
+
+
+def stray_files(site_dir: Path, manifest: dict[str, Any]) -> list[str]:
+    """Paths under ``site_dir`` (``/``-separated, sorted) of files and links the build
+    manifest does not list, the manifest itself aside."""
+    listed = set(dict(manifest.get("files") or {}))
+    out = []
+    for dirpath, dirs, names in os.walk(site_dir):
+        here = Path(dirpath)
+        links = [d for d in dirs if (here / d).is_symlink()]  # os.walk does not enter them
+        for name in names + links:
+            rel = (here / name).relative_to(site_dir).as_posix()
+            if rel not in listed and rel != MANIFEST:
+                out.append(rel)
+    return sorted(out)
+
+
+def _other_cards(manifest: dict[str, Any], card_url: str) -> str | None:
+    """The card(s) a previous build was of, when they are not ``card_url`` alone."""
+    ops = manifest.get("operators")
+    if isinstance(ops, dict):  # a batch build (acap build DIR...)
+        cards = sorted({str(o.get("card")) for o in ops.values() if isinstance(o, dict)})
+        if cards == [card_url]:
+            return None
+        return f"a batch build of {len(ops)} operators ({', '.join(cards[:3])}" + \
+            (" ..." if len(cards) > 3 else "") + ")"
+    card = manifest.get("card")
+    return str(card) if isinstance(card, str) and card != card_url else None
+
+
+def _own_folder_hint(site_dir: Path, base_dir: Path, card_url: str | None,
+                     also: str | None = None) -> str:
+    """``build into a folder of its own, e.g. --site-dir X`` with an X that is not
+    ``site_dir`` and could be used, and ``also`` after it."""
+    hint = "build into a folder of its own"
+    choice = _free_folder(site_dir, base_dir, card_url)
+    if choice is not None:
+        hint += f", e.g. --site-dir {choice}"
+    return f"{hint}, {also}" if also else hint
+
+
+def _free_folder(site_dir: Path, base_dir: Path, card_url: str | None) -> str | None:
+    """A folder in ``base_dir`` that a build could use (missing, empty, or a build of
+    ``card_url``), other than ``site_dir``; as the user would type it."""
+    refused = site_dir.resolve()
+    for name in _CANDIDATES:
+        cand = base_dir / name
+        r = cand.resolve()
+        if r == refused:
+            continue
+        if r.is_dir():
+            man = read_manifest(r)
+            mine = man is not None and card_url is not None and \
+                _other_cards(man, card_url) is None
+            if not (mine or not any(r.iterdir())):
+                continue
+        elif r.exists():
+            continue
+        rel = os.path.relpath(cand)
+        return rel if not rel.startswith("..") else str(cand)
+    return None
+
+
+def _shown(path: Path, base_dir: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(base_dir.resolve()))
+    except ValueError:
+        return str(path)

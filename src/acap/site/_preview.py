@@ -1,0 +1,318 @@
+"""``acap serve``: preview site/ on this machine, every host on one port.
+
+Hosts are told apart by the request's ``Host`` header (the way a static host
+serves many sites on one address):
+
+* ``http://example.com.localhost:8000/`` serves ``site/example.com/``
+  (browsers and curl send ``*.localhost`` to the loopback address);
+* a request with ``Host: example.com`` does the same (``curl -H``, tests,
+  SDK clients whose connection is pointed at the preview);
+* plain ``http://localhost:8000/`` or ``http://127.0.0.1:8000/`` serves the
+  card's host.
+
+Responses imitate GitHub Pages where it matters to A2A clients:
+``.json`` as ``application/json``, ``Access-Control-Allow-Origin: *`` on
+every answer, ``Cache-Control: max-age=600``, a strong ``ETag`` (and ``304``
+for ``If-None-Match``), ``/page`` answered from ``page.html`` when it exists,
+else ``/dir`` redirected to ``/dir/``, and the host's
+``404.html`` for missing pages. Only files inside a host folder are served:
+never the build manifest, never anything outside site/.
+
+With an operator file, a background thread polls the modification times of
+operator.yaml, templates/ and the previous keys file and rebuilds when one
+changes (a failed build keeps the previous site/). Polling needs no extra
+dependency and a site this small needs no more.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import mimetypes
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+#: What GitHub Pages sends (10 minutes); A2A §8.6.1 asks for a max-age.
+CACHE_CONTROL = "max-age=600"
+DEFAULT_BIND = "127.0.0.1"
+DEFAULT_PORT = 8000
+_LOCAL_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"}
+_TYPES = {".json": "application/json; charset=utf-8", ".html": "text/html; charset=utf-8",
+          ".htm": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
+          ".js": "text/javascript; charset=utf-8", ".txt": "text/plain; charset=utf-8",
+          ".xml": "application/xml", ".svg": "image/svg+xml", ".yaml": "text/yaml; charset=utf-8",
+          ".webmanifest": "application/manifest+json"}
+
+
+def content_type(path: str) -> str:
+    """The ``Content-Type`` of a served file, by extension (``application/octet-stream``
+    for files without a known one, such as ``CNAME``)."""
+    suffix = PurePosixPath(path).suffix.lower()
+    if suffix in _TYPES:
+        return _TYPES[suffix]
+    guess = mimetypes.guess_type(path)[0]
+    return guess or "application/octet-stream"
+
+
+def host_from_header(value: str | None, hosts: list[str], default: str | None) -> str | None:
+    """The site/ host folder a ``Host`` header asks for, or ``None`` if none matches.
+
+    ``example.com``, ``example.com:8000``, ``example.com.localhost:8000`` ->
+    ``example.com``; ``localhost``/``127.0.0.1`` -> ``default``.
+    """
+    name = (value or "").strip().lower()
+    if name.startswith("["):
+        name = name.split("]", 1)[0] + "]"
+    elif name.count(":") == 1:
+        name = name.split(":", 1)[0]
+    name = name.rstrip(".")
+    if not name or name in _LOCAL_NAMES:
+        return default
+    if name.endswith(".localhost"):
+        name = name[: -len(".localhost")]
+    return name if name in hosts else None
+
+
+@dataclass
+class PreviewServer:
+    """A running preview (see :func:`start_preview`).
+
+    Attributes:
+        site_dir: the folder served.
+        bind: the address listened on.
+        port: the port (the real one when 0 was asked for).
+        default_host: the host served for ``localhost``.
+        rebuilds: how many rebuilds the watcher ran.
+    """
+
+    site_dir: Path
+    bind: str
+    port: int
+    default_host: str | None
+    rebuilds: int = 0
+    _httpd: Any = None
+    _threads: list[threading.Thread] = field(default_factory=list)
+    _stop: threading.Event = field(default_factory=threading.Event)
+
+    def hosts(self) -> list[str]:
+        """Host folders currently in site/."""
+        return site_hosts(self.site_dir)
+
+    def url(self, host: str | None = None) -> str:
+        """Where to open ``host`` in a browser: ``http://example.com.localhost:8000/``."""
+        shown = "localhost" if self.bind in ("127.0.0.1", "0.0.0.0", "::") else self.bind
+        if host is None:
+            return f"http://{shown}:{self.port}/"
+        return f"http://{host}.localhost:{self.port}/"
+
+    def stop(self) -> None:
+        """Stop serving and watching; returns when the threads have ended."""
+        self._stop.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        for t in self._threads:
+            t.join(timeout=10)
+
+    def __enter__(self) -> PreviewServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def site_hosts(site_dir: Path) -> list[str]:
+    """Host folders in ``site_dir`` (hidden folders such as ``.acap`` are not hosts)."""
+    try:
+        return sorted(p.name for p in site_dir.iterdir() if p.is_dir() and
+                      not p.name.startswith("."))
+    except OSError:
+        return []
+
+
+def _default_host(site_dir: Path) -> str | None:
+    from acap.site._files import read_manifest
+
+    man = read_manifest(site_dir) or {}
+    card = man.get("card")
+    if isinstance(card, str):
+        return (urlsplit(card).hostname or "").lower() or None
+    hosts = site_hosts(site_dir)
+    return hosts[0] if hosts else None
+
+
+def _make_handler(server: PreviewServer, log: Callable[[str], None] | None) -> type:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "acap-serve"
+        sys_version = ""
+
+        def log_message(self, format: str, *args: Any) -> None:
+            if log:
+                log(f"{self.headers.get('Host', '-')} {format % args}")
+
+        def do_HEAD(self) -> None:
+            self._answer(body=False)
+
+        def do_GET(self) -> None:
+            self._answer(body=True)
+
+        def _send(self, status: int, data: bytes, ctype: str, body: bool,
+                  extra: dict[str, str] | None = None) -> None:
+            self.send_response(status)
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.send_header("X-Content-Type-Options", "nosniff")
+            for k, v in (extra or {}).items():
+                self.send_header(k, v)
+            if status != HTTPStatus.NOT_MODIFIED:
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            if body and status != HTTPStatus.NOT_MODIFIED:
+                self.wfile.write(data)
+
+        def _answer(self, body: bool) -> None:
+            hosts = site_hosts(server.site_dir)
+            host = host_from_header(self.headers.get("Host"), hosts, server.default_host)
+            if host is None or host not in hosts:
+                msg = ("acap serve: no such host here. Hosts: "
+                       + ", ".join(server.url(h) for h in hosts) + "\n").encode()
+                self._send(HTTPStatus.NOT_FOUND, msg, "text/plain; charset=utf-8", body)
+                return
+            root = server.site_dir / host
+            raw = unquote(urlsplit(self.path).path or "/")
+            parts = [p for p in raw.split("/") if p]
+            if "\0" in raw or any(p in ("..", ".") or "\\" in p for p in parts):
+                self._send(HTTPStatus.BAD_REQUEST, b"bad path\n", "text/plain; charset=utf-8",
+                           body)
+                return
+            target = root.joinpath(*parts)
+            html = target.with_name(target.name + ".html") if parts else target
+            if not raw.endswith("/") and not target.is_file() and html.is_file():
+                target = html  # GitHub Pages answers /talk from talk.html, before /talk/
+            elif target.is_dir():
+                if not raw.endswith("/"):
+                    self._send(HTTPStatus.MOVED_PERMANENTLY, b"", "text/plain", body,
+                               {"Location": raw + "/"})
+                    return
+                target = target / "index.html"
+            if not target.is_file() or target.is_symlink():
+                page = root / "404.html"
+                data = page.read_bytes() if page.is_file() else b"404 Not Found\n"
+                ctype = "text/html; charset=utf-8" if page.is_file() else "text/plain"
+                self._send(HTTPStatus.NOT_FOUND, data, ctype, body)
+                return
+            data = target.read_bytes()
+            etag = '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
+            headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
+            inm = self.headers.get("If-None-Match")
+            if inm and etag in [t.strip() for t in inm.split(",")]:
+                self._send(HTTPStatus.NOT_MODIFIED, b"", "", body, headers)
+                return
+            self._send(HTTPStatus.OK, data, content_type(target.name), body, headers)
+
+    return Handler
+
+
+def watched_files(config: Path) -> dict[Path, tuple[int, int, int]]:
+    """``{file: (mtime ns, size, CRC-32)}`` of everything a build reads that a user
+    edits: operator.yaml, operator.private.yaml, every file under templates/, and the
+    previous keys file. The CRC sees an edit that keeps the size within one tick of
+    the file system's clock."""
+    import zlib
+
+    from acap.checks._on_request_values import private_path_for
+    from acap.load._operator import load_operator
+
+    paths = [config, private_path_for(config)]
+    tpl = config.parent / "templates"
+    if tpl.is_dir():
+        paths += sorted(p for p in tpl.rglob("*") if p.is_file())
+    paths.append(load_operator(config).previous_keys_file)  # never raises for bad content
+    out: dict[Path, tuple[int, int, int]] = {}
+    for p in paths:
+        try:
+            st = p.stat()
+            crc = zlib.crc32(p.read_bytes()) if st.st_size <= 1 << 20 else 0
+        except OSError:
+            continue
+        out[p] = (st.st_mtime_ns, st.st_size, crc)
+    return out
+
+
+def start_preview(site_dir: Path, *, bind: str = DEFAULT_BIND, port: int = DEFAULT_PORT,
+                  config: Path | None = None, interval: float = 1.0,
+                  on_rebuild: Callable[[Any], None] | None = None,
+                  log: Callable[[str], None] | None = None) -> PreviewServer:
+    """Serve ``site_dir`` in a background thread and return at once.
+
+    Args:
+        site_dir: the built site (``site/``).
+        bind: address to listen on; loopback by default (a preview is not
+            for the network).
+        port: TCP port; ``0`` picks a free one (see :attr:`PreviewServer.port`).
+        config: operator.yaml; when given, a watcher rebuilds site/ when it,
+            templates/ or the previous keys change.
+        interval: seconds between two polls of the watched files.
+        on_rebuild: called with each :class:`acap.build._build.BuildResult`.
+        log: called with one line per request (``None``: quiet).
+
+    Returns:
+        A running :class:`PreviewServer`; call :meth:`~PreviewServer.stop`
+        (or use it in a ``with`` block).
+
+    Raises:
+        OSError: the address is in use or cannot be bound.
+    """
+    server = PreviewServer(site_dir.absolute(), bind, port, _default_host(site_dir))
+    httpd = ThreadingHTTPServer((bind, port), _make_handler(server, log))
+    httpd.daemon_threads = True
+    server._httpd = httpd
+    server.port = int(httpd.server_address[1])
+    t = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.2},
+                         name="acap-serve", daemon=True)
+    t.start()
+    server._threads.append(t)
+    if config is not None:
+        # The files as they are now, before returning: a change made the moment this
+        # returns must be seen as a change, whenever the watcher thread first runs.
+        seen = watched_files(config)
+        w = threading.Thread(target=_watch, args=(server, config, interval, on_rebuild, seen),
+                             name="acap-serve-watch", daemon=True)
+        w.start()
+        server._threads.append(w)
+    return server
+
+
+def _watch(server: PreviewServer, config: Path, interval: float,
+           on_rebuild: Callable[[Any], None] | None,
+           seen: dict[Path, tuple[int, int, int]]) -> None:
+    from acap.build._build import BuildOptions, build
+
+    while not server._stop.wait(interval):
+        now = watched_files(config)
+        if now == seen:
+            continue
+        seen = now
+        result = build(BuildOptions(config=config, site_dir=server.site_dir))
+        server.rebuilds += 1
+        if result.written:
+            server.default_host = _default_host(server.site_dir) or server.default_host
+        if on_rebuild:
+            on_rebuild(result)
+
+
+def serve_forever(server: PreviewServer) -> None:
+    """Block until Ctrl-C, then stop ``server``."""
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
