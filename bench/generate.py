@@ -63,7 +63,7 @@ signing:
 
 def write_operators(folder: Path, count: int, seed: int = 7) -> list[Path]:
     """Write ``count`` operators under ``folder``; returns their operator.yaml paths."""
-    from acap.keys._key import generate_private_key, write_private_key
+    from acap.keys import generate_private_key, write_private_key
 
     rng = random.Random(seed)
     paths = []

@@ -180,9 +180,9 @@ def bench_cli(repeats: int, work: Path) -> list[Figure]:
 
 
 def _example_card_and_key() -> tuple[dict[str, object], object, dict[str, object]]:
-    from acap.card._agent_card import build_card
-    from acap.keys._key import SigningKey, generate_private_key
-    from acap.load._operator import load_operator
+    from acap.card import build_card
+    from acap.keys import SigningKey, generate_private_key
+    from acap.load import load_operator
 
     cfg = load_operator(REPO / "operator.yaml")
     card = build_card(cfg)
@@ -200,7 +200,7 @@ def bench_sign(repeats: int, n: int) -> list[Figure]:
     from cryptography.hazmat.primitives.asymmetric import ec
     from jwt.api_jwk import PyJWK
 
-    from acap.card._signer import Signer
+    from acap.card import Signer
 
     card, key, jwk = _example_card_and_key()
     signer = Signer(key, jku="https://example.com/.well-known/jwks.json")  # type: ignore[arg-type]
@@ -208,7 +208,7 @@ def bench_sign(repeats: int, n: int) -> list[Figure]:
     private_jwk = PyJWK({**jwk, "d": _d_of(key)})
     sdk_sign = create_agent_card_signer(private_jwk, {"alg": "ES256", "typ": "JOSE",
                                                       "kid": "bench-1", "jku": None})
-    from acap.card._canonical import payload_object
+    from acap.card import payload_object
 
     pk = key.private  # type: ignore[attr-defined]
     payload_obj = payload_object(card)  # the same object JCS sees inside the Signer
@@ -237,7 +237,7 @@ def bench_sign(repeats: int, n: int) -> list[Figure]:
 
 
 def _d_of(key: object) -> str:
-    from acap.keys._key import b64url
+    from acap.keys import b64url
 
     priv = key.private  # type: ignore[attr-defined]
     return b64url(priv.private_numbers().private_value.to_bytes(32, "big"))
@@ -253,9 +253,8 @@ def bench_verify(repeats: int, n: int) -> list[Figure]:
     from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
     from jwt.api_jwk import PyJWK
 
-    from acap.card._signer import Signer
-    from acap.card._verifier import verify_card
-    from acap.keys._key import b64url, b64url_decode
+    from acap.card import Signer, verify_card
+    from acap.keys import b64url, b64url_decode
 
     card, key, jwk = _example_card_and_key()
     signed = Signer(key).sign(card)  # type: ignore[arg-type]
@@ -266,7 +265,7 @@ def bench_verify(repeats: int, n: int) -> list[Figure]:
     sig = signed["signatures"][0]  # type: ignore[index]
     raw = b64url_decode(sig["signature"])
     der = encode_dss_signature(int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big"))
-    from acap.card._canonical import payload_object
+    from acap.card import payload_object
 
     body = payload_object(signed)  # the object the signature covers
 
@@ -340,7 +339,7 @@ def batch_floor(ops: list[Path], out: Path) -> float:
 
     built = out.parent / "batch-floor-input"
     if not built.exists():
-        from acap.build.batch._build import BatchOptions, build_many
+        from acap.builder.batch import BatchOptions, build_many
 
         build_many(BatchOptions(configs=ops, site_dir=built, jobs=1, pages=False))
     hosts = [built / f"op{int(p.parent.name[2:])}.example" for p in ops]  # bench/generate.py
@@ -368,7 +367,7 @@ def batch_floor(ops: list[Path], out: Path) -> float:
 def bench_batch(repeats: int, work: Path, count: int) -> list[Figure]:
     """A batch build of ``count`` generated operators, pages off: one process, and
     ``--jobs`` one per CPU; each against the floor of the library calls alone."""
-    from acap.build.batch._build import BatchOptions, build_many, default_jobs
+    from acap.builder.batch import BatchOptions, build_many, default_jobs
 
     ops = make_operators(work / "batch", count)
     jobs = default_jobs()

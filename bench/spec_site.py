@@ -10,7 +10,7 @@ repeated, interleaved runs (min and max shown):
    MkDocs command on the same sources, hooks and SOURCE_DATE_EPOCH) minus
    ``python -c pass``;
 2. in one process, with everything imported and warmed up:
-   ``acap.build.specsite._site.build_spec_site`` (examples checked, MkDocs run, files read
+   ``acap.builder.specsite._site.build_spec_site`` (examples checked, MkDocs run, files read
    back) against MkDocs' ``load_config`` + ``build`` of the same configuration.
    This isolates acap's own pre- and post-processing.
 
@@ -43,7 +43,8 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
 
 def whole_processes(runs: int) -> dict[str, list[float]]:
     """Each case as a fresh process, ``runs`` times, interleaved."""
-    from acap.build.specsite._site import SOURCES, source_date_epoch
+    from acap.builder.specsite import source_date_epoch
+    from acap.builder.specsite._site import SOURCES
 
     py = sys.executable
     config = str(Path(str(SOURCES)) / "mkdocs.yml")
@@ -73,7 +74,8 @@ def in_process(runs: int) -> dict[str, list[float]]:
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
-    from acap.build.specsite._site import HOOKS, SOURCES, build_spec_site, run_mkdocs
+    from acap.builder.specsite import build_spec_site, run_mkdocs
+    from acap.builder.specsite._site import HOOKS, SOURCES
     from acap.findings import Report
 
     config = Path(str(SOURCES)) / "mkdocs.yml"

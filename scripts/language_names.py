@@ -20,7 +20,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from babel import Locale, UnknownLocaleError, __version__, localedata
+from babel import Locale, UnknownLocaleError, localedata
+
+from acap._package import __version__
 
 OUT = Path(__file__).resolve().parent.parent / "src" / "acap" / "data" / "language-names"
 

@@ -18,8 +18,9 @@ from click.testing import CliRunner, Result
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
-from acap.build._build import BuildOptions, BuildResult, build
-from acap.cli._group import cli
+from acap.builder import BuildOptions, build
+from acap.builder._build import BuildResult
+from acap.cli import cli
 
 ALGS = ("ES256", "EdDSA", "RS256", "PS256")
 CARD = Path("example.com/.well-known/agent-card.json")

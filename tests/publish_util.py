@@ -13,7 +13,8 @@ from typing import Any
 
 import yaml
 
-from acap.build._build import BuildOptions, BuildResult, build
+from acap.builder import BuildOptions, build
+from acap.builder._build import BuildResult
 from conftest import EXAMPLE
 
 

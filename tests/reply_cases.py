@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from acap.findings import Finding
-from acap.replies._check import check_reply, compare_replies, read_reply
+from acap.load._document import read_reply
+from acap.replies import check_reply, compare_replies
 
 CASES = Path(__file__).resolve().parent / "cases" / "reply"
 CARDS = CASES / "cards"

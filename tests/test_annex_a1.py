@@ -15,8 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from acap.card._agent_card import build_card
-from acap.load._operator import load_operator
+from acap.card import build_card
+from acap.load import load_operator
 from cardtools import CARD, run_build
 from conftest import EXAMPLE
 

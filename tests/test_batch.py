@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from acap.build.batch._build import BatchOptions, build_many, find_configs
-from acap.card._verifier import verify_file
-from acap.cli._group import cli
+from acap.builder.batch import BatchOptions, build_many, find_configs
+from acap.card import verify_card
+from acap.cli import cli
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
@@ -44,7 +44,7 @@ def test_every_operator_gets_its_own_signed_card_with_its_own_key(tmp_path: Path
     keys = set()
     for i, _ in enumerate(ops):
         card = tmp_path / "site" / f"op{i}.example" / ".well-known" / "agent-card.json"
-        v = verify_file(str(card))
+        v = verify_card(str(card))
         assert v.ok, v.report.format_text()
         jwks = json.loads(card.with_name("jwks.json").read_text())
         keys.add(jwks["keys"][0]["x"])
@@ -90,7 +90,7 @@ def two_claiming_one_host(tmp_path: Path) -> tuple[Path, Path]:
     """Operators a and b, both building op1.example (distinct names and keys)."""
     import random
 
-    from acap.keys._key import generate_private_key, write_private_key
+    from acap.keys import generate_private_key, write_private_key
 
     a = tmp_path / "a" / "operator.yaml"
     b = tmp_path / "b" / "operator.yaml"
@@ -215,7 +215,8 @@ def test_find_configs_reads_files_and_folders(tmp_path: Path) -> None:
 
 def test_an_operator_of_a_batch_publishes_its_own_hosts_from_the_shared_site(
         tmp_path: Path) -> None:
-    from acap.publish._publish import PublishOptions, publish
+    from acap.publisher import publish
+    from acap.publisher._publish import PublishOptions
 
     write_operators(tmp_path / "ops", 2)
     site = tmp_path / "site"
@@ -272,13 +273,13 @@ def test_a_batch_never_replaces_a_folder_acap_did_not_write(tmp_path: Path) -> N
 
 def test_an_interrupted_batch_leaves_site_and_its_parent_as_they_were(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import acap.build.batch._build
+    import acap.builder.batch._build
 
     write_operators(tmp_path / "ops", 3)
     site = tmp_path / "site"
     assert not build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).failed
     before, beside = tree(site), sorted(p.name for p in tmp_path.iterdir())
-    real = acap.build.batch._build.build_one
+    real = acap.builder.batch._build.build_one
     calls = []
 
     def interrupted(*args: object, **kwargs: object) -> object:
@@ -287,7 +288,7 @@ def test_an_interrupted_batch_leaves_site_and_its_parent_as_they_were(
             raise KeyboardInterrupt
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(acap.build.batch._build, "build_one", interrupted)
+    monkeypatch.setattr(acap.builder.batch._build, "build_one", interrupted)
     with pytest.raises(KeyboardInterrupt):
         build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site))
     assert tree(site) == before
@@ -407,7 +408,7 @@ def test_the_next_build_removes_what_a_killed_build_left_beside_site(tmp_path: P
 
 
 def test_a_build_while_another_writes_the_same_site_is_refused(tmp_path: Path) -> None:
-    from acap.site._files import site_lock
+    from acap.site import site_lock
 
     write_operators(tmp_path / "ops", 2)
     with site_lock(tmp_path / "site") as held:  # as another acap process would hold it
@@ -461,7 +462,7 @@ def test_a_linked_operator_file_is_built_from_its_own_folder(tmp_path: Path) -> 
 def test_operators_sharing_a_key_file_are_told(tmp_path: Path) -> None:
     import random
 
-    from acap.keys._key import generate_private_key, write_private_key
+    from acap.keys import generate_private_key, write_private_key
 
     flat = tmp_path / "flat"
     flat.mkdir()

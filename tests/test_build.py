@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from acap.card._signer import Signer
+from acap.card import Signer
 from acap.site import _files as site_module
 from cardtools import (
     ALGS,
@@ -172,9 +172,9 @@ def test_ps256_builds_differ_only_in_the_signature(example: Path) -> None:
 
 @pytest.mark.parametrize("alg", ALGS)
 def test_resigning_replaces_signatures(alg: str) -> None:
-    from acap.card._agent_card import build_card
-    from acap.keys._key import SigningKey
-    from acap.load._operator import load_operator
+    from acap.card import build_card
+    from acap.keys import SigningKey
+    from acap.load import load_operator
     from conftest import EXAMPLE
 
     card = build_card(load_operator(EXAMPLE))
@@ -189,7 +189,7 @@ def test_resigning_replaces_signatures(alg: str) -> None:
 
 
 def acap_b64(text: str) -> bytes:
-    from acap.keys._key import b64url_decode
+    from acap.keys import b64url_decode
 
     return b64url_decode(text)
 
@@ -281,7 +281,7 @@ def test_python_dash_m_acap(example: Path) -> None:
 
 
 def test_build_path_imports_no_heavy_library() -> None:
-    code = ("import sys, acap.cli._group, acap.build._build; "
+    code = ("import sys, acap.cli._group, acap.builder._build; "
             "print(sorted(m for m in ('jwcrypto', 'phonenumbers', 'jinja2', 'mkdocs', 'a2a') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -293,7 +293,7 @@ def test_signing_imports_no_jwcrypto(example: Path) -> None:
     """jwcrypto is for reading JWK keys and verifying; a PEM key signs without it."""
     set_key_file(example, new_private("ES256"))
     code = ("import sys; from pathlib import Path; "
-            "from acap.build._build import BuildOptions, build; "
+            "from acap.builder._build import BuildOptions, build; "
             f"r = build(BuildOptions(config=Path({str(example)!r}), spec_site=False)); "
             "assert r.ok; print(sorted(m for m in ('jwcrypto', 'a2a') "
             "if m in sys.modules))")
@@ -337,12 +337,12 @@ def test_site_dir_with_other_files_is_refused(example: Path, tmp_path: Path) -> 
 
 def test_a_card_acap_cannot_build_is_reported_as_a_bug(example: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    import acap.build._build
+    import acap.builder._steps
 
     def broken(cfg: Any) -> dict[str, Any]:
         raise ValueError("a signIn entry names no kind of scheme")
 
-    monkeypatch.setattr(acap.build._build, "build_card", broken)
+    monkeypatch.setattr(acap.builder._steps, "build_card", broken)
     result = run_build(example)
     [f] = result.report.errors
     assert f.rule == "ACAP-BUG"

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from acap.card._canonical import CanonicalizationError, canonicalize
+from acap.card import canonicalize
+from acap.errors import CanonicalizationError
 
 JCS = Path(__file__).parent / "vectors" / "jcs"
 CYBERPHONE = JCS / "cyberphone"

@@ -21,8 +21,9 @@ from a2a.client.card_resolver import parse_agent_card
 from google.protobuf.json_format import MessageToDict
 
 from acap import schemas
-from acap.card._agent_card import build_card
-from acap.load._operator import EXTENSION_URI, load_operator
+from acap.card import build_card
+from acap.load import load_operator
+from acap.uris import EXTENSION_URI
 from cardtools import leaves
 
 Write = Callable[..., Path]

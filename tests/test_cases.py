@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from acap.build._build import BuildOptions, BuildResult, build
-from acap.checks._card_check import CardCheck, check_card_source
+from acap.builder import BuildOptions, build
+from acap.builder._build import BuildResult
+from acap.checks import CardCheck, check_card
 from acap.findings import Finding
 from acap.requirements import checked_at, rule_ids
 from casefiles import Case, Expectation, card_cases, materialise, operator_cases
@@ -60,7 +61,7 @@ def test_valid_operator_case(case: Case, tmp_path: Path) -> None:
     card_file = tmp_path / "site" / card_rel
     card_file.parent.mkdir(parents=True)
     card_file.write_bytes(result.files[card_rel])
-    checked = check_card_source(str(card_file))
+    checked = check_card(str(card_file))
     assert checked.url == f"https://{card_rel.split('/')[0]}/.well-known/agent-card.json"
     assert checked.report.errors == [], checked.format_text()
 
@@ -110,8 +111,8 @@ def check_case(case: Case, serve: Callable[[bytes, str, int], str],
     path = materialise(case.path, folder / case.path.name)
     if case.serve:
         url = serve(path.read_bytes(), *case.serve)
-        return check_card_source(url)
-    return check_card_source(str(path), url=case.url)
+        return check_card(url)
+    return check_card(str(path), url=case.url)
 
 
 @pytest.mark.parametrize("case", card_cases(), ids=lambda c: c.id)

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from acap.build._build import BuildOptions, build
-from acap.cli._group import cli
+from acap.builder import BuildOptions, build
+from acap.cli import cli
 from acap.requirements import rule_ids
 from casefiles import CARD_CASES, OPERATOR_CASES
 from conftest import REPO

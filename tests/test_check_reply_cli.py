@@ -6,7 +6,7 @@ import json
 
 from click.testing import CliRunner
 
-from acap.cli._group import cli
+from acap.cli import cli
 from reply_cases import CARDS, CASES
 
 A1 = str(CARDS / "annex-a1.json")

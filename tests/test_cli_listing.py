@@ -7,7 +7,8 @@ import sys
 
 from click.testing import CliRunner
 
-from acap.cli._group import COMMANDS, cli
+from acap.cli import cli
+from acap.cli._group import COMMANDS
 
 
 def test_every_listed_command_loads_and_has_its_own_help() -> None:

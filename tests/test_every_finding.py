@@ -14,10 +14,10 @@ from typing import Any
 
 import yaml
 
-from acap.build._build import BuildOptions, build
-from acap.checks._run import check_operator
+from acap.builder import BuildOptions, build
+from acap.checks import check_operator
 from acap.findings import Finding
-from acap.load._operator import load_operator
+from acap.load import load_operator
 from acap.requirements import rule_ids
 from casefiles import OPERATOR_CASES
 

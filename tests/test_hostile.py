@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from acap.build._build import BuildOptions, build
-from acap.checks._card_check import check_card_source
-from acap.cli._group import cli
+from acap.builder import BuildOptions, build
+from acap.checks import check_card
+from acap.cli import cli
 from hostile_inputs import CARD, OPERATOR
 
 SAFETY_BOUND_S = 1.0
@@ -57,9 +57,9 @@ def test_hostile_card(name: str, tmp_path: Path) -> None:
     raw, rule = CARD[name]
     card = tmp_path / "card.json"
     card.write_bytes(raw)
-    check_card_source(str(card))  # warm up
+    check_card(str(card))  # warm up
     start = time.perf_counter()
-    result = check_card_source(str(card))
+    result = check_card(str(card))
     elapsed = time.perf_counter() - start
     assert elapsed < SAFETY_BOUND_S
     rules = {f.rule for f in result.report.errors}
@@ -82,10 +82,10 @@ def test_hostile_card_on_the_command_line(name: str, tmp_path: Path) -> None:
 def test_one_clear_finding_for_a_card_that_is_not_json(tmp_path: Path) -> None:
     card = tmp_path / "card.json"
     card.write_bytes(b"<html><body>Not found</body></html>")
-    result = check_card_source(str(card))
+    result = check_card(str(card))
     assert [(f.rule, f.location.line) for f in result.report] == [("CARD-JSON", 1)]
 
 
 def test_missing_card_file(tmp_path: Path) -> None:
-    result = check_card_source(str(tmp_path / "nowhere.json"))
+    result = check_card(str(tmp_path / "nowhere.json"))
     assert [f.rule for f in result.report] == ["CARD-READ"]

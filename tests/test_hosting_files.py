@@ -119,7 +119,7 @@ def test_language_pages_get_headers_too(tmp_path: Path) -> None:
 
 
 def test_hosts_built_by_other_steps_get_nojekyll_and_headers_only(example: Path) -> None:
-    from acap.build._build import BuildOptions, build
+    from acap.builder import BuildOptions, build
 
     result = build(BuildOptions(config=example, spec_site=True, write=False))
     assert result.report.ok(), result.report.format_text()
@@ -136,7 +136,7 @@ def test_hosts_built_by_other_steps_get_nojekyll_and_headers_only(example: Path)
 # -- /talk answers 200 on GitHub Pages: the page is also written at talk.html --------------
 
 def test_html_twin_of_a_person_entry() -> None:
-    from acap.build.pages._pages import html_twin
+    from acap.builder.pages._pages import html_twin
 
     assert html_twin("https://ask.example.com/talk") == "ask.example.com/talk.html"
     assert html_twin("https://Ask.Example.com/a/b") == "ask.example.com/a/b.html"

@@ -10,9 +10,10 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from acap.build._init_project import FILES, init_project
-from acap.card._verifier import verify_file
-from acap.cli._group import cli
+from acap.builder import init_project
+from acap.builder._init_project import FILES
+from acap.card import verify_card
+from acap.cli import cli
 from publish_util import git, snapshot
 
 PROJECT_FILES = sorted(FILES.values())
@@ -30,7 +31,7 @@ def test_init_then_build_succeeds_with_no_other_step(tmp_path: Path,
     assert built.exit_code == 0, built.output
     assert "error" not in built.stderr and "warning" not in built.stderr
     card = folder / "site/example.org/.well-known/agent-card.json"
-    checked = verify_file(str(card))
+    checked = verify_card(str(card))
     assert checked.ok, checked.report.format_text()
     assert (folder / ".acap/signing-key.pem").is_file()
 
@@ -107,7 +108,7 @@ def test_the_workflow_installs_acap_from_the_git_commit_it_came_from(
     """PEP 610 direct_url.json of a git install becomes the workflow's pinned pip spec."""
     from importlib import metadata
 
-    from acap.build import _init_project as ip
+    from acap.builder import _init_project as ip
 
     class Dist:
         def read_text(self, name: str) -> str:
@@ -145,7 +146,7 @@ def test_the_workflows_acap_commands_work_with_the_key_from_the_secret(
     assert {".well-known/agent-card.json", ".well-known/jwks.json"} <= set(out)
     assert not (tmp_path / ".acap").exists()  # the secret signed; no key was made
     assert out == snapshot(tmp_path / "site/example.org")
-    assert verify_file(str(tmp_path / "site/example.org/.well-known/agent-card.json")).ok
+    assert verify_card(str(tmp_path / "site/example.org/.well-known/agent-card.json")).ok
 
 
 def _install_step(text: str) -> tuple[list[str], dict[str, Any]]:
@@ -185,7 +186,8 @@ def _run_install(step: dict[str, Any], tmp_path: Path) -> tuple[int, str, str]:
 def test_the_install_comment_says_what_the_step_does_with_no_default(tmp_path: Path) -> None:
     """Trial item 12: the comment promised "else the source acap init was run from", but
     with no known source the step stops with an error until ACAP_PIP_SPEC is set."""
-    from acap.build._init_project import pip_spec, template_text
+    from acap.builder import pip_spec
+    from acap.builder._init_project import template_text
 
     assert pip_spec() == ""  # the tests run an editable install: no source to pin
     comment, step = _install_step(template_text("github/workflows/pages.yml"))
@@ -201,7 +203,7 @@ def test_the_install_comment_says_what_the_step_does_with_no_default(tmp_path: P
 
 def test_the_install_comment_names_the_default_the_step_installs(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from acap.build import _init_project as ip
+    from acap.builder import _init_project as ip
 
     monkeypatch.setattr(ip, "pip_spec", lambda: "acap @ git+https://github.com/acme/acap@0123abc")
     comment, step = _install_step(ip.template_text("github/workflows/pages.yml"))

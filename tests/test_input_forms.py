@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from acap.build._build import BuildOptions, build
-from acap.build.pages._language_tags import is_well_formed, primary_language_is_reserved
-from acap.checks._card_check import check_card_source
+from acap.builder import BuildOptions, build
+from acap.builder.pages._language_tags import is_well_formed, primary_language_is_reserved
+from acap.checks import check_card
 from acap.checks._declaration import skill_id_problem, suggested_id
 from acap.checks._urls import host_problems, url_problems
-from acap.load._json import JsonTextError, loads
-from acap.replies._check import parse_reply
+from acap.errors import JsonTextError
+from acap.load import json_loads
+from acap.load._document import parse_reply
 from cardtools import acap
 from pagetools import example_data, run_build, write_yaml
 
@@ -96,10 +97,10 @@ def test_a_skill_id_fault_says_why_and_gives_a_fixed_id(tmp_path: Path) -> None:
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
 def test_nan_and_infinity_are_not_json(constant: str) -> None:
     with pytest.raises(JsonTextError) as err:
-        loads('{\n  "name": "NaN",\n  "n": ' + constant + "\n}")
+        json_loads('{\n  "name": "NaN",\n  "n": ' + constant + "\n}")
     assert (err.value.line, err.value.column) == (3, 8)
     assert err.value.message.startswith(f"{constant} is not a JSON number")
-    assert loads('{"name": "NaN and Infinity"}') == {"name": "NaN and Infinity"}
+    assert json_loads('{"name": "NaN and Infinity"}') == {"name": "NaN and Infinity"}
 
 
 def test_a_card_with_nan_is_refused(tmp_path: Path) -> None:
@@ -107,7 +108,7 @@ def test_a_card_with_nan_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "card.json"
     path.write_text(json.dumps(card, indent=2).replace('"name": "Example Memorial Chapel '
                                                        'assistant"', '"name": NaN'))
-    [f] = check_card_source(str(path)).report.errors
+    [f] = check_card(str(path)).report.errors
     assert f.rule == "CARD-JSON"
     assert f.message == ("the card is not JSON: NaN is not a JSON number (RFC 8259 §6 has no "
                          "NaN or Infinity)")
@@ -129,7 +130,7 @@ def test_a_card_with_nan_is_refused(tmp_path: Path) -> None:
 def test_json_faults_in_plain_words(text: str, says: str, line: int | None,
                                     column: int | None) -> None:
     with pytest.raises(JsonTextError) as err:
-        loads(text)
+        json_loads(text)
     assert (err.value.message, err.value.line, err.value.column) == (says, line, column)
 
 

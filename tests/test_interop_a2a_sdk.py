@@ -29,10 +29,9 @@ from a2a.utils.signing import (
 from google.protobuf.json_format import MessageToDict
 from jwt.api_jwk import PyJWK
 
-from acap.card._agent_card import build_card
-from acap.card._verifier import verify_file
-from acap.keys._key import SigningKey, jwks
-from acap.load._operator import load_operator
+from acap.card import build_card, verify_card
+from acap.keys import SigningKey, jwks
+from acap.load import load_operator
 from cardtools import ALGS, acap, new_private, pem, run_build, set_key_file
 
 NON_ASCII = """\
@@ -163,7 +162,7 @@ def test_a2a_sdk_card_verifies_with_acap(operator: tuple[Path, str], tmp_path: P
     jwks_path.write_text(json.dumps(jwks(SigningKey(private, alg, "sdk-1"), [])),
                          encoding="utf-8")
 
-    res = verify_file(str(card_path))  # keys found through the jku, in the local site copy
+    res = verify_card(str(card_path))  # keys found through the jku, in the local site copy
     assert res.ok, res.report.format_text()
     assert [(s.kid, s.alg, s.valid, s.reason) for s in res.signatures] == [
         ("sdk-1", alg, True, "valid")]
@@ -174,14 +173,14 @@ def test_a2a_sdk_card_verifies_with_acap(operator: tuple[Path, str], tmp_path: P
 
     signed["description"] += " "
     card_path.write_text(json.dumps(signed, ensure_ascii=False), encoding="utf-8")
-    assert not verify_file(str(card_path)).ok
+    assert not verify_card(str(card_path)).ok
 
 
 def test_sdk_and_acap_sign_the_same_payload(operator: tuple[Path, str]) -> None:
     """Same key and header: acap's EdDSA signature over its own payload is the SDK's, byte
     for byte (Ed25519 is deterministic), so both canonicalize the card to the same bytes."""
-    from acap.card._canonical import canonical_payload
-    from acap.keys._key import b64url
+    from acap.card import canonical_payload
+    from acap.keys import b64url
 
     path, host = operator
     unsigned = build_card(load_operator(path))

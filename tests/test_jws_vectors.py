@@ -21,8 +21,9 @@ import pytest
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from acap.card._verifier import _jws_valid, verify_card
-from acap.keys._key import (
+from acap.card import Verifier
+from acap.card._verifier import _jws_valid
+from acap.keys import (
     SigningKey,
     b64url,
     b64url_decode,
@@ -133,7 +134,7 @@ def test_hs256_is_refused_even_with_its_key() -> None:
     v = vector("jws/rfc7520/4.4-HS256.json")
     card = {"name": "x", "signatures": [{"protected": v["protected_b64u"],
                                          "signature": v["signature_b64u"]}]}
-    res = verify_card(card, lambda kid, jku: (v["verification_key_jwk"], "test"))
+    res = Verifier(lambda kid, jku: (v["verification_key_jwk"], "test")).verify(card)
     assert len(res.signatures) == 1
     check = res.signatures[0]
     assert (check.alg, check.valid) == ("HS256", False)
@@ -144,7 +145,7 @@ def test_hs256_is_refused_even_with_its_key() -> None:
 @pytest.mark.parametrize(("alg", "wrong"), [("ES256", "RS256"), ("ES256", "EdDSA"),
                                             ("EdDSA", "ES256"), ("RS256", "ES256")])
 def test_signing_key_refuses_an_algorithm_that_does_not_fit(alg: str, wrong: str) -> None:
-    from acap.keys._key import KeyProblem
+    from acap.errors import KeyProblem
 
     with pytest.raises(KeyProblem):
         SigningKey(new_private(alg), wrong, "k")

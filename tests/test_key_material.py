@@ -18,12 +18,11 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
-from acap.keys._key import KeyProblem, SigningKey, b64url, load_signing_key, thumbprint
-from acap.keys._store import resolve_signing_key
-from acap.load._operator import load_operator
+from acap.errors import KeyProblem
+from acap.keys import SigningKey, b64url, load_signing_key, resolve_signing_key, thumbprint
+from acap.load import load_operator
 from cardtools import acap, new_private, pem, private_jwk, set_key_file
 
 MEMBERS = ["kty", "crv", "x", "y", "d", "n", "e", "p", "q", "dp", "dq", "qi", "oth", "k",

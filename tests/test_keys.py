@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from acap.card._verifier import verify_file
-from acap.keys._key import PRIVATE_MEMBERS, parse_private_key, public_jwk
-from acap.load._operator import load_operator
+from acap.card import verify_card
+from acap.keys import PRIVATE_MEMBERS, parse_private_key, public_jwk
+from acap.load import load_operator
 from cardtools import (
     ALGS,
     CARD,
@@ -139,7 +139,7 @@ def test_key_from_the_environment(example: Path, alg: str, form: str) -> None:
     assert (jwk["kid"], jwk["alg"]) == ("chapel-1", alg)  # signing.kid wins over the JWK's
     assert {k: v for k, v in jwk.items() if k not in ("kid", "alg", "use")} == \
         public_jwk(private.public_key())
-    assert verify_file(str(example.parent / "site" / CARD)).ok
+    assert verify_card(str(example.parent / "site" / CARD)).ok
     assert_no_secret(outputs(res) + [b.decode() for b in tree(example.parent / "site").values()],
                      private)
 
@@ -267,12 +267,12 @@ def test_rotate_then_retire(example: Path, tmp_path: Path) -> None:
     assert [k["kid"] for k in keys] == ["chapel-2", "chapel-1"]
     assert {k: keys[1][k] for k in ("kty", "crv", "x", "y")} == \
         public_jwk(old_private.public_key())
-    new_check = verify_file(str(example.parent / "site" / CARD))
+    new_check = verify_card(str(example.parent / "site" / CARD))
     assert new_check.ok
     assert new_check.signatures[0].kid == "chapel-2"
     # a client holding the old card can still verify it against the new JWKS
     jwks_path = str(example.parent / "site" / JWKS)
-    old_check = verify_file(str(old_card), jwks_path)
+    old_check = verify_card(str(old_card), jwks_path)
     assert old_check.ok
     assert old_check.signatures[0].kid == "chapel-1"
 
@@ -284,7 +284,7 @@ def test_rotate_then_retire(example: Path, tmp_path: Path) -> None:
     assert ret.exit_code == 0
     assert acap("build", "-c", str(example), "--no-spec-site").exit_code == 0
     assert [k["kid"] for k in site_jwks(example)["keys"]] == ["chapel-2"]
-    assert not verify_file(str(old_card), jwks_path).ok
+    assert not verify_card(str(old_card), jwks_path).ok
     again = acap("keys", "retire", "chapel-1", "-c", str(example))
     assert again.exit_code == 1
     assert "kid 'chapel-1' is retired already" in again.stderr

@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from acap.build._build import BuildResult
-from acap.card._verifier import verify_file
-from acap.keys._key import SigningKey
-from acap.site._files import read_manifest
+from acap.builder._build import BuildResult
+from acap.card import verify_card
+from acap.keys import SigningKey
+from acap.site import read_manifest
 from cardtools import CARD, JWKS, acap, new_private, pem, run_build, set_key_file, tree
 
 PREV = Path("keys/previous-keys.json")
@@ -91,7 +91,7 @@ def test_a_kid_dropped_with_a_lost_key_is_warned_about_until_kept(example: Path)
     kept = run_build(example)
     assert kept.ok and _key_findings(kept) == []
     assert _kids(example) == ["chapel-2", "chapel-1"]
-    assert verify_file(str(cached), str(example.parent / "site" / JWKS)).ok
+    assert verify_card(str(cached), str(example.parent / "site" / JWKS)).ok
 
 
 def test_a_kid_dropped_for_an_environment_key_then_retired(example: Path) -> None:
@@ -115,8 +115,8 @@ def test_a_kid_dropped_for_an_environment_key_then_retired(example: Path) -> Non
     assert out.exit_code == 0 and "[KEY]" not in out.stderr
     manifest = read_manifest(example.parent / "site")
     assert manifest is not None
-    assert [k["kid"] for k in manifest["publishedKeys"]] == ["ed-1"]  # type: ignore[union-attr]
-    assert not verify_file(str(cached), str(example.parent / "site" / JWKS)).ok  # deliberately
+    assert [k["kid"] for k in manifest.published_keys] == ["ed-1"]
+    assert not verify_card(str(cached), str(example.parent / "site" / JWKS)).ok  # deliberately
 
 
 def test_a_retired_kid_is_not_used_again(example: Path) -> None:

@@ -15,12 +15,14 @@ from typing import Any
 
 import pytest
 
-from acap.build.pages import _audit as audit
-from acap.build.pages import _jsonld as jsonld
-from acap.build.pages import _pages as pages
-from acap.build.pages import _person_text as person_text
-from acap.build.pages import _templating as templating
-from acap.build.pages import _words as words
+from acap.builder.pages import (
+    _audit as audit,
+    _jsonld as jsonld,
+    _pages as pages,
+    _person_text as person_text,
+    _templating as templating,
+    _words as words,
+)
 from conftest import REPO
 from pagetools import (
     example_data,
@@ -716,7 +718,7 @@ def test_templates_are_compiled_once_per_process(tmp_path: Path) -> None:
 
 
 def test_acap_help_and_importing_the_build_do_not_load_jinja2() -> None:
-    code = ("import sys\nimport acap.build._build\nfrom acap.cli._group import main\n"
+    code = ("import sys\nimport acap.builder._build\nfrom acap.cli._group import main\n"
             "sys.argv = ['acap', '--help']\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in ('jinja2', 'markupsafe', 'babel') if m in sys.modules))")
@@ -727,7 +729,7 @@ def test_acap_help_and_importing_the_build_do_not_load_jinja2() -> None:
 def test_every_rule_the_page_steps_use_is_in_the_registry() -> None:
     from acap.requirements import rule_ids
 
-    folder = REPO / "src" / "acap" / "build" / "pages"
+    folder = REPO / "src" / "acap" / "builder" / "pages"
     used = {m for p in folder.glob("*.py")
             for m in re.findall(r'"(PAGE-[A-Z-]+)"', p.read_text(encoding="utf-8"))}
     assert used >= {"PAGE-TEMPLATE", "PAGE-SAME-FOR-EVERYONE", "PAGE-WORDS", "PAGE-PHONE"}

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from acap.cli._group import cli
-from acap.publish._live import live_check
-from acap.site._preview import start_preview
+from acap.cli import cli
+from acap.publisher import live_check
+from acap.site import start_preview
 from publish_util import do_build, project, set_version
 
 CARD = "https://example.com/.well-known/agent-card.json"
@@ -146,7 +146,7 @@ def test_connect_to_is_a_route_not_a_redirect(site: Path) -> None:
     the public origin."""
     import json
 
-    from acap.publish._live import _get
+    from acap.publisher._live import _get
 
     with start_preview(site, port=0) as server:
         local = f"http://127.0.0.1:{server.port}"

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from acap.card._agent_card import build_card
+from acap.card import build_card
 from acap.findings import Finding
-from acap.load._operator import load_operator
+from acap.load import load_operator
 from acap.requirements import rule_ids
 from cardtools import acap, run_build
 

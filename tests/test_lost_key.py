@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from acap.card._verifier import verify_file
-from acap.keys._key import SigningKey
+from acap.card import verify_card
+from acap.keys import SigningKey
 from acap.keys._store import same_public_key
 from cardtools import CARD, JWKS, acap, new_private, pem, set_key_file, tree
 
@@ -76,8 +76,8 @@ def test_lost_key_file_is_refused_then_rotated_and_old_cards_still_verify(exampl
     new_jwks = json.loads((site / JWKS).read_bytes())
     assert [k["kid"] for k in new_jwks["keys"]] == ["chapel-2", "chapel-1"]
     assert new_jwks["keys"][1] == old_jwk
-    assert verify_file(str(site / CARD)).ok  # the new card, kid chapel-2
-    old = verify_file(str(old_card), str(site / JWKS))  # a cached old card
+    assert verify_card(str(site / CARD)).ok  # the new card, kid chapel-2
+    old = verify_card(str(old_card), str(site / JWKS))  # a cached old card
     assert old.ok, old.report.format_text()
     assert [(s.kid, s.valid) for s in old.signatures] == [("chapel-1", True)]
 
@@ -106,7 +106,7 @@ def test_a_new_key_file_made_after_the_loss_is_kept_under_a_new_kid(example: Pat
     assert "the key in .acap/signing-key.pem signs under it" in res.stdout
     assert key_file.read_bytes() == made
     assert _build(example)[0] == 0
-    assert verify_file(str(old_card), str(example.parent / "site" / JWKS)).ok
+    assert verify_card(str(old_card), str(example.parent / "site" / JWKS)).ok
 
 
 def test_a_new_key_in_the_environment_is_refused_then_kept_under_a_new_kid(example: Path) -> None:
@@ -124,7 +124,7 @@ def test_a_new_key_in_the_environment_is_refused_then_kept_under_a_new_kid(examp
     assert "the key in ACAP_SIGNING_KEY signs under it" in res.stdout
     assert not (example.parent / ".acap" / "signing-key.pem").exists()
     assert _build(example, env)[0] == 0
-    assert verify_file(str(old_card), str(example.parent / "site" / JWKS)).ok
+    assert verify_card(str(old_card), str(example.parent / "site" / JWKS)).ok
 
 
 def test_rotate_lost_refuses_a_key_that_is_not_lost(example: Path) -> None:

@@ -16,14 +16,13 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
-from acap.card._verifier import verify_file
-from acap.checks._card_check import check_card_source
-from acap.load._document import read_card
-from acap.load._fetch import FetchError, fetch
-from acap.publish._live import live_check
+from acap.card import verify_card
+from acap.checks import check_card
+from acap.errors import FetchError
+from acap.load import fetch, read_card
+from acap.publisher import live_check
 from cardtools import CARD, acap, run_build
 
 TRIAL_URLS = ["https://exa mple.com/", "https://example.com/x y", "https://[::1/x",
@@ -75,7 +74,7 @@ def test_read_card_and_check_give_findings(url: str) -> None:
     cf = read_card(url, timeout=0.5)
     assert cf.data is None
     assert [f.rule for f in cf.findings] == ["CARD-READ"]
-    result = check_card_source(url, timeout=0.5)
+    result = check_card(url, timeout=0.5)
     assert "CARD-READ" in {f.rule for f in result.report.errors}
     _one_line_each(result.format_text())
 
@@ -84,7 +83,7 @@ def test_read_card_and_check_give_findings(url: str) -> None:
 @given(odd_urls)
 def test_verify_file_gives_findings(url: str) -> None:
     assume(not Path(url).exists())  # an odd string may name a real file here (.gitignore)
-    res = verify_file(url)
+    res = verify_card(url)
     assert not res.ok
     assert [f.rule for f in res.report] == ["CARD-READ"]
     _one_line_each(res.report.format_text())
@@ -114,7 +113,7 @@ def built_card(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @settings(max_examples=100, deadline=None)
 @given(odd_urls.filter(bool))
 def test_an_odd_jwks_url_is_keys_unavailable(built_card: Path, url: str) -> None:
-    res = verify_file(str(built_card), jwks=url)
+    res = verify_card(str(built_card), jwks=url)
     assert not res.ok
     assert [s.checked for s in res.signatures] == [False]
     assert [f.rule for f in res.report] == ["SIG-KEYS"]
@@ -153,7 +152,7 @@ def test_trial_report_jwks_url_on_the_command_line(built_card: Path) -> None:
     ("http://127.0.0.1:8000/x", None),
 ])
 def test_url_problem_says_why_in_plain_words(url: str, reason: str | None) -> None:
-    from acap.load._fetch import url_problem
+    from acap.load import url_problem
 
     assert url_problem(url) == reason
 
@@ -175,8 +174,8 @@ def test_publish_signature_check_with_an_odd_jku(built_card: Path, jku: str) -> 
     """A hand-edited card in the site folder: acap publish's signature check reports it."""
     import json
 
-    from acap.keys._key import b64url, b64url_decode
-    from acap.publish._preflight import signature_findings
+    from acap.keys import b64url, b64url_decode
+    from acap.publisher._preflight import signature_findings
 
     card = json.loads(built_card.read_bytes())
     header = json.loads(b64url_decode(card["signatures"][0]["protected"]))

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from acap.build._build import BuildResult
-from acap.checks._card_check import check_card_source
+from acap.builder._build import BuildResult
+from acap.checks import check_card
 from acap.findings import Finding
-from acap.keys._leaks import KeyMaterial, in_bytes, in_value
+from acap.keys import KeyMaterial, in_bytes, in_value
 from cardtools import CARD, acap, new_private, pem, run_build, secret_markers, set_key_file, tree
 
 FAKE_PEM = ("-----BEGIN PRIV" "ATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n"
@@ -190,7 +190,7 @@ def test_the_signing_key_in_a_form_no_detector_reads_is_still_refused(example: P
     """Whatever the text around it (here a YAML-style mapping, no JSON), the signing key's
     own private member d never reaches site/: it is searched for as it is."""
     site, before, _ = _first_build(example)
-    from acap.keys._key import parse_private_key
+    from acap.keys import parse_private_key
     from cardtools import private_jwk
 
     key, _, _ = parse_private_key((example.parent / ".acap" / "signing-key.pem").read_bytes())
@@ -245,7 +245,7 @@ def test_check_refuses_a_card_holding_a_pem_key(example: Path, tmp_path: Path) -
     card["skills"][0]["description"] += "\n" + key.decode()
     path = tmp_path / "card.json"
     path.write_text(json.dumps(card, indent=2), encoding="utf-8")
-    res = check_card_source(str(path))
+    res = check_card(str(path))
     found = [f for f in res.report if f.rule == "KEY-PRIVATE"]
     assert [(f.level, f.location.pointer) for f in found] == [("error", "/skills/0/description")]
     line = path.read_text(encoding="utf-8").splitlines().index(
@@ -261,7 +261,7 @@ def test_check_refuses_a_card_holding_private_jwk_members(tmp_path: Path) -> Non
             '    {"key": {"kty": "OKP", "crv": "Ed25519", "x": "AA", "d": "AA"}}}]}\n}\n')
     path = tmp_path / "card.json"
     path.write_text(text, encoding="utf-8")
-    res = check_card_source(str(path))
+    res = check_card(str(path))
     found = [f for f in res.report if f.rule == "KEY-PRIVATE"]
     assert [(f.level, f.location.line, f.location.pointer) for f in found] == [
         ("error", 4, "/capabilities/extensions/0/params/key")]

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from acap.build._build import BuildOptions, build
-from acap.checks import _on_request_values as on_request_values
+from acap.builder import BuildOptions, build
+from acap.checks import PrivateValue, _on_request_values as on_request_values
 from acap.checks._facts import from_operator
-from acap.checks._on_request_values import PrivateValue, published_files
-from acap.load._operator import load_operator
+from acap.checks._on_request_values import published_files
+from acap.load import load_operator
 from cardtools import acap
 
 PRICE_LINE = ("      Costs and inclusions of the chapel's services. Given to the person who\n")

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from acap.cli._group import cli
+from acap.cli import cli
 from acap.findings import Finding
-from acap.publish._publish import PublishOptions, PublishResult, publish
+from acap.publisher import PublishResult, publish
+from acap.publisher._publish import PublishOptions
 from publish_util import (
     add_to_site,
     bare_repo,
@@ -333,8 +334,8 @@ def test_target_must_serve_the_card_at_the_root_of_its_origin(
 
 
 def test_github_user_site_with_matching_host_passes_the_origin_check(tmp_path: Path) -> None:
-    from acap.publish._preflight import origin_findings
-    from acap.publish._targets import Target
+    from acap.publisher import Target
+    from acap.publisher._preflight import origin_findings
 
     t = Target("someone.github.io", "branch", remote="https://github.com/Someone/someone.github.io")
     assert origin_findings(t, {}, "someone.github.io") == []
@@ -458,8 +459,8 @@ def test_every_rule_id_publish_and_live_use_is_registered() -> None:
 
     src = Path(acap.__file__).parent
     used: set[str] = set()
-    for name in ("publish/_publish.py", "publish/_live.py", "publish/_git_branch.py",
-                 "publish/_directory.py"):
+    for name in ("publisher/_publish.py", "publisher/_live.py", "publisher/_git_branch.py",
+                 "publisher/_directory.py"):
         used |= set(re.findall(r'Finding\(\s*"([A-Z0-9.-]+)"', (src / name).read_text("utf-8")))
     assert {"PUBLISH-STALE", "PUBLISH-ORIGIN", "LIVE-CORS"} <= used
     assert used - rule_ids() == set()

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from acap.cli._group import cli
-from acap.publish import _directory as dir_mirror
-from acap.publish._publish import PublishOptions, publish
+from acap.cli import cli
+from acap.publisher import _directory as dir_mirror, publish
+from acap.publisher._publish import PublishOptions
 from publish_util import add_to_site, do_build, project, set_version, snapshot
 
 

@@ -15,10 +15,11 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from acap.cli._group import cli
+from acap.cli import cli
 from acap.findings import Finding
-from acap.publish._directory import marker_path
-from acap.publish._publish import PublishOptions, PublishResult, publish
+from acap.publisher import PublishResult, publish
+from acap.publisher._directory import marker_path
+from acap.publisher._publish import PublishOptions
 from publish_util import (
     add_to_site,
     bare_repo,

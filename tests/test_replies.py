@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
-from acap.replies._api import (
-    EXTENSION_URI,
+from acap.load._document import parse_reply, read_reply
+from acap.replies import (
     Outcome,
     Safeguards,
+    check_reply,
+    compare_replies,
     decide,
     defer_action,
     give_on_opt_in,
@@ -31,8 +32,8 @@ from acap.replies._api import (
     reply_object,
     skill_from_card,
 )
-from acap.replies._check import check_reply, compare_replies, parse_reply, read_reply
 from acap.replies._text import claims_done, denies_existence, mentions_person_entry
+from acap.uris import EXTENSION_URI
 from reply_cases import CASES, card_data
 
 A1 = card_data("annex-a1")
@@ -208,7 +209,7 @@ def test_parse_extensions_header_agrees_with_the_a2a_sdk(lines: list[list[str]],
 
 
 def test_extension_uri_is_the_one_the_card_uses() -> None:
-    from acap.load._operator import EXTENSION_URI as CARD_URI
+    from acap.uris import EXTENSION_URI as CARD_URI
 
     assert EXTENSION_URI == CARD_URI
 

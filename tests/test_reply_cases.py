@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from acap.replies._check import OWN_RULES, REPLY_REQUIREMENTS, check_reply, read_reply
+from acap.load._document import read_reply
+from acap.replies import check_reply
+from acap.replies._check import OWN_RULES, REPLY_REQUIREMENTS
 from acap.requirements import requirement, requirements, rule_ids
 from reply_cases import (
     CARDS,

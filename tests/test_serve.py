@@ -13,7 +13,8 @@ from typing import Any
 import httpx
 import pytest
 
-from acap.site._preview import PreviewServer, host_from_header, start_preview
+from acap.builder import BuildOptions, build
+from acap.site import PreviewServer, host_from_header, start_preview
 from publish_util import do_build, project, set_version
 
 
@@ -21,7 +22,12 @@ from publish_util import do_build, project, set_version
 def served(tmp_path: Path) -> Iterator[tuple[PreviewServer, Path]]:
     config = project(tmp_path)
     do_build(config)
-    server = start_preview(config.parent / "site", port=0, config=config, interval=0.05)
+    site = config.parent / "site"
+
+    def rebuild() -> bool:
+        return build(BuildOptions(config=config, site_dir=site)).written
+
+    server = start_preview(site, port=0, config=config, interval=0.05, rebuild=rebuild)
     try:
         yield server, config
     finally:
@@ -221,7 +227,7 @@ def test_serve_command_prints_each_host_url(tmp_path: Path,
     from click.testing import CliRunner
 
     import acap.site._preview
-    from acap.cli._group import cli
+    from acap.cli import cli
 
     config = project(tmp_path)
     seen: dict[str, PreviewServer] = {}
@@ -245,7 +251,7 @@ def test_watched_files_see_the_private_file_and_same_size_edits(tmp_path: Path) 
     import os
     import shutil
 
-    from acap.site._preview import watched_files
+    from acap.site import watched_files
     from conftest import EXAMPLE
 
     config = tmp_path / "operator.yaml"
@@ -266,7 +272,7 @@ def test_a_port_in_use_is_reported_before_any_build(tmp_path: Path) -> None:
 
     from click.testing import CliRunner
 
-    from acap.cli._group import cli
+    from acap.cli import cli
 
     holder = socket.create_server(("127.0.0.1", 0))
     port = holder.getsockname()[1]

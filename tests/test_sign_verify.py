@@ -20,14 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
-from acap.card._agent_card import build_card
-from acap.card._signer import Signer
-from acap.card._verifier import KeyLookup, Verification, verify_card, verify_file
-from acap.keys._key import SigningKey, b64url, b64url_decode, jwks
-from acap.load._operator import load_operator
+from acap.card import KeyLookup, Signer, Verification, Verifier, build_card, verify_card
+from acap.keys import SigningKey, b64url, b64url_decode, jwks
+from acap.load import load_operator
 from cardtools import (
     ALGS,
     CARD,
@@ -71,7 +68,7 @@ def lookup_for(alg: str) -> KeyLookup:
 
 
 def check(card: dict[str, Any], alg: str = "ES256") -> Verification:
-    return verify_card(card, lookup_for(alg), card_url=CARD_URL)
+    return Verifier(lookup_for(alg)).verify(card, card_url=CARD_URL)
 
 
 def header(card: dict[str, Any], i: int = 0) -> dict[str, Any]:
@@ -125,7 +122,7 @@ def test_built_card_verifies_with_acap_verify(example: Path, alg: str) -> None:
         with_algorithm(example, alg)
     assert run_build(example).report.ok()
     card_path = example.parent / "site" / CARD
-    res = verify_file(str(card_path))
+    res = verify_card(str(card_path))
     assert res.ok, res.report.format_text()
     assert res.signatures[0].alg == alg
     assert res.jwks_source == str(example.parent / "site" / JWKS)
@@ -246,7 +243,7 @@ def test_field_outside_a2a_is_reported_with_its_line(tmp_path: Path) -> None:
     path = write_card(tmp_path, card)
     write_jwks(tmp_path, "ES256")
     line = path.read_text(encoding="utf-8").splitlines().index('      "price": "EUR 2000"') + 1
-    res = verify_file(str(path))
+    res = verify_card(str(path))
     # the SDK reading drops the field, so the signature still verifies: it does not cover it
     assert res.signatures[0].valid
     assert not res.ok
@@ -265,13 +262,13 @@ def test_top_level_field_outside_a2a_is_reported(tmp_path: Path) -> None:
     card["url"] = "https://agent.example.com/a2a/v1"  # an A2A 0.3 field, gone in 1.0
     path = write_card(tmp_path, card)
     write_jwks(tmp_path, "ES256")
-    res = verify_file(str(path))
+    res = verify_card(str(path))
     assert [(f.rule, f.location.pointer) for f in res.report] == [("A2A-UNKNOWN-FIELD", "/url")]
 
 
 def unsigned_jws(alg: str, key: bytes | None = None) -> dict[str, Any]:
     card = copy.deepcopy(unsigned())
-    from acap.card._canonical import canonical_payload
+    from acap.card import canonical_payload
 
     protected = b64url(json.dumps({"alg": alg, "typ": "JOSE", "kid": "chapel-1",
                                    "jku": JKU}).encode())
@@ -298,7 +295,7 @@ def test_hs256_is_refused_even_when_the_mac_is_right(tmp_path: Path) -> None:
     def lookup(kid: str | None, jku: str | None) -> tuple[dict[str, Any] | None, str]:
         return oct_key, "test"
 
-    res = verify_card(card, lookup, card_url=CARD_URL)
+    res = Verifier(lookup).verify(card, card_url=CARD_URL)
     assert not res.ok
     assert not res.signatures[0].valid
     assert res.signatures[0].reason == ("alg 'HS256' refused: an Agent Card is signed with a "
@@ -315,7 +312,7 @@ def test_jku_on_another_origin_is_reported_and_not_fetched(tmp_path: Path) -> No
     card = signed(jku="https://keys.example.net/jwks.json")
     path = write_card(tmp_path, card)
     line = path.read_text(encoding="utf-8").splitlines().index('  "signatures": [') + 2
-    res = verify_file(str(path))
+    res = verify_card(str(path))
     [f] = [f for f in res.report if f.rule == "SIG-JKU-ORIGIN"]
     assert f.message == ("signature 0 names a jku on another origin (https://keys.example.net) "
                          "than the card (https://example.com)")
@@ -323,7 +320,7 @@ def test_jku_on_another_origin_is_reported_and_not_fetched(tmp_path: Path) -> No
     assert not res.signatures[0].valid
     assert "not fetched" in res.signatures[0].reason
     # with keys the user trusts the signature checks out, and the jku is still reported
-    res = verify_file(str(path), str(write_jwks(tmp_path, "ES256")))
+    res = verify_card(str(path), str(write_jwks(tmp_path, "ES256")))
     assert res.signatures[0].valid
     assert not res.ok
     assert [f.rule for f in res.report] == ["SIG-JKU-ORIGIN"]
@@ -335,14 +332,14 @@ def test_a_jku_is_never_read_as_a_local_path(tmp_path: Path) -> None:
         card = signed(jku=jku)
         path = tmp_path / "card.json"
         path.write_text(json.dumps(card), encoding="utf-8")
-        res = verify_file(str(path))
+        res = verify_card(str(path))
         assert not res.signatures[0].valid, jku
         assert res.signatures[0].reason == f"the jku {jku!r} is not an https URL"
 
 
 def test_card_without_signatures(tmp_path: Path) -> None:
     path = write_card(tmp_path, copy.deepcopy(unsigned()))
-    res = verify_file(str(path))
+    res = verify_card(str(path))
     assert [(f.rule, f.message) for f in res.report] == [("SIG-NONE",
                                                           "the card has no signatures")]
     assert acap("verify", str(path)).exit_code == 1
@@ -353,7 +350,7 @@ def test_wrong_key_in_the_jwks(tmp_path: Path) -> None:
     path = write_card(tmp_path, card)
     other = SigningKey(new_private("ES256"), "ES256", "chapel-1")
     (tmp_path / JWKS).write_text(json.dumps(jwks(other, [])), encoding="utf-8")
-    res = verify_file(str(path))
+    res = verify_card(str(path))
     assert res.signatures[0].reason == ("the signature does not match the card (changed after "
                                         "signing?)")
     assert [f.rule for f in res.report] == ["SIG-INVALID"]
@@ -382,7 +379,7 @@ def test_jwks_with_private_members_is_reported_without_them(tmp_path: Path) -> N
     path = write_card(tmp_path, signed())
     leaked = {**private_jwk(key.private), "kid": "chapel-1", "alg": "ES256"}
     (tmp_path / JWKS).write_text(json.dumps({"keys": [leaked]}), encoding="utf-8")
-    res = verify_file(str(path))
+    res = verify_card(str(path))
     assert res.signatures[0].valid
     assert not res.ok
     [f] = [f for f in res.report if f.rule == "KEY-PRIVATE"]

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from acap.build._build import BuildOptions, BuildResult, build
+from acap.builder import BuildOptions, build
+from acap.builder._build import BuildResult
 from cardtools import acap, new_private, set_key_file, tree
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from acap.build.specsite._examples import EXAMPLES, check_examples
+from acap.builder.specsite import check_examples
+from acap.builder.specsite._examples import EXAMPLES
 from acap.findings import Finding
 
 EXAMPLES_DIR = Path(str(resources.files("acap") / "spec" / "docs" / "examples"))

@@ -19,12 +19,12 @@ import pytest
 import yaml
 
 from acap import schemas
-from acap.build._build import SPEC_BASE, BuildOptions, build
-from acap.build.specsite import _site as spec_site
-from acap.build.specsite._examples import check_examples
-from acap.findings import RULE_DOC_BASE, Finding, Location, Report
+from acap.builder import BuildOptions, build
+from acap.builder.specsite import _site as spec_site, check_examples
+from acap.findings import Finding, Location, Report
 from acap.requirements import requirements
-from acap.site._files import url_to_path
+from acap.site import url_to_path
+from acap.uris import SPEC_BASE
 
 EXTENSION_URI = "https://agent-capability.org/ext/on-request/v1"
 ORIGIN = "https://agent-capability.org"
@@ -137,7 +137,7 @@ def page(site: Path, name: str) -> Page:
 def test_the_specification_opens_at_the_extension_uri(site: Path) -> None:
     assert url_to_path(EXTENSION_URI) == f"{SPEC_DIR}/index.html"
     assert url_to_path(EXTENSION_URI + "/") == f"{SPEC_DIR}/index.html"
-    assert SPEC_BASE == spec_site.SITE_URL == RULE_DOC_BASE == EXTENSION_URI + "/"
+    assert SPEC_BASE == EXTENSION_URI + "/"
     index = page(site, "index.html")
     assert index.tags["h1"] == 1
     # The operator's own site is built next to it.
@@ -372,7 +372,7 @@ def test_without_the_spec_site_mkdocs_is_not_even_imported(tmp_path: Path) -> No
 
     shutil.copyfile(EXAMPLE, tmp_path / "operator.yaml")
     code = ("import sys; from pathlib import Path; "
-            "from acap.build._build import build, BuildOptions; "
+            "from acap.builder._build import build, BuildOptions; "
             "r = build(BuildOptions(config=Path('operator.yaml'), spec_site=False)); "
             "assert r.report.ok(), r.report.format_text(); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mkdocs', 'markdown')))")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from acap.build._build import BuildOptions, build
+from acap.builder import BuildOptions, build
 
 SPEC_DIR = "agent-capability.org/ext/on-request/v1"
 CHROMIUM = "/usr/bin/chromium"

@@ -16,14 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from acap.card._agent_card import build_card
-from acap.card._signer import Signer
-from acap.card._verifier import SignatureCheck
+from acap.card import SignatureCheck, Signer, build_card
 from acap.cli._commands.live_check import print_live
 from acap.findings import Finding, Location, Report
-from acap.keys._key import SigningKey, jwks
-from acap.load._operator import load_operator
-from acap.publish._live import HttpFacts, LiveCheck
+from acap.keys import SigningKey, jwks
+from acap.load import load_operator
+from acap.publisher import HttpFacts, LiveCheck
 from cardtools import CARD, acap, new_private
 from conftest import EXAMPLE
 

@@ -18,12 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from acap.checks import check_card
 from acap.checks._a2a_structure import version_problems
-from acap.checks._card_check import check_card_source
 from acap.checks._words import revealing_word
 from acap.findings import Finding
-from acap.load._operator import load_operator
-from acap.load._text import blank, hidden_characters
+from acap.load import blank, hidden_characters, load_operator
 from cardtools import run_build
 
 Write = Callable[..., Path]
@@ -85,7 +84,7 @@ def card_with(change: Callable[[dict[str, object]], None], tmp_path: Path) -> li
     change(card)
     path = tmp_path / "card.json"
     path.write_text(json.dumps(card, indent=2, ensure_ascii=False), encoding="utf-8")
-    return list(check_card_source(str(path)).report)
+    return list(check_card(str(path)).report)
 
 
 def test_acap_check_refuses_a_blank_required_string(tmp_path: Path) -> None:

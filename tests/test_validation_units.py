@@ -12,14 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
-import acap.build._build as build_module
-from acap.build._build import BuildContext, BuildOptions, build
-from acap.checks._card_check import check_card_source
-from acap.checks._on_request_values import PrivateValue
-from acap.checks._run import check_card
+import acap.builder._build as build_module
+from acap.builder import BuildOptions, build
+from acap.builder._context import BuildContext
+from acap.checks import PrivateValue, card_findings, check_card
 from acap.checks._urls import card_url_problems, host_problems, mixed_scripts, url_problems
 from acap.checks._words import _data, circumstance_words, mentions, revealing_word
 from acap.findings import Location
@@ -232,7 +230,7 @@ def test_any_card_gives_findings_never_an_exception(changes: list[tuple[Any, Any
             target[place[-1]] = value
         except (KeyError, IndexError, TypeError):
             continue
-    findings = check_card(card, "card.json", lambda p, _k: Location("card.json", pointer=p),
+    findings = card_findings(card, "card.json", lambda p, _k: Location("card.json", pointer=p),
                           "https://example.com/.well-known/agent-card.json")
     assert all(f.rule in rule_ids() for f in findings)
 
@@ -244,8 +242,8 @@ def test_a_check_that_crashes_is_a_finding(tmp_path: Path,
     def broken(*_a: object, **_k: object) -> list[object]:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(acap.checks._card_check, "check_card", broken)
-    result = check_card_source(str(CARD_CASES / "valid" / "annex-a-like.json"))
+    monkeypatch.setattr(acap.checks._card_check, "card_findings", broken)
+    result = check_card(str(CARD_CASES / "valid" / "annex-a-like.json"))
     assert [(f.rule, f.level) for f in result.report] == [("ACAP-BUG", "error")]
 
 
@@ -292,8 +290,8 @@ def test_any_text_in_operator_yaml_gives_findings_never_an_exception(data: st.Da
 
     import yaml
 
-    from acap.checks._run import check_operator
-    from acap.load._operator import load_operator
+    from acap.checks import check_operator
+    from acap.load import load_operator
 
     doc = yaml.safe_load(_MINIMAL)
     doc["ownOrigins"] = ["https://book.example.com"]

@@ -18,11 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from acap.card._agent_card import build_card
-from acap.card._signer import Signer
-from acap.card._verifier import verify_file
-from acap.keys._key import SigningKey
-from acap.load._operator import load_operator
+from acap.card import Signer, build_card, verify_card
+from acap.keys import SigningKey
+from acap.load import load_operator
 from cardtools import acap, new_private
 from conftest import EXAMPLE
 
@@ -63,7 +61,7 @@ def _line(path: Path, index: int) -> int:
 def test_one_valid_one_invalid_is_not_verified(tmp_path: Path,
                                                keys: tuple[SigningKey, SigningKey]) -> None:
     path, given = _two_signatures(tmp_path, keys, keys, break_second=True)
-    res = verify_file(str(path), str(given))
+    res = verify_card(str(path), str(given))
     assert [s.state for s in res.signatures] == ["valid", "INVALID"]
     assert not res.ok
     [f] = res.report
@@ -80,7 +78,7 @@ def test_one_valid_one_invalid_is_not_verified(tmp_path: Path,
 def test_one_valid_one_unchecked_is_verified_with_a_warning(
         tmp_path: Path, keys: tuple[SigningKey, SigningKey]) -> None:
     path, given = _two_signatures(tmp_path, keys, keys[:1], break_second=False)
-    res = verify_file(str(path), str(given))
+    res = verify_card(str(path), str(given))
     assert [s.state for s in res.signatures] == ["valid", "NOT CHECKED"]
     assert res.ok
     [f] = res.report
@@ -94,7 +92,7 @@ def test_one_valid_one_unchecked_is_verified_with_a_warning(
 
 def test_two_valid_signatures_verify(tmp_path: Path, keys: tuple[SigningKey, SigningKey]) -> None:
     path, given = _two_signatures(tmp_path, keys, keys, break_second=False)
-    res = verify_file(str(path), str(given))
+    res = verify_card(str(path), str(given))
     assert [s.state for s in res.signatures] == ["valid", "valid"]
     assert res.ok and len(res.report) == 0
 
@@ -108,7 +106,7 @@ def test_placeholder_signature_names_its_kid_alg_and_why(tmp_path: Path) -> None
     card["signatures"] = [{"protected": ANNEX_A1_PROTECTED, "signature": "PLACEHOLDER"}]
     path = tmp_path / "a1-agent-card.json"
     path.write_text(json.dumps(card, indent=2), encoding="utf-8")
-    res = verify_file(str(path))
+    res = verify_card(str(path))
     [s] = res.signatures
     assert (s.kid, s.alg, s.state) == ("chapel-1", "ES256", "INVALID")
     assert s.reason == ("the signature member 'PLACEHOLDER' is not canonical base64url: its last "
@@ -134,13 +132,13 @@ def test_malformed_signature_members(tmp_path: Path, signature: str, reason: str
     card["signatures"] = [{"protected": ANNEX_A1_PROTECTED, "signature": signature}]
     path = tmp_path / "card.json"
     path.write_text(json.dumps(card), encoding="utf-8")
-    [s] = verify_file(str(path)).signatures
+    [s] = verify_card(str(path)).signatures
     assert (s.kid, s.alg, s.reason) == ("chapel-1", "ES256", reason)
 
 
 def test_the_built_annex_a1_example(tmp_path: Path) -> None:
     """The file the trial verified: the spec site's copy of Annex A.1."""
-    from acap.build._build import BuildOptions, build
+    from acap.builder import BuildOptions, build
 
     config = tmp_path / "operator.yaml"
     config.write_bytes(EXAMPLE.read_bytes())

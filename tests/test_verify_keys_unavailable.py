@@ -15,11 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from acap.card._agent_card import build_card
-from acap.card._signer import Signer
-from acap.card._verifier import verify_file
-from acap.keys._key import SigningKey, jwks
-from acap.load._operator import load_operator
+from acap.card import Signer, build_card, verify_card
+from acap.keys import SigningKey, jwks
+from acap.load import load_operator
 from acap.requirements import rule_ids
 from cardtools import acap, new_private
 from conftest import EXAMPLE
@@ -45,7 +43,7 @@ def card_file(tmp_path: Path, key: SigningKey) -> Path:
 
 
 def test_an_unreachable_jwks_is_not_checked(card_file: Path) -> None:
-    res = verify_file(str(card_file))
+    res = verify_card(str(card_file))
     [s] = res.signatures
     assert (s.valid, s.checked, s.state) == (False, False, "NOT CHECKED")
     assert s.reason == f"cannot read the JWKS {JKU}: the host name was not found (DNS)"
@@ -81,7 +79,7 @@ def test_a_bad_jwks_option_is_not_checked(card_file: Path, tmp_path: Path,
     given = tmp_path / "keys.json"
     if content is not None:
         given.write_bytes(content)
-    res = verify_file(str(card_file), str(given))
+    res = verify_card(str(card_file), str(given))
     [s] = res.signatures
     assert (s.checked, s.reason) == (False, f"cannot read the JWKS {given}: {reason}")
     [f] = res.report.findings
@@ -96,7 +94,7 @@ def test_a_jwks_without_the_kid_is_not_checked(card_file: Path, tmp_path: Path) 
     other = SigningKey(new_private("ES256"), "ES256", "chapel-9")
     given = tmp_path / "keys.json"
     given.write_text(json.dumps(jwks(other, [])), encoding="utf-8")
-    res = verify_file(str(card_file), str(given))
+    res = verify_card(str(card_file), str(given))
     assert [(s.checked, s.reason) for s in res.signatures] == [
         (False, f"no key with kid 'chapel-1' in {given}")]
     assert [f.rule for f in res.report] == ["SIG-KEYS"]
@@ -108,7 +106,7 @@ def test_a_key_that_is_not_a_key_is_not_checked(card_file: Path, tmp_path: Path,
     jwk["x"] = "AAAA"  # not a point of P-256
     given = tmp_path / "keys.json"
     given.write_text(json.dumps({"keys": [jwk]}), encoding="utf-8")
-    res = verify_file(str(card_file), str(given))
+    res = verify_card(str(card_file), str(given))
     assert [(s.checked, s.reason) for s in res.signatures] == [
         (False, f"the key with kid 'chapel-1' in {given} is not a usable public JWK")]
     assert [f.rule for f in res.report] == ["SIG-KEYS"]
@@ -118,7 +116,7 @@ def test_a_wrong_key_is_invalid_not_unchecked(card_file: Path, tmp_path: Path) -
     other = SigningKey(new_private("ES256"), "ES256", "chapel-1")
     given = tmp_path / "keys.json"
     given.write_text(json.dumps(jwks(other, [])), encoding="utf-8")
-    res = verify_file(str(card_file), str(given))
+    res = verify_card(str(card_file), str(given))
     assert [(s.checked, s.state) for s in res.signatures] == [(True, "INVALID")]
     assert [f.rule for f in res.report] == ["SIG-INVALID"]
     out = acap("verify", str(card_file), "--jwks", str(given))
@@ -130,7 +128,7 @@ def test_a_wrong_key_is_invalid_not_unchecked(card_file: Path, tmp_path: Path) -
 def test_the_right_keys_verify(card_file: Path, tmp_path: Path, key: SigningKey) -> None:
     given = tmp_path / "keys.json"
     given.write_text(json.dumps(jwks(key, [])), encoding="utf-8")
-    res = verify_file(str(card_file), str(given))
+    res = verify_card(str(card_file), str(given))
     assert res.ok
     assert [(s.checked, s.state) for s in res.signatures] == [(True, "valid")]
 
@@ -146,7 +144,7 @@ def test_one_checked_and_invalid_one_unchecked(tmp_path: Path, key: SigningKey) 
     path.write_text(json.dumps(card), encoding="utf-8")
     given = tmp_path / "keys.json"
     given.write_text(json.dumps(jwks(key, [])), encoding="utf-8")
-    res = verify_file(str(path), str(given))
+    res = verify_card(str(path), str(given))
     assert [(s.kid, s.state) for s in res.signatures] == [("chapel-1", "INVALID"),
                                                           ("chapel-2", "NOT CHECKED")]
     assert [(f.rule, f.message) for f in res.report] == [

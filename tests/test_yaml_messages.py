@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from acap.findings import Finding
-from acap.load._operator import load_operator
+from acap.load import load_operator
 from cardtools import acap, run_build
 
 Write = Callable[..., Path]

@@ -32,7 +32,7 @@ import atexit  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
 
-from acap.cli._group import main as _cli_main  # noqa: E402
+from acap.cli import main as _cli_main  # noqa: E402
 
 signal.signal(signal.SIGINT, signal.default_int_handler)
 

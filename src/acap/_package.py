@@ -1,4 +1,5 @@
-"""Where acap's package data lives (schemas, word lists, templates, spec sources).
+"""The installed package: its version, and where its data files live (schemas, word lists,
+templates, spec sources).
 
 acap reads its data files by path beside this module rather than through
 ``importlib.resources``: that module pulls in ``zipfile``, ``tempfile`` and
@@ -10,6 +11,11 @@ Jinja2 read its templates from disk), so the paths are real.
 from __future__ import annotations
 
 from pathlib import Path
+
+__all__ = ["PACKAGE_DIR", "__version__", "package_path"]
+
+#: acap's version; also in pyproject.toml (a test keeps the two equal).
+__version__ = "0.1.0"
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 

@@ -18,10 +18,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from acap.uris import SPEC_BASE
+
 Level = Literal["error", "warning"]
 
-#: Where each rule is explained; findings link to ``RULE_DOC_BASE#<rule id>``.
-RULE_DOC_BASE = "https://agent-capability.org/ext/on-request/v1/"
 
 
 _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -127,9 +127,9 @@ class Finding:
 
     @property
     def doc(self) -> str | None:
-        """The rule's anchor on the specification site, ``RULE_DOC_BASE#OR-3.8``, for
+        """The rule's anchor on the specification site, ``SPEC_BASE#OR-3.8``, for
         On Request requirement ids; ``None`` for acap's own rules."""
-        return f"{RULE_DOC_BASE}#{self.rule}" if self.rule.startswith("OR-") else None
+        return f"{SPEC_BASE}#{self.rule}" if self.rule.startswith("OR-") else None
 
     def to_json(self) -> dict[str, object]:
         """Return a JSON-ready dict (the ``--format json`` shape, one entry)."""

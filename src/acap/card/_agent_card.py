@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from acap.card._person_entry import normalise_person_entry
-from acap.load._operator import EXTENSION_URI, OperatorConfig
+from acap.load import OperatorConfig
+from acap.uris import EXTENSION_URI
 
 DEFAULT_MODES = ["text/plain"]
 

@@ -25,6 +25,7 @@ from typing import Any, Literal
 import rfc8785
 
 from acap import schemas
+from acap.errors import CanonicalizationError
 
 Mode = Literal["sdk", "spec"]
 SDK: Mode = "sdk"
@@ -35,11 +36,6 @@ OPTIONAL_FIELDS = {
     "AgentCard": {"documentationUrl", "iconUrl"},
     "AgentCapabilities": {"streaming", "pushNotifications", "extendedAgentCard"},
 }
-
-
-class CanonicalizationError(ValueError):
-    """The card cannot be put in canonical form (RFC 8785 §3.2.2.3: a number
-    outside IEEE 754 double precision, or nesting too deep)."""
 
 
 @cache

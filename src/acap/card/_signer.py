@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from acap.card._canonical import canonical_payload
-from acap.keys._key import SigningKey, b64url
+from acap.keys import SigningKey, b64url
 
 
 class Signer:

@@ -16,21 +16,21 @@ specification keeps), and a ``jku`` on another origin than the card's.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from acap import schemas
-from acap.card._canonical import SDK, SPEC, CanonicalizationError, canonical_payload
+from acap.card._canonical import SDK, SPEC, canonical_payload
+from acap.errors import CanonicalizationError, FetchError, KeysUnavailable
 from acap.findings import Finding, Location, Report
-from acap.keys._key import PRIVATE_MEMBERS, b64url, b64url_decode
-from acap.load import _json as json_text
-from acap.load._document import CardFile, read_card
-from acap.load._fetch import DEFAULT_MAX_BYTES, FetchError, allowed_url, fetch
-from acap.load._yaml import pointer_join
-from acap.site._files import url_to_path
+from acap.keys import PRIVATE_MEMBERS, b64url, b64url_decode
+from acap.load import DEFAULT_MAX_BYTES, allowed_url, fetch, json_loads, pointer_join, read_card
+from acap.load._document import JsonDocument
+from acap.site import url_to_path
+from acap.uris import url_for_site_file
 
 #: Algorithms acap verifies (RFC 7518 §3.1, RFC 8037): asymmetric only.
 ACCEPTED_ALGS = ("ES256", "ES384", "ES512", "EdDSA", "Ed25519", "RS256", "RS384", "RS512",
@@ -93,44 +93,31 @@ KeyLookup = Callable[[str | None, str | None], tuple[dict[str, Any] | None, str]
 VERIFY_KEYS_HINT = "give the keys with --jwks FILE_OR_URL"
 
 
-class KeysUnavailable(Exception):
-    """A JWKS could not be read; ``str()`` says why in plain words, without its place."""
-
-
-def verify_file(source: str, jwks: str | None = None) -> Verification:
-    """Verify the card at a path or URL.
+def verify_card(source: str, jwks: str | None = None) -> Verification:
+    """Verify every signature of the Agent Card at a path or https URL (A2A 1.0 §8.4.3).
 
     Args:
         source: card file path, or https URL.
         jwks: a JWKS file path or URL to take keys from. Default: the ``jku``
-            of each signature; for a card file inside a built ``site/``, the
-            local copy of the ``jku`` document is used when it exists.
+            of each signature, on the card's own origin; for a card file inside a
+            built ``site/``, the local copy of the ``jku`` document is used when it
+            exists.
 
     Returns:
-        A :class:`Verification`. Never raises for bad input.
+        A :class:`Verification`: ``ok`` when a signature verifies and nothing is
+        wrong; every problem a finding (``SIG-*``, ``A2A-UNKNOWN-FIELD`` ...). Never
+        raises for bad input.
     """
     cf = read_card(source)
     result = Verification(source)
     result.report.extend(cf.findings)
     if cf.data is None:
         return result
-    card_url = source if cf.is_url else _card_url_from_path(source)
-    lookup = _key_lookup(cf, jwks, card_url, result)
-    verify_card(cf.data, lookup, cf, card_url, result,
-                VERIFY_KEYS_HINT if jwks is None else
-                'check --jwks: it must name a JWKS ({"keys": [...]}) holding the kid')
-    return result
-
-
-def _card_url_from_path(path: str) -> str | None:
-    """``.../site/example.com/.well-known/agent-card.json`` -> its https URL, if it looks so."""
-    try:
-        parts = Path(path).resolve().parts
-    except (OSError, ValueError):  # ValueError: a NUL character in the path
-        return None
-    if len(parts) >= 3 and parts[-2] == ".well-known":
-        return f"https://{parts[-3]}/.well-known/{parts[-1]}"
-    return None
+    card_url = source if cf.is_url else url_for_site_file(source)
+    verifier = Verifier(_key_lookup(cf, jwks, card_url, result),
+                        VERIFY_KEYS_HINT if jwks is None else
+                        'check --jwks: it must name a JWKS ({"keys": [...]}) holding the kid')
+    return verifier.verify(cf.data, card_url=card_url, cf=cf, result=result)
 
 
 def _load_jwks_doc(where: str) -> dict[str, Any]:
@@ -161,7 +148,7 @@ def _load_jwks_doc(where: str) -> dict[str, Any]:
         if len(raw) > DEFAULT_MAX_BYTES:
             raise KeysUnavailable(f"it is larger than {DEFAULT_MAX_BYTES // 1024} KiB")
     try:
-        doc = json_text.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+        doc = json_loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise KeysUnavailable("it is not JSON") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("keys"), list):
@@ -169,7 +156,7 @@ def _load_jwks_doc(where: str) -> dict[str, Any]:
     return doc
 
 
-def _key_lookup(cf: CardFile, jwks: str | None, card_url: str | None,
+def _key_lookup(cf: JsonDocument, jwks: str | None, card_url: str | None,
                 result: Verification) -> KeyLookup:
     cache: dict[str, dict[str, Any] | str] = {}
 
@@ -218,50 +205,79 @@ def _key_lookup(cf: CardFile, jwks: str | None, card_url: str | None,
     return lookup
 
 
-def verify_card(card: dict[str, Any], lookup: KeyLookup, cf: CardFile | None = None,
-                card_url: str | None = None, result: Verification | None = None,
-                keys_hint: str = VERIFY_KEYS_HINT) -> Verification:
-    """Verify the signatures of a parsed card.
+class Verifier:
+    """Checks every signature of Agent Cards against the public keys it is given
+    (A2A 1.0 §8.4.3: JWS, RFC 7515, over the card's canonical form).
+
+    Every signature is judged, not only the first that verifies; a payload is accepted
+    under either reading of the signed form (:mod:`acap.card._canonical`), so that
+    cards signed by the official SDKs verify.
 
     Args:
-        card: the card as parsed JSON.
-        lookup: ``(kid, jku) -> (public JWK or None, source or reason)``; ``None``
-            means the key is unavailable, and the signature is not checked.
-        cf: the card file, for line numbers in findings.
-        card_url: the card's URL, to check that ``jku`` is on its origin.
-        result: a :class:`Verification` to fill (a new one by default).
+        lookup: finds the public key of one signature: ``(kid, jku) -> (public JWK or
+            None, where it came from or why there is none)``; ``None`` means the key is
+            unavailable, and that signature is not checked (``SIG-KEYS``).
+            :meth:`from_jwks` makes one from a JWKS document.
         keys_hint: the hint of a ``SIG-KEYS`` finding (how to give the keys).
-
-    Returns:
-        The :class:`Verification`.
     """
-    res = result or Verification(cf.source if cf else "card")
-    src = cf.source if cf else res.source
 
-    def at(ptr: str) -> Location:
-        return cf.at(ptr) if cf else Location(src, pointer=ptr)
+    def __init__(self, lookup: KeyLookup, keys_hint: str = VERIFY_KEYS_HINT) -> None:
+        self.lookup = lookup
+        self.keys_hint = keys_hint
 
-    sigs = card.get("signatures")
-    if not isinstance(sigs, list) or not sigs:
-        res.report.add(Finding("SIG-NONE", "error", "the card has no signatures", at(""),
-                               "sign it with `acap build`"))
-    else:
-        payloads = _payloads(card, res, at)
-        for i, sig in enumerate(sigs):
-            check = _check_one(i, sig, payloads, lookup, card_url, res, at)
-            res.signatures.append(check)
-        signature_findings(res, at, keys_hint)
-    for ptr in uncovered_fields(card):
-        res.report.add(Finding("A2A-UNKNOWN-FIELD", "error",
-                               f"{ptr} is not an A2A 1.0 field: SDK verifiers drop it, so no "
-                               "signature covers it", at(ptr),
-                               "remove it, or move it into an extension's params"))
-    for ptr in empty_values(card):
-        res.report.add(Finding("A2A-EMPTY", "warning",
-                               f"{ptr} is empty: SDK verifiers drop it while the specification "
-                               "keeps it, so signatures may not verify everywhere", at(ptr),
-                               "leave the field out instead of writing it empty"))
-    return res
+    @classmethod
+    def from_jwks(cls, jwks: Mapping[str, Any], where: str = "the JWKS") -> Verifier:
+        """A verifier taking keys by kid from one JWKS document (``{"keys": [...]}``),
+        whatever each signature's ``jku`` says."""
+        keys = [k for k in jwks.get("keys") or () if isinstance(k, dict)]
+
+        def lookup(kid: str | None, jku: str | None) -> tuple[dict[str, Any] | None, str]:
+            found = [k for k in keys if k.get("kid") == kid]
+            return (found[0], where) if found else (None, f"no key with kid '{kid}' in {where}")
+
+        return cls(lookup, f"give a JWKS holding the key with that kid ({where})")
+
+    def verify(self, card: dict[str, Any], *, card_url: str | None = None,
+               cf: JsonDocument | None = None, result: Verification | None = None) -> Verification:
+        """Verify the signatures of a parsed card.
+
+        Args:
+            card: the card as parsed JSON.
+            card_url: the card's URL, to check that ``jku`` is on its origin.
+            cf: the card file, for line numbers in findings.
+            result: a :class:`Verification` to fill (a new one by default).
+
+        Returns:
+            The :class:`Verification`.
+        """
+        lookup, keys_hint = self.lookup, self.keys_hint
+        res = result or Verification(cf.source if cf else "card")
+        src = cf.source if cf else res.source
+
+        def at(ptr: str) -> Location:
+            return cf.at(ptr) if cf else Location(src, pointer=ptr)
+
+        sigs = card.get("signatures")
+        if not isinstance(sigs, list) or not sigs:
+            res.report.add(Finding("SIG-NONE", "error", "the card has no signatures", at(""),
+                                   "sign it with `acap build`"))
+        else:
+            payloads = _payloads(card, res, at)
+            for i, sig in enumerate(sigs):
+                check = _check_one(i, sig, payloads, lookup, card_url, res, at)
+                res.signatures.append(check)
+            signature_findings(res, at, keys_hint)
+        for ptr in uncovered_fields(card):
+            res.report.add(Finding("A2A-UNKNOWN-FIELD", "error",
+                                   f"{ptr} is not an A2A 1.0 field: SDK verifiers drop it, so no "
+                                   "signature covers it", at(ptr),
+                                   "remove it, or move it into an extension's params"))
+        for ptr in empty_values(card):
+            res.report.add(Finding("A2A-EMPTY", "warning",
+                                   f"{ptr} is empty: SDK verifiers drop it while the specification "
+                                   "keeps it, so signatures may not verify everywhere", at(ptr),
+                                   "leave the field out instead of writing it empty"))
+        return res
 
 
 def signature_findings(res: Verification, at: Callable[[str], Location],

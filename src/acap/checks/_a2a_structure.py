@@ -32,11 +32,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from acap import schemas
-from acap.checks._facts import Subject, as_dict, as_list, dotted
+from acap.checks._facts import Subject, as_dict, as_list
 from acap.checks._urls import Problem, split
 from acap.findings import Finding
-from acap.load._operator import OperatorConfig
-from acap.load._yaml import pointer_join
+from acap.load import OperatorConfig, dotted, pointer_join, pointer_of
 
 STANDARD_BINDINGS = ("JSONRPC", "GRPC", "HTTP+JSON")
 _BINDING_ALIASES = {"JSON-RPC": "JSONRPC", "JSON_RPC": "JSONRPC", "JSONRPC2": "JSONRPC",
@@ -215,7 +214,7 @@ def legacy_fields(sub: Subject, card: dict[str, Any]) -> list[str]:
 
 def card_structure(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
     """Every A2A 1.0 structure check of a card."""
-    from acap.card._verifier import empty_values, uncovered_fields
+    from acap.card import empty_values, uncovered_fields
 
     legacy = legacy_fields(sub, card)
     for ptr in legacy:
@@ -255,9 +254,7 @@ def card_structure(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
 def _schema_findings(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
     for err in sorted(schemas.errors(schemas.AGENT_CARD, card),
                       key=lambda e: list(map(str, e.path))):
-        ptr = ""
-        for part in err.absolute_path:
-            ptr = pointer_join(ptr, part)
+        ptr = pointer_of(err.absolute_path)
         kw = err.validator
         where = dotted(ptr)
         if kw == "additionalProperties":

@@ -3,7 +3,7 @@
 The card is read by :mod:`acap.load._document` (size limit, timeout, line numbers);
 from a URL, the HTTP status, the content type and redirects are findings too
 (``CARD-READ``, ``CARD-CONTENT-TYPE``, ``CARD-URL``). Then every check of
-:func:`acap.checks._run.check_card` runs. What needs operator.yaml is listed as
+:func:`acap.checks._run.card_findings` runs. What needs operator.yaml is listed as
 skipped, never silently left out. Signatures are ``acap verify``'s job.
 
 A card that is not JSON, or not a JSON object, gives one finding; so does any
@@ -14,17 +14,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from acap.checks._run import CARD_SKIPS, check_card
+from acap.checks._run import CARD_SKIPS, card_findings
 from acap.findings import Finding, Location, Report, terminal_safe
-from acap.load._document import CardFile, read_card
-from acap.load._fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT
-from acap.load._operator import EXTENSION_URI
-from acap.load._yaml import pointer_join
-
-WELL_KNOWN = (".well-known", "agent-card.json")
+from acap.load import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, pointer_join, read_card
+from acap.load._document import JsonDocument
+from acap.uris import CARD_PATH, EXTENSION_URI, url_for_site_file
 
 
 @dataclass
@@ -45,7 +41,7 @@ class CardCheck:
     url: str | None = None
     report: Report = field(default_factory=Report)
     skipped: list[tuple[str, str, str]] = field(default_factory=list)
-    file: CardFile | None = None
+    file: JsonDocument | None = None
 
     def ok(self, strict: bool = False) -> bool:
         """True when there is no error (with ``strict``, no warning either)."""
@@ -80,21 +76,14 @@ class CardCheck:
         return json.dumps(self.to_json(), indent=2, ensure_ascii=False)
 
 
-def card_url_for_path(path: str) -> str | None:
-    """The URL a card file in a built site/ is served at, if its place says so.
-
-    ``site/example.com/.well-known/agent-card.json`` -> ``https://example.com/.well-known/agent-card.json``.
-    """
-    try:
-        parts = Path(path).resolve().parts
-    except (OSError, ValueError):  # ValueError: a NUL character in the path
-        return None
-    if len(parts) >= 3 and tuple(parts[-2:]) == WELL_KNOWN:
-        return f"https://{parts[-3]}/.well-known/agent-card.json"
-    return None
+def _card_url_for_path(path: str) -> str | None:
+    """The URL a card file of a built site/ is served at (:func:`acap.uris.url_for_site_file`),
+    when the file is an Agent Card at its well-known path."""
+    url = url_for_site_file(path)
+    return url if url is not None and url.endswith(CARD_PATH) else None
 
 
-def check_card_source(source: str, *, url: str | None = None, timeout: float = DEFAULT_TIMEOUT,
+def check_card(source: str, *, url: str | None = None, timeout: float = DEFAULT_TIMEOUT,
                       max_bytes: int = DEFAULT_MAX_BYTES) -> CardCheck:
     """Read and check one card.
 
@@ -111,20 +100,20 @@ def check_card_source(source: str, *, url: str | None = None, timeout: float = D
     return check_card_file(read_card(source, max_bytes=max_bytes, timeout=timeout), url=url)
 
 
-def check_card_file(cf: CardFile, *, url: str | None = None) -> CardCheck:
+def check_card_file(cf: JsonDocument, *, url: str | None = None) -> CardCheck:
     """Check a card already read (from :func:`acap.load._document.read_card`, or fetched by
-    ``acap check --live``); see :func:`check_card_source` for ``url`` and the result."""
+    ``acap check --live``); see :func:`check_card` for ``url`` and the result."""
     source = cf.source
     result = CardCheck(source, file=cf)
     result.report.extend(cf.findings)
     if cf.response is not None:
         result.report.extend(_http_findings(cf, source))
-    result.url = url or (source if cf.is_url else card_url_for_path(source))
+    result.url = url or (source if cf.is_url else _card_url_for_path(source))
     if cf.data is None:
         return result
     result.report.extend(duplicate_keys(cf))
     try:
-        result.report.extend(check_card(cf.data, cf.source, lambda p, _k: cf.at(p), result.url))
+        result.report.extend(card_findings(cf.data, cf.source, lambda p, _k: cf.at(p), result.url))
     except Exception as exc:  # a fault of acap, never of the card: report it, don't crash
         result.report.add(Finding("ACAP-BUG", "error", f"a check failed on this card: "
                                   f"{type(exc).__name__}: {exc}", Location(source),
@@ -148,7 +137,7 @@ def _skipped(card: dict[str, Any], url: str | None) -> list[tuple[str, str, str]
     return out
 
 
-def _http_findings(cf: CardFile, source: str) -> list[Finding]:
+def _http_findings(cf: JsonDocument, source: str) -> list[Finding]:
     assert cf.response is not None
     out = []
     ctype = cf.response.headers.get("Content-Type")
@@ -164,13 +153,12 @@ def _http_findings(cf: CardFile, source: str) -> list[Finding]:
     return out
 
 
-def duplicate_keys(cf: CardFile) -> list[Finding]:
+def duplicate_keys(cf: JsonDocument) -> list[Finding]:
     """CARD-JSON: a key twice in one object (JSON parsers keep one silently; RFC 8785
     signing needs unique names, RFC 7493)."""
     import yaml
 
-    from acap.load._document import for_positions
-    from acap.load._yaml import YamlLoader
+    from acap.load import YamlLoader, for_positions
 
     try:
         root = yaml.compose(for_positions(cf.raw.decode("utf-8-sig")), Loader=YamlLoader)

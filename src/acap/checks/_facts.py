@@ -19,23 +19,11 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from acap.findings import Finding, Level, Location
-from acap.load._operator import EXTENSION_URI, OperatorConfig
-from acap.load._yaml import pointer_join
+from acap.load import OperatorConfig, pointer_join, pointer_tokens
+from acap.uris import EXTENSION_URI
 
 Source = Literal["operator", "card"]
 Locate = Callable[[str, bool], Location]
-
-
-def dotted(pointer: str) -> str:
-    """A JSON pointer as people read a field path: ``/skills/1/tags/0`` -> ``skills[1].tags[0]``.
-
-    The root pointer ``""`` reads ``the card``.
-    """
-    out = ""
-    for token in pointer.split("/")[1:]:
-        token = token.replace("~1", "/").replace("~0", "~")
-        out += f"[{token}]" if token.isdigit() else (f".{token}" if out else token)
-    return out or "the card"
 
 
 def as_dict(v: Any) -> dict[str, Any]:
@@ -197,12 +185,11 @@ def _meant(ptr: str) -> str | None:
     import difflib
 
     from acap import schemas
-    from acap.load._yaml import schema_properties
+    from acap.load import schema_properties
 
-    parent, _, key = ptr.rpartition("/")
-    key = key.replace("~1", "/").replace("~0", "~")
-    path: list[str | int] = [int(t) if t.isdigit() else t.replace("~1", "/").replace("~0", "~")
-                             for t in parent.split("/")[1:]]
+    parent = ptr.rpartition("/")[0]
+    key = pointer_tokens(ptr)[-1]
+    path: list[str | int] = pointer_tokens(parent, indexes=True)
     allowed = schema_properties(schemas.schema(schemas.OPERATOR), path)
     near = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
     return pointer_join(parent, near[0]) if near else None

@@ -46,8 +46,7 @@ from acap import schemas
 from acap.checks._facts import Subject
 from acap.checks._money import Amount, amounts, same_amount
 from acap.findings import Finding, Level, Location
-from acap.load._operator import OperatorConfig, schema_findings
-from acap.load._yaml import load_file, pointer_join
+from acap.load import OperatorConfig, load_file, pointer_join, private_path_for, schema_findings
 
 PRIVATE_FILE = "operator.private.yaml"
 PRIVATE_SCHEMA = "operator-private.schema.json"
@@ -148,18 +147,6 @@ class PrivateValues:
     findings: list[Finding] = field(default_factory=list)
 
 
-def private_path_for(config: Path) -> Path:
-    """The private file of an operator file: beside it, named after it with
-    ``.private.yaml``: ``operator.yaml`` -> ``operator.private.yaml``, and in a batch
-    folder ``chapel.yaml`` -> ``chapel.private.yaml`` (each operator its own)."""
-    return config.with_name(config.stem + ".private.yaml")
-
-
-def private_path(cfg: OperatorConfig) -> Path:
-    """Where the private file of ``cfg`` is (see :func:`private_path_for`)."""
-    return private_path_for(cfg.path)
-
-
 def load_private_values(cfg: OperatorConfig) -> PrivateValues:
     """Read ``operator.private.yaml`` (strictly, like operator.yaml); never raises.
 
@@ -170,7 +157,7 @@ def load_private_values(cfg: OperatorConfig) -> PrivateValues:
     """
     display = str(private_path_for(Path(cfg.loaded.file)))
     out = PrivateValues(display)
-    path = private_path(cfg)
+    path = cfg.private_values_file
     if not path.is_file():
         return out
     out.present = True

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from urllib.parse import unquote
 
-from acap.card._person_entry import looks_like_phone, parse_phone
+from acap.card import looks_like_phone, parse_phone
 from acap.checks._facts import SkillFacts, Subject
 from acap.checks._urls import Problem, split, url_problems
 from acap.checks._words import revealing_word

@@ -31,17 +31,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from acap.checks import _a2a_structure as a2a_structure
-from acap.checks import _agent_behaviour as agent_behaviour
-from acap.checks import _declaration as declaration
-from acap.checks import _on_request_values as on_request_values
-from acap.checks import _person_entry_rules as person_entry_rules
-from acap.checks import _private_keys as private_keys
-from acap.checks import _url_fields as url_fields
+from acap.checks import (
+    _a2a_structure as a2a_structure,
+    _agent_behaviour as agent_behaviour,
+    _declaration as declaration,
+    _on_request_values as on_request_values,
+    _person_entry_rules as person_entry_rules,
+    _private_keys as private_keys,
+    _url_fields as url_fields,
+)
 from acap.checks._facts import Locate, from_card, from_operator, reported_pointers
+from acap.checks._text import card_size_finding, card_text
 from acap.findings import Finding, Location
-from acap.load._operator import OperatorConfig
-from acap.load._text import card_size_finding, card_text
+from acap.load import OperatorConfig
 
 #: What ``acap check`` of a card cannot check fully without operator.yaml:
 #: ``(rule id, "part" or "none", why)``.
@@ -137,8 +139,8 @@ def check_site(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]]) -> list[
     return out
 
 
-def check_card(card: dict[str, Any], file: str, locate: Locate,
-               card_url: str | None = None) -> list[Finding]:
+def card_findings(card: dict[str, Any], file: str, locate: Locate,
+                  card_url: str | None = None) -> list[Finding]:
     """Every check a card allows without operator.yaml (see :data:`CARD_SKIPS`).
 
     Args:

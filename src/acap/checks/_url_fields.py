@@ -13,8 +13,7 @@ from typing import Any
 from acap.checks._facts import Subject, as_dict, as_list
 from acap.checks._urls import card_url_problems, host_problems, split, url_problems
 from acap.findings import Finding
-from acap.load._operator import OperatorConfig
-from acap.load._yaml import pointer_join
+from acap.load import OperatorConfig, pointer_join
 
 _FLOW_URLS = ("authorizationUrl", "tokenUrl", "refreshUrl", "deviceAuthorizationUrl")
 

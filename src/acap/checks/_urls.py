@@ -24,10 +24,10 @@ from typing import NamedTuple
 from urllib.parse import SplitResult, urlsplit
 
 from acap.findings import Level
+from acap.uris import CARD_PATH
 
 #: Hosts where plain http is accepted (previews and tests).
 LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
-WELL_KNOWN_PATH = "/.well-known/agent-card.json"
 
 
 class Problem(NamedTuple):
@@ -234,30 +234,30 @@ def card_url_problems(url: str) -> list[Problem]:
     parts = split(url)
     if parts is None or not parts.hostname:
         return [Problem("CARD-URL", "error", f"the card URL '{url}' is not a URL",
-                        f"serve it at https://HOST{WELL_KNOWN_PATH}")]
+                        f"serve it at https://HOST{CARD_PATH}")]
     out: list[Problem] = []
     host = parts.hostname
     if parts.query or parts.fragment:
         out.append(Problem("CARD-URL", "error", "the card URL carries a query or fragment",
-                           f"serve it at https://{host}{WELL_KNOWN_PATH}"))
-    if parts.path == WELL_KNOWN_PATH:
+                           f"serve it at https://{host}{CARD_PATH}"))
+    if parts.path == CARD_PATH:
         return out
-    prefix = parts.path[: -len(WELL_KNOWN_PATH)] if parts.path.endswith(WELL_KNOWN_PATH) else None
+    prefix = parts.path[: -len(CARD_PATH)] if parts.path.endswith(CARD_PATH) else None
     if host.endswith(".github.io") and prefix:
         owner = host[: -len(".github.io")]
         out.append(Problem("CARD-URL", "error",
                            f"the card is on a GitHub project site ({host}{prefix}/), not at the "
-                           f"root of {host}: clients look for https://{host}{WELL_KNOWN_PATH}",
+                           f"root of {host}: clients look for https://{host}{CARD_PATH}",
                            f"give the project a custom domain (a CNAME file), or publish from "
                            f"the repository named {owner}.github.io"))
     elif prefix is not None:
         out.append(Problem("CARD-URL", "error",
                            f"the card is under {prefix}/, not at the root of its origin: clients "
-                           f"look for https://{host}{WELL_KNOWN_PATH} (A2A §8.2)",
+                           f"look for https://{host}{CARD_PATH} (A2A §8.2)",
                            "publish it at the root of the host"))
     else:
         out.append(Problem("CARD-URL", "error",
-                           f"the card is at {parts.path or '/'}, not at {WELL_KNOWN_PATH} "
+                           f"the card is at {parts.path or '/'}, not at {CARD_PATH} "
                            "(A2A §8.2 well-known location)",
-                           f"publish it at https://{host}{WELL_KNOWN_PATH}"))
+                           f"publish it at https://{host}{CARD_PATH}"))
     return out

@@ -1,1 +1,23 @@
-"""acap.cli._group."""
+"""The ``acap`` command: click commands, one module per command, and the reporters that
+render every result as text or JSON.
+
+Thin on purpose: a command parses its options, calls one library function, and hands
+the result to a reporter (``--format text|json``). Exit status: 0 success (warnings
+allowed unless ``--strict``), 1 findings with errors (or a failed verification), 2
+usage errors, 130 interrupted. Nothing below this package imports click or prints.
+
+May import: every stage.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from acap._lazy import exports
+
+if TYPE_CHECKING:
+    from acap.cli._group import cli as cli, main as main
+
+__getattr__, __all__ = exports(__name__, {
+    "_group": ["cli", "main"],
+})

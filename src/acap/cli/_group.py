@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from acap import __version__
+from acap._package import __version__
 
 #: Command name -> (module under acap.cli._commands, attribute, one-line help for the listing).
 COMMANDS: dict[str, tuple[str, str, str]] = {

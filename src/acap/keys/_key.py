@@ -27,6 +27,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
+from acap.errors import KeyProblem, KeyTextProblem
+
 #: Algorithms acap signs with. Never ``none``, never HMAC (A2A §8.4 uses public keys).
 SUPPORTED_ALGS = ("ES256", "ES384", "ES512", "EdDSA", "RS256", "PS256")
 #: JWK members that hold private material (RFC 7518 §6.2.2, §6.3.2, §6.4.1; RFC 8037 §2).
@@ -40,24 +42,6 @@ PublicKey = ec.EllipticCurvePublicKey | ed25519.Ed25519PublicKey | ed448.Ed448Pu
 _EC = {"secp256r1": ("P-256", "ES256", hashes.SHA256, 32),
        "secp384r1": ("P-384", "ES384", hashes.SHA384, 48),
        "secp521r1": ("P-521", "ES512", hashes.SHA512, 66)}
-
-
-class KeyProblem(ValueError):
-    """A key cannot be used. ``str()`` says what; :attr:`hint` says what to do.
-
-    Never carries key material in its message.
-    """
-
-    def __init__(self, message: str, hint: str) -> None:
-        super().__init__(message)
-        self.hint = hint
-
-
-class KeyTextProblem(KeyProblem):
-    """The key text itself cannot be read: not PEM, not a JWK, or numbers that make
-    no valid key (a point not on its curve ...). The caller knows where the text
-    came from (a key file, ``ACAP_SIGNING_KEY``) and says how to fix that place.
-    """
 
 
 def b64url(data: bytes) -> str:

@@ -1,9 +1,9 @@
 """Private key material where it would be published: one detector for every place.
 
-``acap build`` runs it over operator.yaml and over every file it built
-(:func:`acap.build._build.final_check_private_keys`), ``acap check`` over a card,
-``acap publish`` over every file it would publish (``PUBLISH-PRIVATE-KEY``) and
-over a target folder. What it finds:
+A pure detector: it reads data and bytes and says where key material is; the
+findings (rule ``KEY-PRIVATE``, ``PUBLISH-PRIVATE-KEY``) are made by its callers
+(:mod:`acap.checks._private_keys` for operator.yaml, cards and every built file,
+:mod:`acap.publisher` for what it would publish and for a target folder). What it finds:
 
 * a PEM private key block of any kind: PKCS#8 ``PRIVATE KEY``, ``EC``, ``RSA``,
   ``ENCRYPTED``, ``OPENSSH``, and PGP's ``PRIVATE KEY BLOCK`` (RFC 7468 §10-§11
@@ -21,13 +21,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from acap.findings import Finding, Location
+from typing import Any
 
 #: A PEM private key block header of any kind (see the module docstring).
 PEM_PRIVATE = re.compile(rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
@@ -75,7 +70,7 @@ def in_value(value: Any, pointer: str = "") -> list[KeyMaterial]:
         JSON of a private JWK.
     """
     from acap.keys._key import PRIVATE_MEMBERS
-    from acap.load._yaml import pointer_join
+    from acap.load import pointer_join
 
     if not _may_hold(value):  # the common case, without making a pointer per value
         return []
@@ -255,114 +250,3 @@ def text_place(text: str, from_line: int) -> tuple[int, int] | None:
 
 
 #: Where private key text in a built file can come from, for the hint of every finding.
-SOURCES_HINT = ("such text comes from operator.yaml (a key pasted into a description or "
-                "other text), from templates/ (a copied key file, or a link to one), or "
-                "from a file put into site/ by hand")
-#: Template files larger than this are not searched for the source of a leak.
-_SCAN_LIMIT = 1 << 20
-
-
-def site_findings(cfg: Any, files: Iterable[tuple[str, bytes]], site_dir: Path
-                  ) -> list[Finding]:
-    """``KEY-PRIVATE`` errors for private key material in files a build made.
-
-    Run by ``acap build`` over every file before anything is written, so that a
-    key never reaches site/ (and so never ``acap serve`` or ``acap publish``).
-
-    Args:
-        cfg: the :class:`~acap.load._operator.OperatorConfig` built from.
-        files: ``(path under site/, bytes)`` of every built file.
-        site_dir: the site folder, to name the files as they would be written.
-
-    Returns:
-        When the text is found in operator.yaml or in a file of ``templates/``:
-        one error at each such place (its line), naming the built files it
-        would reach. Otherwise one error per built file, at its line or JSON
-        pointer, with :data:`SOURCES_HINT`.
-    """
-    from acap.findings import Finding, Location
-
-    hits = [(rel, found) for rel, data in files if (found := in_bytes(data, rel))]
-    if not hits:
-        return []
-    built = [str(site_dir / rel) for rel, _ in hits]
-    reached = ", ".join(built[:4]) + (f" and {len(built) - 4} more" if len(built) > 4 else "")
-    sources = _sources(cfg)
-    if sources:
-        return [Finding("KEY-PRIVATE", "error", f"{what} in {loc.file} would be written into "
-                        f"{reached}", loc,
-                        "remove it there; acap never writes a private key into site/. Treat "
-                        "the key as exposed: make a new one (acap keys rotate) if it signs "
-                        "anything")
-                for loc, what in sources]
-    out = []
-    for (_, found), shown in zip(hits, built, strict=True):
-        for m in found:
-            out.append(Finding("KEY-PRIVATE", "error", f"{shown} would hold {m.what}; acap "
-                               "never writes a private key into site/",
-                               Location(shown, m.line, pointer=m.pointer),
-                               f"{SOURCES_HINT}: remove it there, then build again"))
-    return out
-
-
-def signing_key_findings(cfg: Any, private: Any, files: Iterable[tuple[str, bytes]],
-                         site_dir: Path) -> list[Finding]:
-    """``KEY-PRIVATE`` errors for the signing key itself in files a build made, in any
-    form the detector above does not read (a YAML mapping, ``d=...``, a JWK split
-    over lines): its private JWK members in base64url
-    (:func:`acap.keys._key.private_markers`) are searched for as they are.
-
-    Args:
-        cfg: the :class:`~acap.load._operator.OperatorConfig` built from.
-        private: the signing key (a ``cryptography`` private key).
-        files: ``(path under site/, bytes)`` of every built file.
-        site_dir: the site folder, to name the files as they would be written.
-
-    Returns:
-        One error per built file holding it, at operator.yaml's line when the text is
-        there too; the key is never quoted.
-    """
-    from acap.findings import Finding, Location
-    from acap.keys._key import private_markers
-
-    marks = [m.encode() for m in private_markers(private)]
-    hits = [rel for rel, data in files if any(m in data for m in marks)]
-    if not hits:
-        return []
-    try:
-        text = cfg.path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError):
-        text = ""
-    line = next((i for i, t in enumerate(text.splitlines(), 1)
-                 if any(m.decode() in t for m in marks)), None)
-    where = Location(cfg.loaded.file, line) if line else Location(str(site_dir / hits[0]))
-    return [Finding("KEY-PRIVATE", "error", f"{site_dir / rel} would hold the private part of "
-                    "the signing key; acap never writes a private key into site/", where,
-                    f"remove it from where it came from ({SOURCES_HINT}); treat the key as "
-                    "exposed: make a new one (acap keys rotate)") for rel in hits]
-
-
-def _sources(cfg: Any) -> list[tuple[Location, str]]:
-    """Places in operator.yaml and templates/ holding key material: ``(where, what)``."""
-    from acap.checks._private_keys import operator_places
-    from acap.findings import Location
-
-    out = [(loc, f"{m.what} ({m.pointer})") for loc, m in operator_places(cfg)]
-    tpl = cfg.base_dir / "templates"
-    if not tpl.is_dir():
-        return out
-    shown_dir = Path(cfg.loaded.file).parent / "templates"
-    root = tpl.resolve()
-    for p in sorted(tpl.rglob("*")):
-        try:
-            real = p.resolve()
-            if not real.is_relative_to(root) or not real.is_file() \
-                    or real.stat().st_size > _SCAN_LIMIT:
-                continue  # a link out of templates/ is refused by the loader (PAGE-TEMPLATE)
-            data = real.read_bytes()
-        except OSError:
-            continue
-        shown = str(shown_dir / p.relative_to(tpl))
-        out += [(Location(shown, m.line, pointer=m.pointer), m.what)
-                for m in in_bytes(data, p.name)]
-    return out

@@ -1,6 +1,8 @@
-"""Reading an Agent Card from a file or an https URL, with line numbers.
+"""Located JSON documents: an Agent Card or an agent's reply, from a file or an https
+URL, with the line of every member. One reader for both; what differs is the words and
+rule ids of their findings (:class:`DocumentKind`).
 
-The card is parsed with :func:`json.loads` (the authority on what it holds), strictly:
+A document is parsed with :func:`json.loads` (the authority on what it holds), strictly:
 ``NaN`` and ``Infinity`` are refused (:mod:`acap.load._json`).
 Lines for JSON pointers come from a second, best-effort pass with the YAML
 composer (JSON is a subset of YAML 1.2 and libyaml reads it with positions);
@@ -14,26 +16,66 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from acap.errors import FetchError, JsonTextError
 from acap.findings import Finding, Location
-from acap.load._fetch import DEFAULT_MAX_BYTES, FetchError, Response, allowed_url, fetch
+from acap.load._fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, Response, allowed_url, fetch
+from acap.load._json import json_loads
 
 _SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
-@dataclass
-class CardFile:
-    """A card as read.
+@dataclass(frozen=True)
+class DocumentKind:
+    """What kind of JSON document is read: the words and rule ids of its findings.
 
     Attributes:
-        source: the path or URL as given.
+        noun: how messages name it (``card``, ``reply``).
+        read_rule, json_rule: the rule ids of a document that cannot be read, and of
+            one that is not JSON (``CARD-READ``, ``CARD-JSON``).
+        utf8_hint: the hint for a document that is not UTF-8.
+        not_json_hint: the hint for a document that is not JSON.
+        deep_hint: the hint for a document that nests too deeply.
+        one_object: the document must be one JSON object (an Agent Card).
+        read_error: how a file that cannot be read is told: ``"{what}"`` is
+            ``the card``/``the reply``, ``"{source}"`` the path, ``"{why}"`` the reason.
+    """
+
+    noun: str
+    read_rule: str
+    json_rule: str
+    utf8_hint: str
+    not_json_hint: str | None
+    deep_hint: str | None
+    one_object: bool
+    read_error: str
+
+
+#: An Agent Card (A2A 1.0 §8.2).
+CARD = DocumentKind("card", "CARD-READ", "CARD-JSON", "a card is JSON in UTF-8 (RFC 8259 §8.1)",
+                    "an Agent Card is one JSON object", "an Agent Card is a shallow JSON object",
+                    True, "cannot read {what}: {why}")
+#: An agent's reply: a Message, a Task or a JSON-RPC response (On Request §6).
+REPLY = DocumentKind("reply", "REPLY-READ", "REPLY-JSON", "A2A replies are JSON in UTF-8",
+                     "give the Message, Task or JSON-RPC response as the agent sent it", None,
+                     False, "cannot read {source}: {why}")
+
+
+@dataclass
+class JsonDocument:
+    """A JSON document as read (a card, a reply), with the line of every JSON pointer.
+
+    Attributes:
+        source: the path or URL as given (or a label such as ``"reply"``).
+        kind: what it is (:data:`CARD`, :data:`REPLY`).
         data: the parsed JSON, or ``None`` when it could not be read.
         raw: the bytes read.
         lines: JSON pointer -> (line, column), best effort.
         response: the HTTP response when fetched from a URL.
-        findings: problems reading it (rules ``CARD-READ``, ``CARD-JSON``).
+        findings: problems reading it (the kind's ``read_rule`` and ``json_rule``).
     """
 
     source: str
+    kind: DocumentKind = CARD
     data: Any = None
     raw: bytes = b""
     lines: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -42,11 +84,14 @@ class CardFile:
 
     @property
     def is_url(self) -> bool:
-        """True when the card came from a URL."""
+        """True when the document came from a URL."""
         return self.source.startswith(("https://", "http://"))
 
-    def at(self, pointer: str) -> Location:
-        """The location of ``pointer`` in the card (nearest parent with a known line)."""
+    def at(self, pointer: str | None) -> Location:
+        """The location of ``pointer`` (nearest parent with a known line); no line for
+        ``None``."""
+        if pointer is None:
+            return Location(self.source)
         return locate(self.source, self.lines, pointer)
 
 
@@ -73,82 +118,112 @@ def _fetch_hint(url: str) -> str:
     return "check the URL and that the site is up"
 
 
-def read_card(source: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
-              timeout: float = 10.0) -> CardFile:
-    """Read a card from a path or an https URL; never raises for bad input.
+def read_document(source: str, kind: DocumentKind = CARD, *,
+                  max_bytes: int = DEFAULT_MAX_BYTES, timeout: float = DEFAULT_TIMEOUT
+                  ) -> JsonDocument:
+    """Read a JSON document from a path or an https URL; never raises for bad input.
 
     Args:
-        source: a file path, or an https URL.
-        max_bytes: size limit.
-        timeout: seconds, for URLs.
+        source: a file path, or an https URL (http only on localhost).
+        kind: what it is, for the words and rule ids of its findings.
+        max_bytes: size limit, in bytes.
+        timeout: seconds, for a URL.
 
     Returns:
-        A :class:`CardFile`. A card that is not JSON, or not a JSON object, is
-        one clear finding.
+        A :class:`JsonDocument`; a document that cannot be read, is not JSON, or (for a
+        card) is not a JSON object is one clear finding.
     """
-    cf = CardFile(source)
-    if cf.is_url:
+    doc = JsonDocument(source, kind)
+    what = f"the {kind.noun}"
+    if doc.is_url:
         try:
-            cf.response = fetch(source, timeout=timeout, max_bytes=max_bytes)
+            doc.response = fetch(source, timeout=timeout, max_bytes=max_bytes)
         except FetchError as exc:  # the location names the URL; the message says why
-            cf.findings.append(Finding("CARD-READ", "error", f"cannot read the card: {exc.reason}",
-                                       Location(source), _fetch_hint(source)))
-            return cf
-        cf.raw = cf.response.body
-        if cf.response.status != 200:
-            cf.findings.append(Finding("CARD-READ", "error",
-                                       f"HTTP {cf.response.status} for the card", Location(source),
-                                       "the card must answer 200 at its URL"))
-            return cf
+            doc.findings.append(Finding(kind.read_rule, "error",
+                                        f"cannot read {what}: {exc.reason}", Location(source),
+                                        _fetch_hint(source)))
+            return doc
+        doc.raw = doc.response.body
+        if doc.response.status != 200:
+            doc.findings.append(Finding(kind.read_rule, "error",
+                                        f"HTTP {doc.response.status} for {what}",
+                                        Location(source),
+                                        f"{what} must answer 200 at its URL"))
+            return doc
     else:
         try:
             size = Path(source).stat().st_size
             if size > max_bytes:
-                cf.findings.append(Finding("CARD-READ", "error",
-                                           f"the card is larger than {max_bytes // 1024} KiB",
-                                           Location(source), "is this the right file?"))
-                return cf
-            cf.raw = Path(source).read_bytes()
+                doc.findings.append(Finding(kind.read_rule, "error",
+                                            f"{what} is larger than {max_bytes // 1024} KiB",
+                                            Location(source), "is this the right file?"))
+                return doc
+            doc.raw = Path(source).read_bytes()
         except (OSError, ValueError) as exc:  # ValueError: a NUL character in the path
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a file name"
-            cf.findings.append(Finding("CARD-READ", "error", f"cannot read the card: {why}",
-                                       Location(source), "check the path"))
-            return cf
-    parse_card_bytes(cf)
-    return cf
+            doc.findings.append(Finding(kind.read_rule, "error",
+                                        kind.read_error.format(what=what, source=source, why=why),
+                                        Location(source), "check the path"))
+            return doc
+    parse_document(doc)
+    return doc
 
 
-def parse_card_bytes(cf: CardFile) -> None:
-    """Parse ``cf.raw`` into ``cf.data`` and ``cf.lines``; faults become findings."""
+def parse_document(doc: JsonDocument) -> None:
+    """Parse ``doc.raw`` into ``doc.data`` and ``doc.lines``; faults become findings."""
+    kind, what = doc.kind, f"the {doc.kind.noun}"
     try:
-        text = cf.raw.decode("utf-8-sig")
+        text = doc.raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        cf.findings.append(Finding("CARD-JSON", "error", "the card is not UTF-8 text",
-                                   Location(cf.source), "a card is JSON in UTF-8 (RFC 8259 §8.1)"))
+        doc.findings.append(Finding(kind.json_rule, "error", f"{what} is not UTF-8 text",
+                                    Location(doc.source), kind.utf8_hint))
         return
-    from acap.load._json import JsonTextError, loads
-
     try:
-        data = loads(text)
+        data = json_loads(text)
     except JsonTextError as exc:
-        empty = "the response is empty" if cf.is_url else "the file is empty"
-        message = empty if exc.line is None else f"the card is not JSON: {exc.message}"
-        cf.findings.append(Finding("CARD-JSON", "error", message,
-                                   Location(cf.source, exc.line, exc.column),
-                                   "an Agent Card is one JSON object"))
+        empty = "the response is empty" if doc.is_url else "the file is empty"
+        message = empty if exc.line is None else f"{what} is not JSON: {exc.message}"
+        doc.findings.append(Finding(kind.json_rule, "error", message,
+                                    Location(doc.source, exc.line, exc.column),
+                                    kind.not_json_hint))
         return
     except RecursionError:
-        cf.findings.append(Finding("CARD-JSON", "error", "the card nests too deeply",
-                                   Location(cf.source), "an Agent Card is a shallow JSON object"))
+        doc.findings.append(Finding(kind.json_rule, "error", f"{what} nests too deeply",
+                                    Location(doc.source), kind.deep_hint))
         return
-    if not isinstance(data, dict):
-        cf.findings.append(Finding("CARD-JSON", "error",
-                                   f"the card is a JSON {type(data).__name__}, not an object",
-                                   Location(cf.source, 1, 1, ""),
-                                   "an Agent Card is one JSON object"))
+    if kind.one_object and not isinstance(data, dict):
+        doc.findings.append(Finding(kind.json_rule, "error",
+                                    f"{what} is a JSON {type(data).__name__}, not an object",
+                                    Location(doc.source, 1, 1, ""), kind.not_json_hint))
         return
-    cf.data = data
-    cf.lines = json_lines(text)
+    doc.data = data
+    doc.lines = json_lines(text)
+
+
+def read_card(source: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
+              timeout: float = DEFAULT_TIMEOUT) -> JsonDocument:
+    """Read an Agent Card from a path or an https URL (:func:`read_document` of
+    :data:`CARD`); never raises for bad input."""
+    return read_document(source, CARD, max_bytes=max_bytes, timeout=timeout)
+
+
+def read_reply(path: str | Path) -> JsonDocument:
+    """Read a reply file (at most 1 MiB; :func:`read_document` of :data:`REPLY`); faults
+    are findings (``REPLY-READ``, ``REPLY-JSON``)."""
+    return read_document(str(path), REPLY)
+
+
+def parse_reply(text: str | bytes, source: str = "reply") -> JsonDocument:
+    """Parse reply JSON text; a fault is a finding, never an exception.
+
+    Args:
+        text: the JSON text (bytes are read as UTF-8).
+        source: the name findings give as the file.
+    """
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    doc = JsonDocument(source, REPLY, raw=raw)
+    parse_document(doc)
+    return doc
 
 
 def for_positions(text: str) -> str:
@@ -164,7 +239,8 @@ def json_lines(text: str) -> dict[str, tuple[int, int]]:
     """JSON pointer -> 1-based (line, column) of each value in a JSON text; ``{}`` on failure."""
     import yaml
 
-    from acap.load._yaml import YamlLoader, pointer_join
+    from acap.load._pointer import pointer_join
+    from acap.load._yaml import YamlLoader
 
     out: dict[str, tuple[int, int]] = {}
     try:

@@ -18,29 +18,13 @@ from dataclasses import dataclass, field
 from email.message import Message
 from urllib.parse import urlsplit
 
-from acap import __version__
+from acap._package import __version__
+from acap.errors import FetchError
 
 DEFAULT_TIMEOUT = 10.0
 #: Agent Cards and JWKS are a few kilobytes; larger answers are refused.
 DEFAULT_MAX_BYTES = 1024 * 1024
 LOOPBACK = {"localhost", "127.0.0.1", "::1"}
-
-
-class FetchError(Exception):
-    """A fetch failed.
-
-    Attributes:
-        url: the URL as given.
-        reason: why, in plain words, without the URL (``"the host name was not
-            found"``), for messages that name the URL elsewhere.
-
-    ``str()`` is ``"<url>: <reason>"``, the URL named once.
-    """
-
-    def __init__(self, url: str, reason: str) -> None:
-        super().__init__(f"{url}: {reason}")
-        self.url = url
-        self.reason = reason
 
 
 @dataclass

@@ -3,14 +3,16 @@
 Python's :func:`json.loads` accepts ``NaN``, ``Infinity`` and ``-Infinity``, which
 are not JSON (RFC 8259 §6: "Numeric values that cannot be represented ... such as
 Infinity and NaN are not permitted"): another reader of a card would refuse the
-file, or read something else. :func:`loads` refuses them, and turns the
+file, or read something else. :func:`json_loads` refuses them, and turns the
 decoder's terse messages (``Expecting value``) into sentences a person can act
 on, with the line and column.
 """
 
 from __future__ import annotations
 
-__all__ = ["JsonTextError", "loads", "plain_message"]
+from acap.errors import JsonTextError
+
+__all__ = ["json_loads", "plain_message"]
 
 import json
 import re
@@ -35,22 +37,6 @@ _PLAIN = {
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
 
 
-class JsonTextError(ValueError):
-    """JSON text that cannot be read.
-
-    Attributes:
-        message: what is wrong, in plain words (no position: see line and column).
-        line, column: 1-based position of the fault, or ``None`` when the whole
-            text is at fault (an empty file).
-    """
-
-    def __init__(self, message: str, line: int | None, column: int | None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.column = column
-
-
 def plain_message(msg: str) -> str:
     """The decoder message ``msg`` (:attr:`json.JSONDecodeError.msg`) in plain words."""
     return _PLAIN.get(msg, msg)
@@ -64,7 +50,7 @@ def _refuse(name: str) -> Any:
     raise _NonFinite(name)
 
 
-def loads(text: str) -> Any:
+def json_loads(text: str) -> Any:
     """Parse JSON text strictly.
 
     Args:

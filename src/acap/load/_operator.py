@@ -20,10 +20,10 @@ from urllib.parse import SplitResult, urlsplit
 
 from acap import schemas
 from acap.findings import Finding, Location
-from acap.load._yaml import Loaded, load_file, pointer_join
+from acap.load._schema_findings import schema_findings, text_findings
+from acap.load._yaml import Loaded, load_file
+from acap.uris import card_url, jwks_url
 
-#: The On Request extension URI (spec, front matter; OR-3.1).
-EXTENSION_URI = "https://agent-capability.org/ext/on-request/v1"
 DEFAULT_KEY_FILE = ".acap/signing-key.pem"
 DEFAULT_PREVIOUS_KEYS = "keys/previous-keys.json"
 #: Environment variable holding the private key itself (PEM or JWK text), for CI secrets.
@@ -86,12 +86,12 @@ class OperatorConfig:
     @property
     def card_url(self) -> str:
         """The card's URL (A2A §8.2 well-known location on the card host)."""
-        return f"https://{self.card_host}/.well-known/agent-card.json"
+        return card_url(self.card_host)
 
     @property
     def jwks_url(self) -> str:
         """The JWKS URL put in ``jku``: on the card's own origin."""
-        return f"https://{self.card_host}/.well-known/jwks.json"
+        return jwks_url(self.card_host)
 
     @property
     def hosts(self) -> dict[str, dict[str, Any]]:
@@ -133,10 +133,34 @@ class OperatorConfig:
         """Public JWKS of previous keys kept for rotation (absolute)."""
         return self.base_dir / str(self.signing.get("previousKeys", DEFAULT_PREVIOUS_KEYS))
 
+    def display_path(self, path: Path) -> str:
+        """``path`` as messages show it: relative to operator.yaml's folder when it is
+        inside it (as written when it is so written, else after resolving links), else
+        as is."""
+        if path.is_absolute() and ".." not in path.parts and path.is_relative_to(self.base_dir):
+            return str(path.relative_to(self.base_dir))
+        try:
+            return str(path.resolve().relative_to(self.base_dir.resolve()))
+        except ValueError:
+            return str(path)
+
+    @property
+    def private_values_file(self) -> Path:
+        """The file of values given on request (OR-3.9), never published: beside
+        operator.yaml (see :func:`private_path_for`)."""
+        return private_path_for(self.path)
+
     @property
     def key_from_env(self) -> str | None:
         """The private key text from ``ACAP_SIGNING_KEY``, if set and non-empty."""
         return os.environ.get(KEY_ENV) or None
+
+
+def private_path_for(config: Path) -> Path:
+    """The private file of an operator file: beside it, named after it with
+    ``.private.yaml``: ``operator.yaml`` -> ``operator.private.yaml``, and in a batch
+    folder ``chapel.yaml`` -> ``chapel.private.yaml`` (each operator its own)."""
+    return config.with_name(config.stem + ".private.yaml")
 
 
 def _split(url: str) -> SplitResult | None:
@@ -204,264 +228,4 @@ def load_operator(path: str | Path, display: str | None = None) -> OperatorConfi
                                       skip=already | {f.location.pointer for f in found}))
     return cfg
 
-
-def text_findings(loaded: Loaded, schema_name: str, skip: set[str | None]) -> list[Finding]:
-    """Every text of a loaded file, by the rules of :mod:`acap.load._text`.
-
-    Args:
-        loaded: the loaded file.
-        schema_name: its schema (to tell required text from optional).
-        skip: pointers already reported.
-
-    Returns:
-        ``SCHEMA-EMPTY`` errors for text of only spaces or invisible characters
-        (``"   "`` has no value, as ``""`` has none), ``TEXT-INVISIBLE`` errors for
-        bidirectional controls and other hidden characters, ``TEXT-LENGTH``
-        warnings for overlong text.
-    """
-    from acap.load._text import (
-        NAME_LIMIT,
-        blank,
-        describe,
-        hidden_characters,
-        kid_problem,
-        length_limit,
-        strings,
-    )
-
-    out: list[Finding] = []
-    for ptr, text, is_key in strings(loaded.data, keys=True):
-        if ptr in skip:
-            continue
-        if text.isascii() and text.isprintable() and text.strip() and \
-                len(text) <= NAME_LIMIT and ptr != "/signing/kid":
-            continue  # nothing any rule below could find (the common case, kept cheap)
-        loc = loaded.location(ptr, key=is_key)
-        what = f"the key of {place(ptr, loaded.data)}" if is_key else place(ptr, loaded.data)
-        if blank(text):
-            required = is_key or required_at(loaded, schema_name, ptr)
-            out.append(Finding("SCHEMA-EMPTY", "error", f"{what} has only spaces or invisible "
-                               "characters", loc, "write the text" if required else
-                               "write the text, or delete the line"))
-            continue
-        if ptr == "/signing/kid" and not is_key:
-            bad = kid_problem(text)
-            if bad:
-                out.append(Finding("KEY-ID", "error", f"the kid holds {bad}", loc,
-                                   "write the kid as one word, e.g. chapel-1: it is printed in "
-                                   "the JWS protected header and matched as is"))
-                continue
-        hidden = hidden_characters(text)
-        if hidden:
-            more = f" and {len(hidden) - 1} more" if len(hidden) > 1 else ""
-            out.append(Finding("TEXT-INVISIBLE", "error", f"{what} holds the invisible "
-                               f"character {describe(hidden[0])}{more}, which can make the "
-                               "text read differently from what it says", loc,
-                               "delete it (most editors do not show it; retype the text "
-                               "around it)"))
-        limit = length_limit(ptr)
-        if not is_key and len(text) > limit:
-            out.append(Finding("TEXT-LENGTH", "warning", f"{what} is {len(text):,} characters "
-                               f"long; keep it under {limit:,}", loc,
-                               "a name is a few words and a description a few sentences: "
-                               "shorten it"))
-    return out
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
-#: How the items of a list are named in messages, by the list's pointer pattern.
-_ITEM_WORDS = {"tags": "tag", "examples": "example", "inputModes": "input mode",
-               "outputModes": "output mode", "languages": "language", "ownOrigins": "origin"}
-
-
-def place(ptr: str, data: Any) -> str:
-    """How a message names the value at ``ptr``: ``'website'`` for a key, and list items
-    by what they are, never by index alone: ``skill 'opening-hours'``, ``the 2nd skill
-    (no id yet)``, ``interface 1``, ``tag 2 of skill 'opening-hours'``."""
-    if not ptr:
-        return "the file"
-    tokens = [t.replace("~1", "/").replace("~0", "~") for t in ptr.split("/")[1:]]
-    last = tokens[-1]
-    if not last.isdigit():
-        return f"'{last}'"
-    n = int(last) + 1
-    parent = tokens[:-1]
-    if parent == ["skills"]:
-        return _skill(data, int(last))
-    if parent == ["agent", "interfaces"]:
-        return f"interface {n}"
-    word = _ITEM_WORDS.get(parent[-1], "item") if parent else "item"
-    owner = ""
-    if len(parent) >= 3 and parent[0] == "skills" and parent[1].isdigit():
-        owner = " of " + _skill(data, int(parent[1]))
-    elif parent and word == "item":
-        owner = f" of '{parent[-1]}'"
-    return f"{word} {n}{owner}"
-
-
-def _skill(data: Any, index: int) -> str:
-    skills = data.get("skills") if isinstance(data, dict) else None
-    skill = skills[index] if isinstance(skills, list) and index < len(skills) else None
-    sid = skill.get("id") if isinstance(skill, dict) else None
-    if isinstance(sid, str) and sid.strip():
-        return f"skill '{sid}'"
-    return f"the {_ordinal(index + 1)} skill (no id yet)"
-
-
-def required_at(loaded: Loaded, schema_name: str, ptr: str) -> bool:
-    """True when the schema requires the key that holds ``ptr`` (a list item of a
-    required list counts as required), so that a hint never says "delete the line"
-    where deleting it is an error too."""
-    from acap.load._yaml import schema_requires
-
-    tokens: list[str | int] = []
-    for t in ptr.split("/")[1:]:
-        t = t.replace("~1", "/").replace("~0", "~")
-        tokens.append(int(t) if t.isdigit() else t)
-    return schema_requires(schemas.schema(schema_name), tokens)
-
-
-_TYPE_WORDS = {
-    "string": "text", "boolean": "true or false", "integer": "a whole number",
-    "number": "a number", "array": "a list", "object": "keys and values", "null": "nothing",
-}
-
-
-def _type_word(t: Any) -> str:
-    if isinstance(t, list):
-        return " or ".join(_TYPE_WORDS.get(str(x), str(x)) for x in t)
-    return _TYPE_WORDS.get(t, str(t))
-
-
-def _found(v: Any) -> str:
-    if v is None:
-        return "nothing"
-    if isinstance(v, bool):
-        return "true or false"
-    if isinstance(v, (int, float)):
-        return f"the number {v}"
-    if isinstance(v, str):
-        return f"the text '{v}'"
-    return "a list" if isinstance(v, list) else "keys and values"
-
-
-def schema_findings(loaded: Loaded, schema_name: str, skip: set[str | None]) -> list[Finding]:
-    """Validate ``loaded.data`` against a shipped schema; every error as a finding.
-
-    Args:
-        loaded: the loaded file (data and locations).
-        schema_name: one of :data:`acap.schemas.ALL`.
-        skip: JSON pointers already reported while loading (not reported twice).
-
-    Returns:
-        Findings, one per schema error (``anyOf`` errors are reduced to their
-        most specific branch). Unknown keys come with a did-you-mean.
-    """
-    out: list[Finding] = []
-    for err in schemas.errors(schema_name, loaded.data):
-        out.extend(_translate(err, loaded, skip, schema_name))
-    return out
-
-
-def _close(word: str, options: list[str], cutoff: float) -> list[str]:
-    """The nearest of ``options`` to ``word`` (difflib, imported only when there is an error)."""
-    import difflib
-
-    return difflib.get_close_matches(word, options, n=1, cutoff=cutoff)
-
-
-def _pointer(path: Any) -> str:
-    p = ""
-    for part in path:
-        p = pointer_join(p, part)
-    return p
-
-
-#: The rule id of each JSON Schema keyword's findings (all listed in requirements.json).
-_KEYWORD_RULES = {
-    "type": "SCHEMA-TYPE", "required": "SCHEMA-REQUIRED", "enum": "SCHEMA-ENUM",
-    "const": "SCHEMA-ENUM", "minItems": "SCHEMA-EMPTY", "minProperties": "SCHEMA-EMPTY",
-    "minLength": "SCHEMA-EMPTY", "additionalProperties": "SCHEMA-UNKNOWN-KEY",
-}
-
-
-def _translate(err: Any, loaded: Loaded, skip: set[str | None],
-               schema_name: str = schemas.OPERATOR) -> list[Finding]:
-    ptr = _pointer(err.absolute_path)
-    if ptr in skip:
-        return []
-    label = place(ptr, loaded.data)
-    sch = err.schema if isinstance(err.schema, dict) else {}
-    kw = err.validator
-    rule = sch.get("x-rule") or _KEYWORD_RULES.get(kw, "SCHEMA-VALUE")
-    if kw in ("anyOf", "oneOf") and err.context:
-        best = max(err.context, key=lambda e: len(list(e.absolute_path)))
-        return _translate(best, loaded, skip, schema_name)
-    if kw == "additionalProperties":
-        allowed = list(sch.get("properties", {}))
-        out = []
-        for key in err.instance:
-            if key in allowed:
-                continue
-            near = _close(key, allowed, 0.6)
-            if near:
-                hint = f"did you mean '{near[0]}'?"
-            else:
-                hint = "remove it; allowed here: " + ", ".join(allowed) if allowed else "remove it"
-            out.append(Finding("SCHEMA-UNKNOWN-KEY", "error", f"unknown key '{key}'",
-                               loaded.location(pointer_join(ptr, key), key=True), hint))
-        return out
-    loc = loaded.location(ptr)
-    if kw == "required":
-        missing = err.message.split("'")[1] if "'" in err.message else err.message
-        return [Finding("SCHEMA-REQUIRED", "error", f"{label} needs '{missing}'", loc,
-                        f"add {missing}: ... (see acap's README, \"operator.yaml reference\", "
-                        "or the commented operator.yaml that acap init writes)")]
-    if kw == "type":
-        if err.instance is None:
-            return [Finding(rule if rule.startswith("OR-") else "SCHEMA-EMPTY", "error",
-                            f"{label} has no value", loc,
-                            "write a value after the colon" if required_at(loaded, schema_name, ptr)
-                            else "write a value after the colon, or delete the line")]
-        want = err.validator_value
-        hint = f"write {_type_word(want)}"
-        if want == "array":
-            item = (f"[{err.instance}]" if isinstance(err.instance, str)
-                    else "[first, second]")
-            key = ptr.rsplit("/", 1)[-1]
-            hint = (f"write a list: {key}: {item}, or one '- ' line per item under "
-                    f"{key}:")
-        quoted = ptr in loaded.quoted and isinstance(err.instance, str)
-        if want == "boolean":
-            hint = "remove the quotes: write true or false" if quoted else "write true or false"
-        elif want in ("integer", "number"):
-            example = "2" if want == "integer" else "2.5"
-            hint = (f"remove the quotes: write {_type_word(want)} such as {example}" if quoted
-                    else f"write {_type_word(want)} such as {example}")
-        return [Finding(rule, "error",
-                        f"{label} must be {_type_word(want)}, "
-                        f"found {_found(err.instance)}", loc, hint)]
-    if kw in ("enum", "const"):
-        options = [str(o) for o in (sch.get("enum") or [sch.get("const")])]
-        near = _close(str(err.instance), options, 0.5)
-        hint = f"did you mean '{near[0]}'?" if near else "write one of: " + ", ".join(options)
-        return [Finding(rule, "error", f"{label} cannot be {_found(err.instance)}; "
-                        f"it is one of: {', '.join(options)}", loc, hint)]
-    if kw in ("minItems", "minProperties"):
-        return [Finding(rule, "error", f"{label} is empty", loc, "give at least one entry")]
-    if kw == "minLength":
-        return [Finding(rule if rule.startswith("OR-") else "SCHEMA-EMPTY", "error",
-                        f"{label} is empty", loc,
-                        "write the text" if required_at(loaded, schema_name, ptr)
-                        else "write the text, or delete the line")]
-    if kw in ("minimum", "maximum"):
-        bound = "at least" if kw == "minimum" else "at most"
-        return [Finding(rule, "error", f"{label} is {err.instance}; it must be {bound} "
-                        f"{err.validator_value}", loc,
-                        f"write a number {bound} {err.validator_value}")]
-    return [Finding(rule, "error", f"{label}: {err.message}", loc, None)]
 

@@ -23,15 +23,13 @@ UAX #9).
 
 from __future__ import annotations
 
-__all__ = ["CARD_LIMIT", "NAME_LIMIT", "TEXT_LIMIT", "blank", "card_size_finding", "card_text",
-           "describe", "hidden_characters", "kid_problem", "length_limit", "strings"]
+__all__ = ["CARD_LIMIT", "NAME_LIMIT", "TEXT_LIMIT", "blank", "describe", "hidden_characters",
+           "kid_problem", "length_limit", "strings"]
 
 import re
 import unicodedata
 from collections.abc import Iterator
 from typing import Any
-
-from acap.findings import Finding, Location
 
 #: Longest name (of the operator, the agent, a skill), id, tag or kid, in characters.
 NAME_LIMIT = 200
@@ -133,7 +131,7 @@ def strings(data: Any, ptr: str = "", keys: bool = False) -> Iterator[tuple[str,
 
     Keys are included with ``keys=True`` (their pointer is the pointer of their value).
     """
-    from acap.load._yaml import pointer_join
+    from acap.load._pointer import pointer_join
 
     stack: list[tuple[str, Any]] = [(ptr, data)]
     while stack:
@@ -159,92 +157,3 @@ class _Key:
 
     def __init__(self, text: str) -> None:
         self.text = text
-
-
-def card_size_finding(size: int, location: Location) -> Finding | None:
-    """``TEXT-LENGTH`` warning for a card of ``size`` bytes over :data:`CARD_LIMIT`."""
-    if size <= CARD_LIMIT:
-        return None
-    return Finding("TEXT-LENGTH", "warning", f"the card is {size // 1024} KiB; keep it under "
-                   f"{CARD_LIMIT // 1024} KiB", location,
-                   "clients fetch the card often, and some refuse large ones: shorten the "
-                   "descriptions and examples")
-
-
-def card_text(card: dict[str, Any], locate: Any) -> list[Finding]:
-    """Blank text, hidden characters and overlong text anywhere in a card.
-
-    Args:
-        card: the parsed card.
-        locate: ``(JSON pointer, key) -> Location`` in the card file.
-
-    Returns:
-        ``A2A-REQUIRED`` errors for blank text where A2A 1.0 REQUIRES a value (the
-        card schema's ``minLength``), ``A2A-EMPTY`` warnings for other blank text,
-        ``TEXT-INVISIBLE`` errors, ``TEXT-LENGTH`` warnings (the card's size too).
-    """
-    import json
-
-    from acap import schemas
-    from acap.checks._facts import dotted
-
-    out: list[Finding] = []
-    blanks: list[str] = []
-    body = {k: v for k, v in card.items() if k != "signatures"}
-    for ptr, text, _ in strings(body):
-        where = dotted(ptr)
-        if blank(text):
-            blanks.append(ptr)
-            continue
-        hidden = hidden_characters(text)
-        if hidden:
-            out.append(Finding("TEXT-INVISIBLE", "error", f"{where} holds the invisible "
-                               f"character {describe(hidden[0])}"
-                               + (f" and {len(hidden) - 1} more" if len(hidden) > 1 else "")
-                               + ", which can make the text read differently from what it says",
-                               locate(ptr, False), "delete it"))
-        limit = length_limit(ptr)
-        if len(text) > limit:
-            out.append(Finding("TEXT-LENGTH", "warning", f"{where} is {len(text):,} characters "
-                               f"long; keep it under {limit:,}", locate(ptr, False),
-                               "shorten it"))
-    if blanks:
-        blanked = json.loads(json.dumps(card))
-        for ptr in blanks:
-            _set(blanked, ptr, "")
-        required = {_pointer(e.absolute_path) for e in schemas.errors(schemas.AGENT_CARD, blanked)
-                    if e.validator == "minLength"}
-        for ptr in blanks:
-            if ptr in required:
-                out.append(Finding("A2A-REQUIRED", "error", f"{dotted(ptr)} has only spaces or "
-                                   "invisible characters; a REQUIRED string must have a value",
-                                   locate(ptr, False), "write the text"))
-            else:
-                out.append(Finding("A2A-EMPTY", "warning", f"{dotted(ptr)} has only spaces or "
-                                   "invisible characters", locate(ptr, False),
-                                   "write the text, or leave the field out"))
-    size = len(json.dumps(card, ensure_ascii=False, indent=2).encode("utf-8"))
-    found = card_size_finding(size, locate("", False))
-    if found:
-        out.append(found)
-    return out
-
-
-def _pointer(path: Any) -> str:
-    from acap.load._yaml import pointer_join
-
-    p = ""
-    for part in path:
-        p = pointer_join(p, part)
-    return p
-
-
-def _set(data: Any, pointer: str, value: Any) -> None:
-    """Set the value at a JSON pointer that exists in ``data``."""
-    tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
-    for t in tokens[:-1]:
-        data = data[int(t)] if isinstance(data, list) else data[t]
-    if isinstance(data, list):
-        data[int(tokens[-1])] = value
-    else:
-        data[tokens[-1]] = value

@@ -22,8 +22,10 @@ All faults of a file are collected; loading never stops at the first one.
 
 from __future__ import annotations
 
+from acap.load._pointer import pointer_join
+
 __all__ = ["Loaded", "YamlLoader", "expand_tabs", "load_bytes", "load_file", "load_text",
-           "pointer_join", "schema_properties", "schema_requires", "tab_lines"]
+           "schema_properties", "schema_requires", "tab_lines"]
 
 import re
 from collections.abc import Mapping
@@ -111,14 +113,6 @@ class Loaded:
             p = p.rsplit("/", 1)[0]
 
 
-def pointer_join(base: str, token: str | int) -> str:
-    """Append one reference token to a JSON pointer, escaping per RFC 6901 §3."""
-    t = str(token)
-    if "~" in t or "/" in t:
-        t = t.replace("~", "~0").replace("/", "~1")
-    return f"{base}/{t}"
-
-
 def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None = None) -> Loaded:
     """Read and load a YAML file; never raises for bad content.
 
@@ -185,7 +179,7 @@ def load_text(text: str, schema: Mapping[str, Any], file: str) -> Loaded:
     except yaml.MarkedYAMLError as exc:
         from acap.load._yaml_syntax import explain
 
-        problem = explain(text, exc)
+        problem = explain(text, exc, YamlLoader)
         out = _fail(file, "YAML-SYNTAX", f"not valid YAML: {problem.message}", problem.hint,
                     (problem.line, problem.column))
         out.findings[:0] = loaded_tabs

@@ -64,13 +64,11 @@ def _first_text_column(lines: list[str], line: int) -> int:
     return len(s) - len(s.lstrip(" -")) + 1 if s.strip() else 1
 
 
-def _tokens_before(text: str, line0: int, col0: int) -> list[Any]:
-    """libyaml's tokens that start before the 0-based (line, column), as far as it scans."""
-    from acap.load._yaml import YamlLoader
-
+def _tokens_before(text: str, line0: int, col0: int, loader: Any) -> list[Any]:
+    """The tokens ``loader`` scans before the 0-based (line, column), as far as it scans."""
     out: list[Any] = []
     try:
-        for tok in yaml.scan(text, Loader=YamlLoader):
+        for tok in yaml.scan(text, Loader=loader):
             m = tok.start_mark
             if (m.line, m.column) >= (line0, col0):
                 break
@@ -90,12 +88,14 @@ def _open_quote(tokens: list[Any]) -> Any | None:
     return None
 
 
-def explain(text: str, exc: yaml.MarkedYAMLError) -> SyntaxProblem:
+def explain(text: str, exc: yaml.MarkedYAMLError, loader: Any) -> SyntaxProblem:
     """Explain a libyaml syntax error.
 
     Args:
         text: the YAML text that failed (tabs already expanded).
         exc: the error ``yaml.compose`` raised.
+        loader: the PyYAML loader class that raised it (its scanner reads the tokens
+            before the error; :data:`acap.load._yaml.YamlLoader`).
 
     Returns:
         A :class:`SyntaxProblem`; its line is the most likely line of the
@@ -111,7 +111,7 @@ def explain(text: str, exc: yaml.MarkedYAMLError) -> SyntaxProblem:
     lines = _lines(text)
 
     if problem.startswith("mapping values are not allowed"):
-        return _colon_problem(text, lines, line, col)
+        return _colon_problem(text, lines, line, col, loader)
     if problem == "could not find expected ':'":
         return SyntaxProblem(ctx_line, ctx_col,
                              f"line {ctx_line} is missing a colon after its key",
@@ -121,7 +121,7 @@ def explain(text: str, exc: yaml.MarkedYAMLError) -> SyntaxProblem:
                              f"the quote opened on line {ctx_line} is never closed",
                              "end the text with the same quote it starts with")
     if problem == "did not find expected key" or "expected '-' indicator" in problem:
-        return _key_problem(text, lines, line, col, ctx_line)
+        return _key_problem(text, lines, line, col, ctx_line, loader)
     if problem.startswith(("did not find expected ',' or ']'",
                            "did not find expected ',' or '}'")):
         close, kind = ("]", "list") if "]" in problem else ("}", "set of keys")
@@ -165,12 +165,13 @@ def explain(text: str, exc: yaml.MarkedYAMLError) -> SyntaxProblem:
                          "this line and the one above")
 
 
-def _colon_problem(text: str, lines: list[str], line: int, col: int) -> SyntaxProblem:
+def _colon_problem(text: str, lines: list[str], line: int, col: int,
+                   loader: Any) -> SyntaxProblem:
     """libyaml's "mapping values are not allowed in this context": a colon where a value
     cannot hold one. Either a key above has no colon, so that its line and this one read
     as one text, or this line has a colon inside unquoted text (or is indented deeper
     than the key above it)."""
-    tokens = _tokens_before(text, line - 1, col - 1)
+    tokens = _tokens_before(text, line - 1, col - 1, loader)
     scalar = next((t for t in reversed(tokens) if isinstance(t, yaml.ScalarToken)), None)
     prev = _previous_content_line(lines, line)
     if scalar is not None and scalar.start_mark.line + 1 < line:
@@ -201,10 +202,10 @@ def _colon_problem(text: str, lines: list[str], line: int, col: int) -> SyntaxPr
 
 
 def _key_problem(text: str, lines: list[str], line: int, col: int,
-                 ctx_line: int) -> SyntaxProblem:
+                 ctx_line: int, loader: Any) -> SyntaxProblem:
     """libyaml's "did not find expected key": most often an unclosed quote that ran on to
     the next quote character; else a line not lined up with the keys around it."""
-    tokens = _tokens_before(text, line - 1, col - 1)
+    tokens = _tokens_before(text, line - 1, col - 1, loader)
     last = tokens[-1] if tokens else None
     if isinstance(last, yaml.ScalarToken) and last.style in ("'", '"') \
             and last.start_mark.line == last.end_mark.line == line - 1:

@@ -39,7 +39,6 @@ from typing import Any
 from acap.replies._decide import (
     ACTION_REFERRED,
     COMPLETED,
-    EXTENSION_URI,
     GIVEN_ON_OPT_IN,
     ON_REQUEST,
     REJECTED,
@@ -53,6 +52,7 @@ from acap.replies._text import (
     display_person_entry,
     mentions_person_entry,
 )
+from acap.uris import EXTENSION_URI
 
 ROLE_AGENT = "ROLE_AGENT"
 

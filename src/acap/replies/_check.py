@@ -43,16 +43,15 @@ What each rule id checks here, and where a reply cannot show everything:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
-from acap.findings import Finding, Level, Location
-from acap.load._yaml import pointer_join
+from acap.findings import Finding, Level
+from acap.load import pointer_join, pointer_of
+from acap.load._document import REPLY, JsonDocument, parse_reply
 from acap.replies._decide import (
     ACTION_REFERRED,
     COMPLETED,
-    EXTENSION_URI,
     GIVEN_ON_OPT_IN,
     ON_REQUEST,
     REJECTED,
@@ -65,6 +64,7 @@ from acap.replies._decide import (
 )
 from acap.replies._text import claims_done, denies_existence, mentions_person_entry
 from acap.replies._view import Node, ReplyView, message_text, read_view
+from acap.uris import EXTENSION_URI
 
 #: acap's own rule ids that the reply checker emits (the OR ids are in the registry).
 OWN_RULES = ("REPLY-READ", "REPLY-JSON", "REPLY-SHAPE", "REPLY-SKILL", "REPLY-TASK-STATE",
@@ -77,86 +77,6 @@ REPLY_REQUIREMENTS = ("OR-3.8", "OR-5.1", "OR-5.3", "OR-5.4", "OR-5.7", "OR-5.8"
 TASK_STATES = ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED",
                "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_INPUT_REQUIRED",
                "TASK_STATE_REJECTED", "TASK_STATE_AUTH_REQUIRED")
-
-MAX_BYTES = 1024 * 1024
-
-
-@dataclass
-class ReplyFile:
-    """A reply as read, with the line of every JSON pointer.
-
-    Attributes:
-        source: the path as given (or a label such as ``"reply"``).
-        data: the parsed JSON, or ``None`` when it could not be read.
-        lines: JSON pointer -> (line, column), best effort (:func:`acap.load._document.json_lines`).
-        findings: problems reading it (``REPLY-READ``, ``REPLY-JSON``).
-    """
-
-    source: str
-    data: Any = None
-    lines: dict[str, tuple[int, int]] = field(default_factory=dict)
-    findings: list[Finding] = field(default_factory=list)
-
-    def at(self, pointer: str | None) -> Location:
-        """The location of ``pointer`` (nearest parent with a known line); no line for ``None``."""
-        if pointer is None:
-            return Location(self.source)
-        from acap.load._document import locate
-
-        return locate(self.source, self.lines, pointer)
-
-
-def parse_reply(text: str | bytes, source: str = "reply") -> ReplyFile:
-    """Parse reply JSON text; a fault is a finding, never an exception.
-
-    Args:
-        text: the JSON text (bytes are read as UTF-8).
-        source: the name findings give as the file.
-    """
-    rf = ReplyFile(source)
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            rf.findings.append(Finding("REPLY-JSON", "error", "the reply is not UTF-8 text",
-                                       Location(source), "A2A replies are JSON in UTF-8"))
-            return rf
-    from acap.load._json import JsonTextError, loads
-
-    try:
-        rf.data = loads(text)
-    except JsonTextError as exc:
-        message = ("the file is empty" if exc.line is None
-                   else f"the reply is not JSON: {exc.message}")
-        rf.findings.append(Finding("REPLY-JSON", "error", message,
-                                   Location(source, exc.line, exc.column),
-                                   "give the Message, Task or JSON-RPC response as the agent "
-                                   "sent it"))
-        return rf
-    except RecursionError:
-        rf.findings.append(Finding("REPLY-JSON", "error", "the reply nests too deeply",
-                                   Location(source), None))
-        return rf
-    from acap.load._document import json_lines
-
-    rf.lines = json_lines(text)
-    return rf
-
-
-def read_reply(path: str | Path) -> ReplyFile:
-    """Read a reply file (at most 1 MiB); faults are findings (``REPLY-READ``, ``REPLY-JSON``)."""
-    source = str(path)
-    try:
-        if Path(path).stat().st_size > MAX_BYTES:
-            return ReplyFile(source, findings=[Finding(
-                "REPLY-READ", "error", "the reply is larger than 1024 KiB", Location(source),
-                "is this the right file?")])
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        return ReplyFile(source, findings=[Finding(
-            "REPLY-READ", "error", f"cannot read {source}: {exc.strerror or exc}",
-            Location(source), "check the path")])
-    return parse_reply(raw, source)
 
 
 @dataclass(frozen=True)
@@ -182,7 +102,7 @@ class _Options:
 
 
 class _Ctx:
-    def __init__(self, rf: ReplyFile) -> None:
+    def __init__(self, rf: JsonDocument) -> None:
         self.rf = rf
         self.findings: list[Finding] = []
         self.bad: set[str] = set()
@@ -194,12 +114,12 @@ class _Ctx:
             self.bad.add(pointer)
 
 
-def _as_file(reply: Any, source: str) -> ReplyFile:
-    if isinstance(reply, ReplyFile):
+def _as_file(reply: Any, source: str) -> JsonDocument:
+    if isinstance(reply, JsonDocument):
         return reply
     if isinstance(reply, (str, bytes)):
         return parse_reply(reply, source)
-    return ReplyFile(source, data=reply)
+    return JsonDocument(source, REPLY, data=reply)
 
 
 def _parts_pointer(node: Node | None) -> str:
@@ -348,9 +268,7 @@ def _markers(ctx: _Ctx, view: ReplyView) -> list[_Marker]:
             optr = pointer_join(pointer_join(n.pointer, "metadata"), EXTENSION_URI)
             for err in sorted(schemas.errors(schemas.EXTENSION, obj, "reply"),
                               key=lambda e: list(e.absolute_path)):
-                ptr = optr
-                for tok in err.absolute_path:
-                    ptr = pointer_join(ptr, tok)
+                ptr = pointer_of(err.absolute_path, optr)
                 carries = _query_or_fragment(err.instance) if err.validator == "pattern" \
                     else None
                 if carries:
@@ -628,10 +546,10 @@ class _Run:
     view: ReplyView | None
     skill: OnRequestSkill | None
     markers: list[_Marker]
-    rf: ReplyFile
+    rf: JsonDocument
 
 
-def _run(rf: ReplyFile, card: Mapping[str, Any], opts: _Options) -> _Run:
+def _run(rf: JsonDocument, card: Mapping[str, Any], opts: _Options) -> _Run:
     if rf.data is None:
         return _Run(list(rf.findings), None, None, [], rf)
     ctx = _Ctx(rf)
@@ -668,7 +586,7 @@ def _run(rf: ReplyFile, card: Mapping[str, Any], opts: _Options) -> _Run:
     return _Run(ctx.findings, view, skill, markers, rf)
 
 
-def check_reply(reply: ReplyFile | str | bytes | Any, card: Mapping[str, Any], *,
+def check_reply(reply: JsonDocument | str | bytes | Any, card: Mapping[str, Any], *,
                 activated: bool, skill_id: str | None = None,
                 for_named_person: bool | None = None, action: bool | None = None,
                 safeguards_hold: bool | None = None,
@@ -677,7 +595,7 @@ def check_reply(reply: ReplyFile | str | bytes | Any, card: Mapping[str, Any], *
     """Check one reply of an agent against On Request §5 and §6.
 
     Args:
-        reply: a :class:`ReplyFile` (from :func:`read_reply`), JSON text, or parsed JSON.
+        reply: a :class:`JsonDocument` (from :func:`read_reply`), JSON text, or parsed JSON.
         card: the agent's AgentCard (parsed JSON).
         activated: whether the request activated the extension (its ``A2A-Extensions``
             listed the URI and the card declares it).
@@ -689,7 +607,7 @@ def check_reply(reply: ReplyFile | str | bytes | Any, card: Mapping[str, Any], *
             ``completion``, or the reply says ``action-referred``.
         safeguards_hold: whether OR-5.6's four conditions hold; ``None`` = unknown.
         response_extensions: the response's ``A2A-Extensions`` header value, if known.
-        source: the file name findings give, when ``reply`` is not a :class:`ReplyFile`.
+        source: the file name findings give, when ``reply`` is not a :class:`JsonDocument`.
 
     Returns:
         Findings (rule id, level, message, location with JSON pointer and line, hint),
@@ -700,7 +618,7 @@ def check_reply(reply: ReplyFile | str | bytes | Any, card: Mapping[str, Any], *
     return _run(_as_file(reply, source), card, opts).findings
 
 
-def carries_object(reply: ReplyFile | str | bytes | Any) -> bool:
+def carries_object(reply: JsonDocument | str | bytes | Any) -> bool:
     """True when any Message or Artifact of the reply carries the §6.1 object (is marked)."""
     rf = _as_file(reply, "reply")
     if rf.data is None:
@@ -726,8 +644,8 @@ def _behaviour_class(run: _Run) -> str | None:
     return "neither gives a result nor refers"
 
 
-def compare_replies(activated_reply: ReplyFile | str | bytes | Any,
-                    plain_reply: ReplyFile | str | bytes | Any, card: Mapping[str, Any], *,
+def compare_replies(activated_reply: JsonDocument | str | bytes | Any,
+                    plain_reply: JsonDocument | str | bytes | Any, card: Mapping[str, Any], *,
                     skill_id: str | None = None, for_named_person: bool | None = None,
                     action: bool | None = None, safeguards_hold: bool | None = None,
                     sources: tuple[str, str] = ("activated", "not-activated")

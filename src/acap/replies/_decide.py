@@ -20,14 +20,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-#: The On Request extension URI. The same string as
-#: :data:`acap.load._operator.EXTENSION_URI` (a test holds them equal); it is
-#: repeated here so that an agent importing :mod:`acap.replies._api` at run time
-#: does not pull in the operator.yaml loader (YAML, difflib: ~100 ms).
-EXTENSION_URI = "https://agent-capability.org/ext/on-request/v1"
-
-#: The request and response header that carries extension URIs (A2A §3.2.6, §14.2.2).
-EXTENSIONS_HEADER = "A2A-Extensions"
+from acap.uris import EXTENSION_URI
 
 #: §6.1 ``status`` values.
 ON_REQUEST = "on-request"

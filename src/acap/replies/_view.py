@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from acap.load._yaml import pointer_join
+from acap.load import pointer_join
 
 
 @dataclass(frozen=True)

@@ -11,27 +11,19 @@ previous site/ as it was.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-if TYPE_CHECKING:
-    from acap.findings import Finding
-
-#: Build record at the site root, outside every host folder (never published).
-MANIFEST = ".acap/manifest.json"
-
-
-class SitePathError(ValueError):
-    """A URL cannot be a file under site/ (not https, no host, or ``..`` in the path)."""
+from acap.errors import SitePathError
+from acap.findings import Finding, Location
+from acap.site._manifest import Manifest, forget_manifests, write_manifest
 
 
 @lru_cache(maxsize=4096)  # a pure function a build calls for the same few URLs
@@ -103,7 +95,7 @@ class SiteFiles:
         return {rel: hashlib.sha256(self._files[rel]).hexdigest() for rel in self}
 
 
-def write_site(files: SiteFiles, site_dir: Path, manifest: Mapping[str, object]) -> None:
+def write_site(files: SiteFiles, site_dir: Path, manifest: Manifest) -> None:
     """Write ``files`` (and the build manifest) as the new ``site_dir``, atomically.
 
     The new tree is written in a temporary folder beside ``site_dir``
@@ -209,7 +201,7 @@ def new_site_folder(site_dir: Path) -> Path:
         OSError: it cannot be made.
     """
     site_dir.parent.mkdir(parents=True, exist_ok=True)
-    _manifests.clear()  # whatever this process read of site/ is about to change
+    forget_manifests()  # whatever this process read of site/ is about to change
     return Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
 
 
@@ -228,13 +220,6 @@ def write_files(folder: Path, files: Iterable[tuple[str, bytes]]) -> None:
         (folder / rel).write_bytes(data)
 
 
-def write_manifest(folder: Path, manifest: Mapping[str, object]) -> None:
-    """Write the build manifest into the new site ``folder`` (:data:`MANIFEST`)."""
-    man = folder / MANIFEST
-    man.parent.mkdir(parents=True, exist_ok=True)
-    man.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-
-
 def swap_in(tmp: Path, site_dir: Path) -> None:
     """Make the finished folder ``tmp`` the new ``site_dir``: the old folder is renamed
     away, ``tmp`` renamed in, and the old one removed (restored if the second
@@ -243,7 +228,7 @@ def swap_in(tmp: Path, site_dir: Path) -> None:
     Raises:
         OSError: the swap failed; ``site_dir`` is as it was.
     """
-    _manifests.clear()
+    forget_manifests()
     try:
         os.chmod(tmp, 0o755)
     except BaseException:
@@ -297,34 +282,22 @@ def real_site_dir(site_dir: Path) -> Path:
     return path.resolve() if path.is_symlink() else path
 
 
-#: Manifests read by this process: ``{path: (stat key, parsed)}`` (see :func:`read_manifest`).
-_manifests: dict[str, tuple[tuple[int, ...], dict[str, object] | None]] = {}
-
-
-def read_manifest(site_dir: Path) -> dict[str, object] | None:
-    """The manifest of the last build in ``site_dir``, or ``None`` if there is none.
-
-    The parsed manifest is kept while the file's inode, size and modification time
-    stay the same (and until :func:`write_site` writes a site/): a batch build asks
-    for the manifest of its one site/ once per operator, and a manifest of
-    thousands of operators takes milliseconds to parse. The result is shared:
-    callers must not change it.
-    """
-    path = site_dir / MANIFEST
+def write_file_atomic(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` in one rename, keeping the file's mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.acap-tmp")
+    tmp.write_bytes(data)
     try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    key = (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-    seen = _manifests.get(str(path))
-    if seen is not None and seen[0] == key:
-        return seen[1]
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    result = data if isinstance(data, dict) else None
-    if len(_manifests) > 8:
-        _manifests.clear()
-    _manifests[str(path)] = (key, result)
-    return result
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_failure(site_dir: Path, exc: OSError) -> Finding:
+    """The ``SITE-WRITE`` error for a site folder that could not be written."""
+    return Finding("SITE-WRITE", "error", f"cannot write {site_dir}: {exc.strerror or exc}",
+                   Location(str(site_dir)), "check that the folder and its parent are "
+                   "writable; the previous site/ was left as it was")

@@ -24,11 +24,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from acap.findings import Finding, Location
-from acap.load._operator import OperatorConfig
-from acap.site._files import MANIFEST, read_manifest
+from acap.load import OperatorConfig
+from acap.site._manifest import MANIFEST, Manifest, read_manifest
 
 #: Folder names suggested for a site folder of its own, in order.
 _CANDIDATES = ("site", "public", "site-out", "acap-site")
@@ -139,7 +138,7 @@ def _findings(site_dir: Path, where: str, reads: list[Path], keys: list[Path],
                                  "remove it"))]
         return []
     out: list[Finding] = []
-    other = _other_cards(manifest, card_url) if card_url is not None else None
+    other = manifest.other_cards(card_url) if card_url is not None else None
     if other == PLACEHOLDER_CARD:
         other = None  # acap init's build on example.org: yours to replace, nobody else's
     if other and not force:
@@ -161,10 +160,10 @@ def _findings(site_dir: Path, where: str, reads: list[Path], keys: list[Path],
     return out
 
 
-def stray_files(site_dir: Path, manifest: dict[str, Any]) -> list[str]:
+def stray_files(site_dir: Path, manifest: Manifest) -> list[str]:
     """Paths under ``site_dir`` (``/``-separated, sorted) of files and links the build
     manifest does not list, the manifest itself aside."""
-    listed = set(dict(manifest.get("files") or {}))
+    listed = set(manifest.files)
     out = []
     for dirpath, dirs, names in os.walk(site_dir):
         here = Path(dirpath)
@@ -174,19 +173,6 @@ def stray_files(site_dir: Path, manifest: dict[str, Any]) -> list[str]:
             if rel not in listed and rel != MANIFEST:
                 out.append(rel)
     return sorted(out)
-
-
-def _other_cards(manifest: dict[str, Any], card_url: str) -> str | None:
-    """The card(s) a previous build was of, when they are not ``card_url`` alone."""
-    ops = manifest.get("operators")
-    if isinstance(ops, dict):  # a batch build (acap build DIR...)
-        cards = sorted({str(o.get("card")) for o in ops.values() if isinstance(o, dict)})
-        if cards == [card_url]:
-            return None
-        return f"a batch build of {len(ops)} operators ({', '.join(cards[:3])}" + \
-            (" ..." if len(cards) > 3 else "") + ")"
-    card = manifest.get("card")
-    return str(card) if isinstance(card, str) and card != card_url else None
 
 
 def _own_folder_hint(site_dir: Path, base_dir: Path, card_url: str | None,
@@ -212,7 +198,7 @@ def _free_folder(site_dir: Path, base_dir: Path, card_url: str | None) -> str | 
         if r.is_dir():
             man = read_manifest(r)
             mine = man is not None and card_url is not None and \
-                _other_cards(man, card_url) is None
+                man.other_cards(card_url) is None
             if not (mine or not any(r.iterdir())):
                 continue
         elif r.exists():

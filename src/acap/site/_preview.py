@@ -137,11 +137,11 @@ def site_hosts(site_dir: Path) -> list[str]:
 
 
 def _default_host(site_dir: Path) -> str | None:
-    from acap.site._files import read_manifest
+    from acap.site._manifest import read_manifest
 
-    man = read_manifest(site_dir) or {}
-    card = man.get("card")
-    if isinstance(card, str):
+    man = read_manifest(site_dir)
+    card = man.card if man is not None else None
+    if card is not None:
         return (urlsplit(card).hostname or "").lower() or None
     hosts = site_hosts(site_dir)
     return hosts[0] if hosts else None
@@ -226,8 +226,7 @@ def watched_files(config: Path) -> dict[Path, tuple[int, int, int]]:
     the file system's clock."""
     import zlib
 
-    from acap.checks._on_request_values import private_path_for
-    from acap.load._operator import load_operator
+    from acap.load import load_operator, private_path_for
 
     paths = [config, private_path_for(config)]
     tpl = config.parent / "templates"
@@ -246,8 +245,8 @@ def watched_files(config: Path) -> dict[Path, tuple[int, int, int]]:
 
 
 def start_preview(site_dir: Path, *, bind: str = DEFAULT_BIND, port: int = DEFAULT_PORT,
-                  config: Path | None = None, interval: float = 1.0,
-                  on_rebuild: Callable[[Any], None] | None = None,
+                  config: Path | None = None, rebuild: Callable[[], bool] | None = None,
+                  interval: float = 1.0,
                   log: Callable[[str], None] | None = None) -> PreviewServer:
     """Serve ``site_dir`` in a background thread and return at once.
 
@@ -256,10 +255,11 @@ def start_preview(site_dir: Path, *, bind: str = DEFAULT_BIND, port: int = DEFAU
         bind: address to listen on; loopback by default (a preview is not
             for the network).
         port: TCP port; ``0`` picks a free one (see :attr:`PreviewServer.port`).
-        config: operator.yaml; when given, a watcher rebuilds site/ when it,
-            templates/ or the previous keys change.
+        config: operator.yaml; when given with ``rebuild``, a watcher calls
+            ``rebuild`` when it, templates/ or the previous keys change.
+        rebuild: builds site/ again and returns whether it was replaced (the caller
+            brings the build: :func:`acap.builder.build`, reporting as it likes).
         interval: seconds between two polls of the watched files.
-        on_rebuild: called with each :class:`acap.build._build.BuildResult`.
         log: called with one line per request (``None``: quiet).
 
     Returns:
@@ -278,33 +278,28 @@ def start_preview(site_dir: Path, *, bind: str = DEFAULT_BIND, port: int = DEFAU
                          name="acap-serve", daemon=True)
     t.start()
     server._threads.append(t)
-    if config is not None:
+    if config is not None and rebuild is not None:
         # The files as they are now, before returning: a change made the moment this
         # returns must be seen as a change, whenever the watcher thread first runs.
         seen = watched_files(config)
-        w = threading.Thread(target=_watch, args=(server, config, interval, on_rebuild, seen),
+        w = threading.Thread(target=_watch, args=(server, config, interval, rebuild, seen),
                              name="acap-serve-watch", daemon=True)
         w.start()
         server._threads.append(w)
     return server
 
 
-def _watch(server: PreviewServer, config: Path, interval: float,
-           on_rebuild: Callable[[Any], None] | None,
+def _watch(server: PreviewServer, config: Path, interval: float, rebuild: Callable[[], bool],
            seen: dict[Path, tuple[int, int, int]]) -> None:
-    from acap.build._build import BuildOptions, build
-
     while not server._stop.wait(interval):
         now = watched_files(config)
         if now == seen:
             continue
         seen = now
-        result = build(BuildOptions(config=config, site_dir=server.site_dir))
+        written = rebuild()
         server.rebuilds += 1
-        if result.written:
+        if written:
             server.default_host = _default_host(server.site_dir) or server.default_host
-        if on_rebuild:
-            on_rebuild(result)
 
 
 def serve_forever(server: PreviewServer) -> None:

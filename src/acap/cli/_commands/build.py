@@ -11,7 +11,7 @@ import click
 from acap.cli._commands._common import FORMATS, emit_report
 
 if TYPE_CHECKING:
-    from acap.build.batch._build import BatchOptions
+    from acap.builder.batch import BatchOptions
 
 
 @click.command()
@@ -52,7 +52,7 @@ def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
     if config is not None and configs:
         raise click.UsageError("give operator files as arguments or with -c, not both")
     if len(configs) > 1 or (configs and configs[0].is_dir()):
-        from acap.build.batch._build import BatchOptions, default_jobs
+        from acap.builder.batch import BatchOptions, default_jobs
 
         _batch(BatchOptions(configs=configs, site_dir=site_dir or Path("site"),
                             jobs=jobs or default_jobs(), pages=pages, spec_site=spec_site,
@@ -60,8 +60,7 @@ def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
         return
     if prune or new_keys:
         raise click.UsageError("--prune and --new-keys are for several operator files")
-    from acap.build._build import BuildOptions
-    from acap.build._build import build as run_build
+    from acap.builder import BuildOptions, build as run_build
 
     config = config or (configs[0] if configs else Path("operator.yaml"))
     result = run_build(BuildOptions(config=config, site_dir=site_dir, spec_site=spec_site,
@@ -85,7 +84,7 @@ def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
 def _batch(options: BatchOptions, fmt: str) -> None:
     import json
 
-    from acap.build.batch._build import build_many
+    from acap.builder.batch import build_many
 
     result = build_many(options)
     errors, warnings = result.totals()

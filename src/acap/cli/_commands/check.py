@@ -42,25 +42,25 @@ def check(card: str, url: str | None, strict: bool, fmt: str, timeout: float, li
     an action) are listed as notes; signatures are checked by `acap verify`, or
     here with --live.
     """
-    from acap.checks._card_check import check_card_file, check_card_source
+    from acap.checks import check_card, check_card_file
 
     if live and not card.startswith(("https://", "http://")):
         raise click.UsageError("--live checks a URL: give the card's https URL")
     live_json = None
     if live:
         from acap.cli._commands.live_check import pairs, print_live
-        from acap.load._document import CardFile
-        from acap.publish._live import live_check as run_live
+        from acap.load._document import JsonDocument
+        from acap.publisher import live_check as run_live
 
         lr = run_live(card, site_dir=site_dir if site_dir.is_dir() else None,
                       connect_to=pairs(connect_to), timeout=timeout)
         # The content check reads the very bytes the live check fetched.
-        result = check_card_file(lr.file or CardFile(card, findings=list(lr.report.errors)),
+        result = check_card_file(lr.file or JsonDocument(card, findings=list(lr.report.errors)),
                                  url=url or card)
         ok = result.ok(strict) and lr.ok and lr.report.ok(strict=strict)
         live_json = lr.to_json()
     else:
-        result = check_card_source(card, url=url, timeout=timeout)
+        result = check_card(card, url=url, timeout=timeout)
         ok = result.ok(strict)
     if fmt == "json":
         if live_json is None:

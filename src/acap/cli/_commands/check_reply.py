@@ -42,9 +42,15 @@ def check_reply(reply: str, card: str, activated: bool | None, request_extension
                 fmt: str) -> None:
     """Check REPLY (a Message, Task or JSON-RPC response, as JSON) against CARD."""
     from acap.findings import Report
-    from acap.load._document import read_card
-    from acap.replies import _check as rc
-    from acap.replies._api import EXTENSION_URI, activated_extensions
+    from acap.load import read_card
+    from acap.replies import (
+        activated_extensions,
+        carries_object,
+        check_reply,
+        compare_replies,
+        read_reply,
+    )
+    from acap.uris import EXTENSION_URI
 
     if activated is not None and request_extensions is not None:
         raise click.UsageError("give --activated/--not-activated or --request-extensions, "
@@ -54,25 +60,25 @@ def check_reply(reply: str, card: str, activated: bool | None, request_extension
     report = Report()
     cf = read_card(card)
     report.extend(cf.findings)
-    rf = rc.read_reply(reply)
+    rf = read_reply(reply)
     if cf.data is None or rf.data is None:
         report.extend(rf.findings)
         emit_report(report, fmt)
         sys.exit(1)
     if compare is not None:
-        report.extend(rc.compare_replies(rf, rc.read_reply(compare), cf.data,
+        report.extend(compare_replies(rf, read_reply(compare), cf.data,
                                          skill_id=skill_id, for_named_person=for_named_person,
                                          action=action, safeguards_hold=safeguards_hold))
     else:
         if request_extensions is not None:
             activated = EXTENSION_URI in activated_extensions(cf.data, request_extensions)
         if activated is None:
-            marked = rc.carries_object(rf)
+            marked = carries_object(rf)
             activated = marked
             click.echo(f"note: checked as {'' if marked else 'not '}activated, since the reply "
                        f"is {'' if marked else 'not '}marked; say --activated or "
                        "--not-activated to check OR-6.1 fully", err=True)
-        report.extend(rc.check_reply(rf, cf.data, activated=activated, skill_id=skill_id,
+        report.extend(check_reply(rf, cf.data, activated=activated, skill_id=skill_id,
                                      for_named_person=for_named_person, action=action,
                                      safeguards_hold=safeguards_hold,
                                      response_extensions=response_extensions))

@@ -18,7 +18,7 @@ def init(folder: Path) -> None:
     .gitignore, templates/README.md and .github/workflows/pages.yml (GitHub
     Actions: build, check, deploy to Pages). Existing files are left alone.
     """
-    from acap.build._init_project import init_project
+    from acap.builder import init_project
 
     result = init_project(folder)
     for p in result.created:
@@ -26,12 +26,12 @@ def init(folder: Path) -> None:
     for p in result.skipped:
         click.echo(f"exists, left as it is: {_show(p, folder)}", err=True)
     if any(p.name == ".gitignore" for p in result.skipped):
-        from acap.build._init_project import ignored_patterns
+        from acap.builder import ignored_patterns
 
         click.echo("  make sure your .gitignore keeps these out of git: "
                    + "  ".join(ignored_patterns()), err=True)
     if any(p.name == "pages.yml" for p in result.created):
-        from acap.build._init_project import pip_spec
+        from acap.builder import pip_spec
 
         if not pip_spec():
             click.echo("note: the GitHub workflow needs to know where to install acap from: "

@@ -15,7 +15,7 @@ def keys() -> None:
 
 
 def _cfg(config: Path) -> Any:
-    from acap.load._operator import load_operator
+    from acap.load import load_operator
 
     cfg = load_operator(config)
     errors = [f for f in cfg.findings if f.level == "error"]
@@ -35,8 +35,8 @@ def _cfg(config: Path) -> Any:
               help="Algorithm [default: signing.algorithm, else ES256].")
 def keys_new(config: Path, out: Path | None, alg: str | None) -> None:
     """Write a new private key file (mode 0600). Never overwrites one."""
-    from acap.keys._key import KeyProblem
-    from acap.keys._store import new_key_file
+    from acap.errors import KeyProblem
+    from acap.keys import new_key_file
 
     if out is None:
         if not config.exists():
@@ -77,8 +77,8 @@ def keys_new(config: Path, out: Path | None, alg: str | None) -> None:
 def keys_rotate(config: Path, kid: str | None, lost: bool, old_kid: str | None,
                 site_dir: Path | None) -> None:
     """Make a new current key; keep the old public key in the JWKS."""
-    from acap.keys._key import KeyProblem
-    from acap.keys._store import rotate, rotate_lost
+    from acap.errors import KeyProblem
+    from acap.keys import rotate, rotate_lost
 
     if old_kid is not None and not lost:
         raise click.UsageError("--old-kid goes with --lost")
@@ -92,29 +92,23 @@ def keys_rotate(config: Path, kid: str | None, lost: bool, old_kid: str | None,
         click.echo(f"error: {exc}\n    hint: {exc.hint}", err=True)
         sys.exit(1)
     if lost and old_kid is not None and old_kid != cfg.signing.get("kid"):
-        from acap.keys._store import show_path
-
         click.echo(f"kept the published public key of {old} in "
-                   f"{show_path(cfg.previous_keys_file, cfg)}, so cards signed with it still "
+                   f"{cfg.display_path(cfg.previous_keys_file)}, so cards signed with it still "
                    "verify; the current key" + (f" ({new})" if new else "") + " is unchanged. "
                    "Run `acap build` and `acap publish` now.")
         return
     if lost:
-        from acap.keys._store import show_path
-
-        signer = (f"a new key was written at {show_path(written, cfg)}" if written else
+        signer = (f"a new key was written at {cfg.display_path(written)}" if written else
                   "the key in ACAP_SIGNING_KEY signs under it" if cfg.key_from_env else
-                  f"the key in {show_path(cfg.key_file, cfg)} signs under it")
+                  f"the key in {cfg.display_path(cfg.key_file)} signs under it")
         click.echo(f"kept the published public key of {old} in "
-                   f"{show_path(cfg.previous_keys_file, cfg)}, so cards signed with it still "
+                   f"{cfg.display_path(cfg.previous_keys_file)}, so cards signed with it still "
                    f"verify; signing.kid is now {new}, and {signer}. "
                    "Run `acap build` and `acap publish` now.")
         return
-    from acap.keys._store import show_path
-
     click.echo(f"rotated: {old} -> {new}. {old} stays in the JWKS until "
                f"`acap keys retire {old}`. Run `acap build` and `acap publish` now.")
-    click.echo(f"note: the old private key is now {show_path(kept, cfg)}: keep it out of git, "
+    click.echo(f"note: the old private key is now {cfg.display_path(kept)}: keep it out of git, "
                "and delete it once you are sure you will not need it", err=True)
 
 
@@ -127,8 +121,8 @@ def keys_rotate(config: Path, kid: str | None, lost: bool, old_kid: str | None,
                    "[default: site beside operator.yaml].")
 def keys_retire(kid: str, config: Path, site_dir: Path | None) -> None:
     """Take KID out of the JWKS for good (a previous key, or a published kid that left it)."""
-    from acap.keys._key import KeyProblem
-    from acap.keys._store import retire, show_path
+    from acap.errors import KeyProblem
+    from acap.keys import retire
 
     cfg = _cfg(config)
     try:
@@ -137,7 +131,7 @@ def keys_retire(kid: str, config: Path, site_dir: Path | None) -> None:
         click.echo(f"error: {exc}\n    hint: {exc.hint}", err=True)
         sys.exit(1)
     when = "it leaves the JWKS at the next build" if removed else "it has left the JWKS already"
-    click.echo(f"retired {kid}: {when}; {show_path(cfg.previous_keys_file, cfg)} lists it as "
+    click.echo(f"retired {kid}: {when}; {cfg.display_path(cfg.previous_keys_file)} lists it as "
                "retired, so no key takes that kid again")
 
 
@@ -146,8 +140,7 @@ def keys_retire(kid: str, config: Path, site_dir: Path | None) -> None:
               show_default=True)
 def keys_list(config: Path) -> None:
     """Show the current key and previous keys (public facts only)."""
-    from acap.keys._key import read_jwks, thumbprint
-    from acap.keys._store import describe_key, resolve_signing_key
+    from acap.keys import describe_key, read_jwks, resolve_signing_key, thumbprint
 
     cfg = _cfg(config)
     res = resolve_signing_key(cfg, cfg.base_dir / "site", create=False)
@@ -158,7 +151,7 @@ def keys_list(config: Path) -> None:
     for k in read_jwks(cfg.previous_keys_file):
         click.echo(f"previous: kid {k.get('kid')}, {k.get('alg', '?')}, "
                    f"RFC 7638 thumbprint {thumbprint(k)}")
-    from acap.keys._store import read_retired
+    from acap.keys import read_retired
 
     for kid in read_retired(cfg.previous_keys_file):
         click.echo(f"retired:  kid {kid} (not used again)")

@@ -1,7 +1,7 @@
 """``acap live-check URL``: what a client gets from the published card and JWKS.
 
 ``acap check URL --live`` is the documented form; ``acap live-check URL`` stays
-as a hidden alias. Both call :func:`acap.publish._live.live_check`.
+as a hidden alias. Both call :func:`acap.publisher._live.live_check`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from acap.cli._commands._common import FORMATS, emit_report
 
 
 def print_live(result: Any) -> None:
-    """Print a :class:`~acap.publish._live.LiveCheck` as a short table (stdout). Every value
+    """Print a :class:`~acap.publisher._live.LiveCheck` as a short table (stdout). Every value
     came from the network or a card: each is escaped for the terminal."""
     from acap.findings import terminal_safe as safe
 
@@ -80,7 +80,7 @@ def live_check(url: str, site_dir: Path, connect_to: tuple[str, ...], timeout: f
     whether each signature verifies with the keys named by jku, and whether
     the bytes equal the local build in site/.
     """
-    from acap.publish._live import live_check as run
+    from acap.publisher import live_check as run
 
     result = run(url, site_dir=site_dir if site_dir.is_dir() else None,
                  connect_to=pairs(connect_to), timeout=timeout)

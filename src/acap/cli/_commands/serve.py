@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -36,8 +35,8 @@ def serve(config: Path, site_dir: Path | None, bind: str, port: int, build_first
     """
     import gc
 
-    from acap.build._build import BuildOptions, build
-    from acap.site._preview import serve_forever, start_preview
+    from acap.builder import BuildOptions, build
+    from acap.site import serve_forever, start_preview
 
     gc.enable()  # a long-running server (the CLI turns the collector off)
 
@@ -55,12 +54,14 @@ def serve(config: Path, site_dir: Path | None, bind: str, port: int, build_first
                        "(use --port to pick another, or --port 0 for a free one)", err=True)
             sys.exit(1)
 
-    def report(result: Any) -> None:
+    def rebuild() -> bool:
+        result = build(BuildOptions(config=config, site_dir=site_dir))
         if len(result.report):
             click.echo(result.report.format_text(), err=True)
         click.echo("rebuilt site/" if result.written else
                    "not rebuilt: fix the errors above; still serving the previous site/",
                    err=True)
+        return result.written
 
     if build_first:
         first = build(BuildOptions(config=config, site_dir=site_dir))
@@ -77,7 +78,7 @@ def serve(config: Path, site_dir: Path | None, bind: str, port: int, build_first
         sys.exit(1)
     try:
         server = start_preview(site, bind=bind, port=port, config=config if watch else None,
-                               on_rebuild=report,
+                               rebuild=rebuild,
                                log=(lambda m: click.echo(m, err=True)) if verbose else None)
     except OSError as exc:
         click.echo(f"cannot listen on {bind}:{port}: {exc.strerror or exc}", err=True)

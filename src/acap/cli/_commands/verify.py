@@ -17,9 +17,9 @@ def verify(card: str, jwks: str | None, fmt: str) -> None:
     """Check every signature of CARD (a path or an https URL)."""
     import json
 
-    from acap.card._verifier import verify_file
+    from acap.card import verify_card
 
-    res = verify_file(card, jwks)
+    res = verify_card(card, jwks)
     if fmt == "json":
         click.echo(json.dumps({
             "card": res.source, "ok": res.ok, "jwks": res.jwks_source,

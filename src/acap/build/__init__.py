@@ -1,1 +1,0 @@
-"""acap.build._build."""

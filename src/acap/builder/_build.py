@@ -1,0 +1,144 @@
+"""``acap build``: operator.yaml -> a signed Agent Card and everything site/ needs.
+
+The pipeline (each step adds files to one in-memory :class:`~acap.site.SiteFiles`
+and findings to one :class:`~acap.findings.Report`)::
+
+    load + schema  ->  requirement checks  ->  AgentCard  ->  self-check against
+    the A2A and extension schemas  ->  sign (JWS)  ->  JWKS  ->  pages and
+    hosting files  ->  final checks over every built file  ->  write site/ atomically
+
+Nothing is written when any step reports an error: the previous site/ stays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from acap._package import __version__
+from acap.builder._context import BuildContext, BuildOptions, BuildResult
+from acap.builder._steps import FINAL_CHECKS, STEPS
+from acap.checks import check_operator
+from acap.errors import SitePathError
+from acap.findings import Finding, Location, Report
+from acap.keys import key_history
+from acap.load import OperatorConfig, load_operator
+from acap.site import Manifest, SiteFiles, write_failure, write_site
+
+__all__ = ["assemble", "build", "input_digest", "write_or_report"]
+
+
+def input_digest(cfg: OperatorConfig) -> str:
+    """SHA-256 over everything a build reads: operator.yaml, operator.private.yaml
+    (a value declared private after a build must stop that build's files going out),
+    templates/, previous keys and acap's version. ``acap publish`` compares it to
+    refuse a stale site/. Kept in the build manifest, which is never published."""
+    h = hashlib.sha256(f"acap {__version__}\n".encode())
+    paths = [cfg.path, cfg.private_values_file, cfg.previous_keys_file]
+    tpl = cfg.base_dir / "templates"
+    if tpl.is_dir():
+        paths += sorted(p for p in tpl.rglob("*") if p.is_file())
+    for p in paths:
+        h.update(str(p.relative_to(cfg.base_dir) if p.is_relative_to(cfg.base_dir) else p)
+                 .encode() + b"\0")
+        try:
+            h.update(hashlib.sha256(p.read_bytes()).digest())
+        except OSError:
+            h.update(b"-")
+    return h.hexdigest()
+
+
+def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildContext:
+    """Load, check and build everything in memory; write nothing.
+
+    Args:
+        options: what to build.
+        cfg: operator.yaml already loaded (batch builds), else loaded from
+            ``options.config``.
+
+    Returns:
+        The :class:`BuildContext`: its ``files`` are complete when
+        ``report.ok()``. Never raises for bad input.
+    """
+    cfg = cfg or load_operator(options.config)
+    ctx = BuildContext(cfg, options)
+    ctx.report.extend(cfg.findings)
+    if isinstance(cfg.loaded.data, dict):
+        # Every finding of a run is reported: the requirement checks run on a file
+        # with load or schema errors too (they read any shape, and leave out what
+        # those errors already said); the card is built only when there is none.
+        ctx.report.extend(check_operator(cfg))
+    if ctx.report.ok():
+        for step in STEPS:
+            try:
+                step(ctx)
+            except SitePathError as exc:
+                ctx.report.add(Finding("SITE-PATH", "error", str(exc), Location(cfg.loaded.file),
+                                       "use https URLs with a host and no '..' in the path"))
+            if not ctx.report.ok():
+                break
+    if ctx.report.ok():
+        for final in FINAL_CHECKS:
+            final(ctx)
+    return ctx
+
+
+def build(options: BuildOptions) -> BuildResult:
+    """Run the whole build.
+
+    Args:
+        options: what to build and where.
+
+    Returns:
+        A :class:`BuildResult`. User errors are findings in ``report``; site/
+        is replaced only when there is no error (no warning either with
+        ``options.strict``) and ``options.write``. A site/ that cannot be
+        written is a ``SITE-WRITE`` finding, and the previous site/ stays.
+    """
+    ctx = assemble(options)
+    cfg = ctx.cfg
+    site_dir = options.resolved_site_dir()
+    written = False
+    if ctx.report.ok(options.strict) and options.write:
+        written = _guard_and_write(ctx, site_dir)
+    card_url = cfg.card_url if cfg.card_host else None
+    return BuildResult(ctx.report, ctx.files, site_dir, ctx.card, ctx.notices, written,
+                       card_url, options.strict)
+
+
+def _guard_and_write(ctx: BuildContext, site_dir: Path) -> bool:
+    """Holding the site folder's lock (:func:`acap.site._files.site_lock`): check that the
+    folder may be replaced (:mod:`acap.site._guard`), then write it. Returns whether
+    site/ was replaced."""
+    from acap.site import real_site_dir, site_dir_findings, site_lock
+
+    cfg, options = ctx.cfg, ctx.options
+    where = f"--site-dir {site_dir}" if options.site_dir is not None else str(site_dir)
+    with site_lock(real_site_dir(site_dir)) as busy:
+        if busy is not None:
+            ctx.report.add(busy.finding(site_dir))
+            return False
+        ctx.report.extend(site_dir_findings(site_dir, cfg, where, force=options.force))
+        if not ctx.report.ok(options.strict):
+            return False
+        manifest = Manifest.of_build(
+            cfg.card_url, input_digest(cfg), ctx.files.digest(),
+            # what every build into site_dir published (a kid names one key for good)
+            key_history(cfg, site_dir, ctx.jwks) if ctx.jwks is not None else None)
+        return write_or_report(ctx.files, site_dir, manifest, ctx.report)
+
+
+def write_or_report(files: SiteFiles, site_dir: Path, manifest: Manifest,
+                    report: Report) -> bool:
+    """:func:`acap.site._files.write_site`, with a failure as a ``SITE-WRITE`` finding in
+    ``report``.
+
+    Returns:
+        Whether site/ was replaced (on ``False`` it is as it was).
+    """
+    try:
+        write_site(files, site_dir, manifest)
+    except OSError as exc:
+        report.add(write_failure(site_dir, exc))
+        return False
+    return True

@@ -1,0 +1,117 @@
+"""What a build is asked to do, the state its steps share, and what it did.
+
+:class:`BuildOptions` -> the steps fill one :class:`BuildContext` -> :class:`BuildResult`.
+The steps (:mod:`acap.builder._steps`, the page steps, the spec site) read and add to the
+context only; nothing here runs a step, so every step can import this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acap.findings import Report
+from acap.keys import SigningKey
+from acap.load import OperatorConfig
+from acap.site import SiteFiles
+
+__all__ = ["BuildContext", "BuildOptions", "BuildResult"]
+
+
+@dataclass
+class BuildOptions:
+    """What to build.
+
+    Attributes:
+        config: operator.yaml.
+        site_dir: output folder; default ``site`` beside operator.yaml.
+        spec_site: build the specification site; ``None`` follows operator.yaml
+            ``specSite`` (default false).
+        create_key: create a signing key when none exists.
+        write: write site/ (``False`` checks and builds in memory only).
+        strict: warnings fail the build too (nothing is written).
+        pages: build the HTML pages (personEntry, root and 404 pages, spec
+            site); ``False`` builds the signed card, JWKS and hosting files only
+            (batch builds for hosting platforms).
+        force: replace a site folder holding another card's build, or files the
+            previous build did not write (:mod:`acap.site._guard`).
+    """
+
+    config: Path = Path("operator.yaml")
+    site_dir: Path | None = None
+    spec_site: bool | None = None
+    create_key: bool = True
+    write: bool = True
+    strict: bool = False
+    pages: bool = True
+    force: bool = False
+
+    def resolved_site_dir(self) -> Path:
+        """``site_dir``, or ``site`` next to operator.yaml."""
+        return self.site_dir if self.site_dir is not None else self.config.parent / "site"
+
+
+@dataclass
+class BuildContext:
+    """State shared by the build steps.
+
+    Attributes:
+        cfg: the loaded operator.yaml.
+        options: the build options.
+        files: the files built so far, by path under site/.
+        report: every finding so far.
+        card: the signed AgentCard (set by the card step).
+        jwks: the JWKS document (set by the card step).
+        notices: things the user must be told (a key was created).
+        key: the signing key (set by the card step; never written anywhere).
+    """
+
+    cfg: OperatorConfig
+    options: BuildOptions
+    files: SiteFiles = field(default_factory=SiteFiles)
+    report: Report = field(default_factory=Report)
+    card: dict[str, Any] | None = None
+    jwks: dict[str, Any] | None = None
+    notices: list[str] = field(default_factory=list)
+    key: SigningKey | None = None
+
+    @property
+    def spec_site(self) -> bool:
+        """Whether the specification site is built this time."""
+        if not self.options.pages:
+            return False
+        if self.options.spec_site is not None:
+            return self.options.spec_site
+        return bool(self.cfg.data.get("specSite", False))
+
+
+@dataclass
+class BuildResult:
+    """What a build did.
+
+    Attributes:
+        report: all findings; ``report.ok()`` tells success.
+        files: the files built (complete only when the build succeeded).
+        site_dir: where they were (or would have been) written.
+        card: the signed card, or ``None``.
+        notices: messages for the user (never key material).
+        written: whether site/ was replaced.
+        card_url: where the card is published (A2A §8.2), or ``None`` when
+            operator.yaml could not be read far enough to say.
+        strict: whether warnings failed the build (``BuildOptions.strict``).
+    """
+
+    report: Report
+    files: SiteFiles
+    site_dir: Path
+    card: dict[str, Any] | None
+    notices: list[str]
+    written: bool
+    card_url: str | None = None
+    strict: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True when the build succeeded (no error; no warning either with ``strict``)."""
+        return self.report.ok(self.strict)

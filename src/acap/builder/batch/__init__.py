@@ -1,0 +1,34 @@
+"""Batch builds: many operator files into one site/, for hosting platforms.
+
+:func:`build_many` builds each operator alone (in worker processes with ``jobs``), then
+puts the new site together: a host belongs to one operator (``SITE-HOST``), operators of
+the last build not in this batch keep their folders unless ``prune``, and an operator
+that fails keeps its previous folders. One batch at a time per site folder.
+
+May import: :mod:`acap.builder` (one operator's build) and the stages below it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from acap._lazy import exports
+
+if TYPE_CHECKING:
+    from acap.builder.batch._build import (
+        build_many as build_many,
+        build_one as build_one,
+        default_jobs as default_jobs,
+        find_configs as find_configs,
+    )
+    from acap.builder.batch._model import (
+        STAGING as STAGING,
+        BatchOptions as BatchOptions,
+        BatchResult as BatchResult,
+        OperatorOutcome as OperatorOutcome,
+    )
+
+__getattr__, __all__ = exports(__name__, {
+    "_model": ["BatchOptions", "BatchResult", "OperatorOutcome", "STAGING"],
+    "_build": ["build_many", "build_one", "default_jobs", "find_configs"],
+})

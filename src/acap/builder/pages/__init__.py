@@ -1,0 +1,26 @@
+"""The personEntry page, the root and 404 pages of a host, and the files static hosts need.
+
+Two build steps: :func:`step_person_entry_pages` (the page at every https personEntry on
+a host acap builds, in each page language, rendered with Jinja2 from acap's templates or
+the operator's ``templates/``, audited to be the same for everyone: OR-3.8) and
+:func:`step_hosting_files` (``index.html``, ``404.html``, ``.nojekyll``, ``CNAME``,
+``_headers``), which runs after every step that adds files.
+
+May import: :mod:`acap.builder._context` and the stages below :mod:`acap.builder`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from acap._lazy import exports
+
+if TYPE_CHECKING:
+    from acap.builder.pages._steps import (
+        step_hosting_files as step_hosting_files,
+        step_person_entry_pages as step_person_entry_pages,
+    )
+
+__getattr__, __all__ = exports(__name__, {
+    "_steps": ["step_hosting_files", "step_person_entry_pages"],
+})

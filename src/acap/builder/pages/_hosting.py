@@ -1,0 +1,113 @@
+"""The files static hosts need, in every host folder of site/.
+
+* ``.nojekyll`` (empty): GitHub Pages then serves folders that start with a
+  dot or underscore, such as ``.well-known``, as they are.
+* ``CNAME``: the custom domain GitHub Pages serves the folder on, when
+  operator.yaml names one (``hosts.<host>.cname``).
+* ``_headers``: response headers in the format Netlify and Cloudflare Pages
+  read (GitHub Pages ignores it, and itself sends
+  ``Access-Control-Allow-Origin: *`` and ``max-age=600``): every JSON file
+  (the Agent Card, the JWKS, schemas) gets ``Access-Control-Allow-Origin: *``,
+  since clients fetch them cross-origin, and ``Cache-Control`` with
+  ``cache.card`` seconds (A2A §8.6); the pages get ``cache.pages`` seconds;
+  every path gets ``X-Content-Type-Options: nosniff`` and
+  ``Referrer-Policy: no-referrer``. No header name is given twice for one
+  path, because the two hosts combine repeated headers differently (Netlify
+  keeps the last, Cloudflare joins them with commas).
+* ``404.html`` and, unless operator.yaml says the operator has pages of its
+  own at the root (``hosts.<host>.ownPages``), ``index.html``: on the
+  operator's hosts only, not on hosts other steps build (the specification
+  site's).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from acap.load import OperatorConfig
+from acap.site import SiteFiles
+
+#: Default ``Cache-Control: max-age`` in seconds, as GitHub Pages sends.
+DEFAULT_MAX_AGE = 600
+
+
+class CachePolicy(NamedTuple):
+    """``cache`` in operator.yaml: max-age in seconds for JSON files (``card``: the
+    Agent Card, the JWKS, schemas) and for pages (``pages``)."""
+
+    card: int = DEFAULT_MAX_AGE
+    pages: int = DEFAULT_MAX_AGE
+
+
+def cache_policy(cfg: OperatorConfig) -> CachePolicy:
+    """The ``cache`` settings of operator.yaml, defaults where left out."""
+    c = cfg.data.get("cache")
+    c = c if isinstance(c, dict) else {}
+    card, pages = c.get("card", DEFAULT_MAX_AGE), c.get("pages", DEFAULT_MAX_AGE)
+    return CachePolicy(card if isinstance(card, int) else DEFAULT_MAX_AGE,
+                       pages if isinstance(pages, int) else DEFAULT_MAX_AGE)
+
+
+def _cache_control(seconds: int) -> str:
+    return f"public, max-age={seconds}" if seconds > 0 else "no-cache"
+
+
+def headers_file(files: SiteFiles, host: str, policy: CachePolicy) -> bytes:
+    """The ``_headers`` file for ``host``, from the files built for it.
+
+    Args:
+        files: every file of the build so far.
+        host: the host folder.
+        policy: the max-ages.
+
+    Returns:
+        The file's bytes (UTF-8, LF line ends).
+    """
+    prefix = host + "/"
+    paths = sorted(rel[len(prefix):] for rel in files if rel.startswith(prefix))
+    lines = [
+        "# Response headers for Netlify and Cloudflare Pages, written by acap build.",
+        "# GitHub Pages ignores this file. No header is given twice for one path.",
+        "/*",
+        "  X-Content-Type-Options: nosniff",
+        "  Referrer-Policy: no-referrer",
+    ]
+    for p in paths:
+        if p.endswith(".json"):
+            lines += ["", f"/{p}", "  Access-Control-Allow-Origin: *",
+                      f"  Cache-Control: {_cache_control(policy.card)}"]
+    # Each page under every path it is served at; a path once (talk.html and
+    # talk/index.html are both served at /talk), so no header is given twice.
+    page_rules: dict[str, None] = {}
+    for p in paths:
+        if not p.endswith(".html") or p == "404.html":
+            continue
+        folder = p[: -len("index.html")] if p.endswith("index.html") else None
+        if folder is None:
+            # /talk.html is served at /talk.html and, by these hosts, at /talk.
+            page_rules.update(dict.fromkeys((f"/{p}", f"/{p[: -len('.html')]}")))
+        elif folder == "":
+            page_rules.update(dict.fromkeys(("/", "/index.html")))
+        else:
+            # /talk/index.html is served at /talk, /talk/ and /talk/index.html;
+            # a folder inside it (/talk/fr/) has its own rules, so no /talk/*.
+            base = "/" + folder.rstrip("/")
+            page_rules.update(dict.fromkeys((base, base + "/", base + "/index.html")))
+    for rule in page_rules:
+        lines += ["", rule, f"  Cache-Control: {_cache_control(policy.pages)}"]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def hosting_files(cfg: OperatorConfig, files: SiteFiles) -> list[tuple[str, bytes]]:
+    """``.nojekyll``, ``CNAME`` and ``_headers`` for every host folder (relative
+    path, bytes). Call it after every other file is built: ``_headers`` lists them."""
+    out: list[tuple[str, bytes]] = []
+    settings = cfg.hosts
+    policy = cache_policy(cfg)
+    for host in sorted(set(files.hosts()) | set(settings)):
+        out.append((f"{host}/.nojekyll", b""))
+        cname = (settings.get(host) or {}).get("cname")
+        if isinstance(cname, str) and cname.strip():
+            out.append((f"{host}/CNAME", cname.strip().encode("utf-8") + b"\n"))
+        out.append((f"{host}/_headers", headers_file(files, host, policy)))
+    return out

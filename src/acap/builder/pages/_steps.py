@@ -1,0 +1,55 @@
+"""The personEntry page, and the files static hosts need (issue 4).
+
+Two build steps, listed in :data:`acap.builder._build.STEPS`:
+
+* :func:`step_person_entry_pages`: the page at every https personEntry on a
+  host acap builds, in each page language (:mod:`.pages`), rendered with
+  Jinja2 (:mod:`.templating`), audited to be the same for everyone
+  (:mod:`.audit`, OR-3.8), with JSON-LD for the operator (:mod:`.jsonld`).
+* :func:`step_hosting_files`: ``index.html`` and ``404.html`` on the
+  operator's hosts, then ``.nojekyll``, ``CNAME`` and ``_headers`` in every
+  host folder (:mod:`.hosting`). It must run after every step that adds files.
+
+Nothing here imports jinja2 at module level.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from acap.builder._context import BuildContext
+
+__all__ = ["step_hosting_files", "step_person_entry_pages"]
+
+
+def step_person_entry_pages(ctx: BuildContext) -> None:
+    """Render the personEntry pages into ``ctx.files``; findings into ``ctx.report``."""
+    if not ctx.options.pages:
+        return
+    from acap.builder.pages import _pages as pages, _templating as templating
+
+    t = templating.templates(templating.override_dir_for(ctx.cfg.base_dir))
+    rendered = pages.person_entry_pages(ctx.cfg, t)
+    ctx.report.extend(rendered.findings)
+    if ctx.report.ok():
+        pages.add_files(ctx.files, rendered)
+
+
+def step_hosting_files(ctx: BuildContext) -> None:
+    """Root and 404 pages for the operator's hosts, then ``.nojekyll``, ``CNAME`` and
+    ``_headers`` for every host folder. Keep it last in ``STEPS``."""
+    from acap.builder.pages import _hosting as hosting, _pages as pages, _templating as templating
+
+    cfg = ctx.cfg
+    for host, settings in cfg.hosts.items() if ctx.options.pages else ():
+        t = templating.templates(templating.override_dir_for(cfg.base_dir))
+        index = not settings.get("ownPages", False) and f"{host}/index.html" not in ctx.files
+        rendered = pages.host_pages(cfg, t, host, index=index)
+        ctx.report.extend(rendered.findings)
+        rendered.files = [f for f in rendered.files if f[0] not in ctx.files]
+        pages.add_files(ctx.files, rendered)
+    if not ctx.report.ok():
+        return
+    for rel, data in hosting.hosting_files(cfg, ctx.files):
+        ctx.files.add_path(rel, data)

@@ -1,0 +1,244 @@
+"""The Jinja2 environment for acap's pages, and template errors as findings.
+
+One environment per override folder, built once per process and cached
+(a batch build of many operators that share no ``templates/`` folder compiles
+each template once). The loader looks, in order, in:
+
+1. the operator's ``templates/`` folder next to operator.yaml, when it exists
+   (overrides by name, like MkDocs' ``custom_dir``);
+2. acap's own templates under the prefix ``acap/``, so that an override can
+   extend the default it replaces: ``{% extends "acap/person-entry.html" %}``;
+3. acap's own templates (package data, ``acap/templates/``).
+
+Autoescaping is on for every template whatever its name, and names a
+template uses but acap does not give it are errors (``StrictUndefined``):
+such a template fails the build with a ``PAGE-TEMPLATE`` finding naming the
+template file, its line, and the name.
+
+jinja2 is imported inside the functions here, never at module level, so that
+``acap --help`` does not pay for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import traceback
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from acap._package import package_path
+from acap.errors import TemplateLinkOutside
+from acap.findings import Finding, Location
+
+RULE = "PAGE-TEMPLATE"
+
+
+def _confined_loader(folder: Path) -> Any:
+    """A ``jinja2.FileSystemLoader`` for the operator's templates/ that refuses a file
+    whose real path is outside the folder (:class:`TemplateLinkOutside`). Jinja2 follows
+    symbolic links and has no option against it, hence this subclass."""
+    from jinja2 import FileSystemLoader
+
+    root = folder.resolve()
+
+    class Confined(FileSystemLoader):
+        def get_source(self, environment: Any, template: str) -> Any:
+            text, filename, uptodate = super().get_source(environment, template)
+            if not Path(filename).resolve().is_relative_to(root):
+                raise TemplateLinkOutside(template, filename)
+            return text, filename, uptodate
+
+    return Confined(str(folder))
+NAMES_HINT = ("the names a template can use are listed in acap's templates/README.md and "
+              "README.md ('The personEntry page')")
+
+
+class Templates(NamedTuple):
+    """A compiled environment and where its templates come from.
+
+    Attributes:
+        env: the ``jinja2.Environment``.
+        override_dir: the operator's templates folder (absolute), or ``None``.
+        package_dir: acap's own templates folder.
+    """
+
+    env: Any
+    override_dir: Path | None
+    package_dir: Path
+
+
+def package_templates_dir() -> Path:
+    """acap's default templates folder (package data)."""
+    return package_path("templates")
+
+
+@cache
+def templates(override_dir: Path | None) -> Templates:
+    """The environment for an override folder (``None``: acap's templates only).
+
+    Built once per folder per process; templates are compiled on first use and
+    kept (Jinja2 checks the file's modification time, so an edited override is
+    picked up by a long-running process such as ``acap serve``).
+    """
+    from jinja2 import (
+        ChoiceLoader,
+        Environment,
+        FileSystemLoader,
+        PrefixLoader,
+        StrictUndefined,
+    )
+
+    # acap's templates by path (see acap._package), which is what PackageLoader would
+    # find for an installed acap, without its importlib.resources lookup.
+    default = FileSystemLoader(str(package_templates_dir()))
+    loaders: list[Any] = []
+    if override_dir is not None:
+        loaders.append(_confined_loader(override_dir))
+    loaders += [PrefixLoader({"acap": default}), default]
+    env = Environment(
+        loader=ChoiceLoader(loaders),
+        bytecode_cache=_bytecode_cache(),
+        autoescape=True,  # every template, whatever its file name
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        auto_reload=True,
+    )
+    return Templates(env, override_dir, package_templates_dir())
+
+
+def _bytecode_cache() -> Any:
+    """Jinja2's own on-disk cache of compiled templates (in a private folder of the
+    system's temp directory, keyed on the template's name and checked against its
+    source), so that a one-off ``acap build`` does not recompile the templates each
+    time (about 30 ms). ``None`` when that folder cannot be made; writing into it
+    never fails a build."""
+    from jinja2 import FileSystemBytecodeCache
+
+    class _Quiet(FileSystemBytecodeCache):
+        def dump_bytecode(self, bucket: Any) -> None:
+            with contextlib.suppress(OSError):  # read-only temp: compile again next time
+                super().dump_bytecode(bucket)
+
+    try:
+        return _Quiet()
+    except (OSError, RuntimeError):
+        return None
+
+
+def override_dir_for(base_dir: Path) -> Path | None:
+    """``templates/`` next to operator.yaml, absolute, if it is a folder."""
+    d = (base_dir / "templates").absolute()
+    return d if d.is_dir() else None
+
+
+class Source(NamedTuple):
+    """A template file's text as the loader finds it."""
+
+    text: str
+    filename: str
+
+
+def source(t: Templates, name: str) -> Source | None:
+    """The text of a file the loader finds under ``name`` (override first), or ``None``.
+
+    Raises:
+        TemplateLinkOutside: the operator's file is a link out of templates/ (see
+            :func:`link_finding`).
+    """
+    from jinja2 import TemplateNotFound
+
+    try:
+        text, filename, _ = t.env.loader.get_source(t.env, name)
+    except TemplateNotFound:
+        return None
+    return Source(text, filename or name)
+
+
+def display_name(t: Templates, filename: str, operator_file: str) -> str:
+    """How findings name a template file.
+
+    An override is named as the user would find it (``templates/page.html``
+    beside ``operator.yaml`` as the user named it); a built-in one as
+    ``acap/templates/<name>``.
+    """
+    p = Path(filename)
+    if t.override_dir is not None and p.is_relative_to(t.override_dir):
+        return str(Path(operator_file).parent / "templates" / p.relative_to(t.override_dir))
+    if p.is_relative_to(t.package_dir):
+        return f"acap/templates/{p.relative_to(t.package_dir).as_posix()}"
+    return filename
+
+
+def _template_frame(t: Templates, exc: BaseException) -> tuple[str, int] | None:
+    """The innermost traceback frame inside a template file: (filename, line)."""
+    found = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        p = Path(frame.filename)
+        if (t.override_dir is not None and p.is_relative_to(t.override_dir)) or \
+                p.is_relative_to(t.package_dir):
+            found = (frame.filename, frame.lineno or 0)
+    return found
+
+
+def link_finding(t: Templates, exc: TemplateLinkOutside, operator_file: str) -> Finding:
+    """The ``PAGE-TEMPLATE`` error for a link out of templates/, naming the link (never
+    what it points at: that may be a key)."""
+    return Finding(RULE, "error", f"{display_name(t, exc.filename, operator_file)} is a "
+                   "symbolic link to a file outside the templates folder; acap does not "
+                   "follow it (what it points at would be published)",
+                   Location(display_name(t, exc.filename, operator_file)),
+                   "put a copy of the template itself in templates/ (never a key or "
+                   "another project's file), or remove the link")
+
+
+def render(t: Templates, name: str, context: Mapping[str, Any], operator_file: str
+           ) -> tuple[str | None, list[Finding]]:
+    """Render template ``name`` with ``context``.
+
+    Args:
+        t: the environment (see :func:`templates`).
+        name: the template's name (``person-entry.html``).
+        context: the names the template may use.
+        operator_file: operator.yaml as the user named it (for naming overrides).
+
+    Returns:
+        ``(html, [])``, or ``(None, [finding])`` when the template cannot be
+        loaded or rendered: a ``PAGE-TEMPLATE`` error at the template's file
+        and line, naming the undefined name, the syntax error or the missing
+        template.
+    """
+    from jinja2 import TemplateNotFound, TemplateSyntaxError, UndefinedError
+
+    try:
+        return t.env.get_template(name).render(context), []
+    except TemplateLinkOutside as exc:
+        return None, [link_finding(t, exc, operator_file)]
+    except TemplateSyntaxError as exc:
+        file = display_name(t, exc.filename or name, operator_file)
+        return None, [Finding(RULE, "error", f"template syntax: {exc.message}",
+                              Location(file, exc.lineno), "see the Jinja2 template "
+                              "documentation; the line above names where it stopped")]
+    except TemplateNotFound as exc:
+        where = _template_frame(t, exc)
+        loc = Location(display_name(t, where[0], operator_file), where[1]) if where else \
+            Location(name)
+        return None, [Finding(RULE, "error", f"template '{exc.name}' not found", loc,
+                              "acap's templates are listed in its templates/README.md; "
+                              "write acap/<name> to reach a default you replace")]
+    except UndefinedError as exc:
+        where = _template_frame(t, exc)
+        loc = Location(display_name(t, where[0], operator_file), where[1]) if where else \
+            Location(name)
+        return None, [Finding(RULE, "error", f"the template uses a name acap does not give it: "
+                              f"{exc.message}", loc, NAMES_HINT)]
+    except Exception as exc:  # any failure inside a template is the template's
+        where = _template_frame(t, exc)
+        loc = Location(display_name(t, where[0], operator_file), where[1]) if where else \
+            Location(name)
+        what = f"no words '{exc.args[0]}'" if isinstance(exc, KeyError) else \
+            f"{type(exc).__name__}: {exc}"
+        return None, [Finding(RULE, "error", f"the template failed: {what}", loc, NAMES_HINT)]

@@ -1,0 +1,32 @@
+"""The extension's own specification site, built with MkDocs at the extension URI.
+
+The pages' sources live in ``acap/spec/``; the requirement tables are rendered from
+:mod:`acap.requirements` (anchors equal the ids, ``#OR-3.4``) and the examples of Annex A
+are checked at every build (:func:`check_examples`). The output is reproducible.
+
+May import: :mod:`acap.builder._context` and the stages below :mod:`acap.builder`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from acap._lazy import exports
+
+if TYPE_CHECKING:
+    from acap.builder.specsite._examples import (
+        Example as Example,
+        check_examples as check_examples,
+        example as example,
+    )
+    from acap.builder.specsite._site import (
+        add_spec_site as add_spec_site,
+        build_spec_site as build_spec_site,
+        run_mkdocs as run_mkdocs,
+        source_date_epoch as source_date_epoch,
+    )
+
+__getattr__, __all__ = exports(__name__, {
+    "_site": ["add_spec_site", "build_spec_site", "run_mkdocs", "source_date_epoch"],
+    "_examples": ["Example", "check_examples", "example"],
+})

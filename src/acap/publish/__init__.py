@@ -1,1 +1,0 @@
-"""acap.publish._publish."""

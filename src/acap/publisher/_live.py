@@ -1,0 +1,257 @@
+"""Checking what is live: the published card and JWKS, as a client fetches them.
+
+:func:`live_check` fetches the card at its URL and the JWKS its signatures
+name in ``jku`` (every fetch with a timeout and a size limit, through
+:func:`acap.load._fetch.fetch`), and reports for each: the HTTP status, the
+``Content-Type``, CORS (``Access-Control-Allow-Origin``; A2A clients in a
+browser fetch cards cross-origin), ``Cache-Control`` max-age and ``ETag``
+(A2A §8.6.1 SHOULDs), then whether the signatures verify with the live keys
+(A2A §8.4.3) and whether the bytes equal the local build in site/.
+
+``connect_to`` sends the requests for a host to another address with the
+original ``Host`` header (like curl's ``--connect-to``), so a preview from
+``acap serve`` can be checked as if it were live.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from acap.card import SignatureCheck
+from acap.errors import FetchError
+from acap.findings import Finding, Location, Report
+from acap.load import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, Response, fetch, json_loads, url_problem
+from acap.load._document import JsonDocument
+
+_MAX_AGE = re.compile(r"(?:^|[,\s])(?:s-)?max-age\s*=\s*\"?(\d+)", re.IGNORECASE)
+
+
+@dataclass
+class HttpFacts:
+    """What one fetch returned.
+
+    Attributes:
+        url: the URL asked for.
+        status: HTTP status, or ``None`` when the fetch failed (see ``error``).
+        content_type: ``Content-Type`` header.
+        cors: ``Access-Control-Allow-Origin`` header.
+        cache_control: ``Cache-Control`` header.
+        max_age: its ``max-age`` in seconds, if any.
+        etag: ``ETag`` header.
+        size: body length in bytes.
+        same_as_local: the body equals the file in the local site/ (``None``
+            when there is no local file to compare with).
+        error: why the fetch failed.
+    """
+
+    url: str
+    status: int | None = None
+    content_type: str | None = None
+    cors: str | None = None
+    cache_control: str | None = None
+    max_age: int | None = None
+    etag: str | None = None
+    size: int = 0
+    same_as_local: bool | None = None
+    error: str | None = None
+
+
+@dataclass
+class LiveCheck:
+    """The outcome of :func:`live_check`.
+
+    Attributes:
+        card: facts about the card's URL.
+        jwks: facts about each JWKS fetched (by URL).
+        signatures: one result per signature of the card.
+        report: findings (``LIVE-*``, ``SIG-*``, ``CARD-*``).
+        file: the card as fetched (for ``acap check --live`` to check its content).
+    """
+
+    card: HttpFacts
+    jwks: dict[str, HttpFacts] = field(default_factory=dict)
+    signatures: list[SignatureCheck] = field(default_factory=list)
+    report: Report = field(default_factory=Report)
+    file: JsonDocument | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the card answered, a signature verified and no error was found."""
+        return self.report.ok() and any(s.valid for s in self.signatures)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (the ``--format json`` shape)."""
+        return {"ok": self.ok, "card": self.card.__dict__,
+                "jwks": [f.__dict__ for f in self.jwks.values()],
+                "signatures": [s.__dict__ for s in self.signatures],
+                "findings": [f.to_json() for f in self.report.sorted()]}
+
+
+def _get(url: str, connect_to: Mapping[str, str], timeout: float,
+         max_bytes: int) -> Response:
+    """GET ``url``, through ``connect_to`` when its host is routed there.
+
+    A route is not a redirect: the response's ``url`` is given back at the
+    public origin (``https://example.com/...``), so that only a real redirect
+    (the server's own ``Location``) shows as one (``CARD-URL``).
+    """
+    problem = url_problem(url)  # urlsplit below raises ValueError for https://[::1/x
+    if problem:
+        raise FetchError(url, problem)
+    u = urlsplit(url)
+    host = (u.hostname or "").lower()
+    if host in connect_to:
+        base = connect_to[host].rstrip("/")
+        local = base + (u.path or "/") + (f"?{u.query}" if u.query else "")
+        resp = fetch(local, timeout=timeout, max_bytes=max_bytes,
+                     request_headers={"Host": u.netloc})
+        if resp.url.lower().startswith(base.lower() + "/"):
+            resp.url = f"{u.scheme}://{u.netloc}{resp.url[len(base):]}"
+        return resp
+    return fetch(url, timeout=timeout, max_bytes=max_bytes)
+
+
+def _facts(url: str, resp: Response) -> HttpFacts:
+    h = resp.headers
+    cc = h.get("Cache-Control")
+    m = _MAX_AGE.search(cc or "")
+    return HttpFacts(url, resp.status, h.get("Content-Type"), h.get("Access-Control-Allow-Origin"),
+                     cc, int(m.group(1)) if m else None, h.get("ETag"), len(resp.body))
+
+
+def _local_file(site_dir: Path | None, url: str) -> Path | None:
+    from acap.errors import SitePathError
+    from acap.site import url_to_path
+
+    if site_dir is None:
+        return None
+    try:
+        p = site_dir / url_to_path(url)
+    except SitePathError:
+        return None
+    return p if p.is_file() else None
+
+
+def _header_findings(f: HttpFacts, what: str) -> list[Finding]:
+    loc = Location(f.url)
+    out: list[Finding] = []
+    ctype = (f.content_type or "").split(";")[0].strip().lower()
+    if ctype != "application/json" and not ctype.endswith("+json"):
+        out.append(Finding("LIVE-CONTENT-TYPE", "warning",
+                           f"the {what} is served as {f.content_type or 'no Content-Type'}, "
+                           "not application/json", loc,
+                           "serve .json files as application/json"))
+    if f.cors is None:
+        out.append(Finding("LIVE-CORS", "warning", f"the {what} has no "
+                           "Access-Control-Allow-Origin header: clients running in a browser "
+                           "cannot read it", loc,
+                           "send Access-Control-Allow-Origin: * (GitHub Pages does; elsewhere "
+                           "see the _headers file)"))
+    if f.max_age is None:
+        out.append(Finding("LIVE-CACHE", "warning", f"the {what} has no Cache-Control max-age "
+                           "(A2A §8.6.1 SHOULD)", loc, "send Cache-Control: max-age=600 or so"))
+    if f.etag is None:
+        out.append(Finding("LIVE-ETAG", "warning", f"the {what} has no ETag (A2A §8.6.1 SHOULD)",
+                           loc, "let the server send an ETag (most static hosts do)"))
+    if f.same_as_local is False:
+        out.append(Finding("LIVE-DIFFERS", "warning", f"the live {what} differs from the local "
+                           "build in site/", loc,
+                           "run acap build and acap publish (or the live site is newer)"))
+    return out
+
+
+def live_check(url: str, *, site_dir: Path | None = Path("site"),
+               connect_to: Mapping[str, str] | None = None, timeout: float = DEFAULT_TIMEOUT,
+               max_bytes: int = DEFAULT_MAX_BYTES) -> LiveCheck:
+    """Fetch the card at ``url`` and the JWKS its ``jku`` names; report what a client sees.
+
+    Args:
+        url: the card's URL, ``https://{host}/.well-known/agent-card.json``.
+        site_dir: the local build to compare the bytes with (``None``: no comparison).
+        connect_to: ``{host: "http://127.0.0.1:8000"}``: fetch that host's URLs
+            from that address, with the original ``Host`` header.
+        timeout: seconds for connecting and for each read, per fetch.
+        max_bytes: size limit per fetch.
+
+    Returns:
+        A :class:`LiveCheck`. Never raises for network or content problems:
+        they are findings (``LIVE-HTTP`` for a failed fetch or a status other
+        than 200).
+    """
+    from acap.card import Verifier
+    from acap.load._document import parse_document
+
+    route = {k.lower(): v for k, v in (connect_to or {}).items()}
+    bodies: dict[str, bytes] = {}
+    result = LiveCheck(HttpFacts(url))
+    try:
+        resp = _get(url, route, timeout, max_bytes)
+    except FetchError as exc:
+        result.card.error = exc.reason  # the URL is named by the row and the location
+        result.report.add(Finding("LIVE-HTTP", "error", f"cannot fetch the card: {exc.reason}",
+                                  Location(url), "check the URL and that the site is up"))
+        return result
+    result.card = _facts(url, resp)
+    if resp.status != 200:
+        result.report.add(Finding("LIVE-HTTP", "error", f"the card answers HTTP {resp.status}",
+                                  Location(url), "the card must answer 200 at its URL (A2A §8.2)"))
+        return result
+    local = _local_file(site_dir, url)
+    if local is not None:
+        result.card.same_as_local = local.read_bytes() == resp.body
+    result.report.extend(_header_findings(result.card, "card"))
+    cf = JsonDocument(url, raw=resp.body, response=resp)
+    parse_document(cf)
+    result.file = cf
+    result.report.extend(cf.findings)
+    if cf.data is None:
+        return result
+
+    def lookup(kid: str | None, jku: str | None) -> tuple[dict[str, Any] | None, str]:
+        if not jku:
+            return None, "the protected header names no jku"
+        if jku not in result.jwks:
+            facts = HttpFacts(jku)
+            result.jwks[jku] = facts
+            try:
+                r = _get(jku, route, timeout, max_bytes)
+            except FetchError as exc:
+                facts.error = exc.reason
+                result.report.add(Finding("LIVE-HTTP", "error",
+                                          f"cannot fetch the JWKS: {exc.reason}",
+                                          Location(jku), "publish the JWKS at its jku URL"))
+                return None, f"cannot fetch the JWKS {jku}: {exc.reason}"
+            got = _facts(jku, r)
+            result.jwks[jku] = got
+            if r.status != 200:
+                got.error = f"HTTP {r.status}"
+                result.report.add(Finding("LIVE-HTTP", "error", f"the JWKS answers HTTP "
+                                          f"{r.status}", Location(jku),
+                                          "publish the JWKS at its jku URL"))
+                return None, got.error
+            bodies[jku] = r.body
+            loc = _local_file(site_dir, jku)
+            if loc is not None:
+                got.same_as_local = loc.read_bytes() == r.body
+            result.report.extend(_header_findings(got, "JWKS"))
+        body = bodies.get(jku)
+        if body is None:
+            return None, result.jwks[jku].error or "no JWKS"
+        try:
+            doc = json_loads(body.decode("utf-8"))
+            keys = [k for k in doc["keys"] if isinstance(k, dict) and k.get("kid") == kid]
+        except (ValueError, KeyError, TypeError):
+            return None, f"{jku} is not a JWKS"
+        if not keys:
+            return None, f"no key with kid '{kid}' in {jku}"
+        return keys[0], jku
+
+    res = Verifier(lookup, "publish the JWKS at its jku URL").verify(cf.data, card_url=url, cf=cf)
+    result.signatures = res.signatures
+    result.report.extend(res.report)
+    return result

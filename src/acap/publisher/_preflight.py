@@ -1,0 +1,215 @@
+"""The checks ``acap publish`` makes before anything goes out (see :mod:`acap.publisher._publish`).
+
+Each function returns findings; none writes anything. Rules:
+``PUBLISH-INTEGRITY`` (the files are the build's, byte for byte),
+``PUBLISH-PRIVATE-KEY`` (no private key material in any file),
+``PUBLISH-SIGNATURE`` (every card signature verifies against the built JWKS,
+A2A §8.4.3) and ``PUBLISH-ORIGIN`` (the target serves the host's origin at
+its root, A2A §8.2).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from acap.findings import Finding, Location, Report
+from acap.load import json_loads
+from acap.publisher._targets import Target
+from acap.site import Manifest
+from acap.uris import CARD_PATH
+
+#: What a GitHub Pages branch needs beside the built files: no Jekyll run, so
+#: that ``.well-known`` (a dot folder, which Jekyll skips) is served.
+NOJEKYLL = ".nojekyll"
+_GITHUB = re.compile(r"^(?:https://|ssh://git@|git@|git://)github\.com[/:]"
+                     r"(?P<owner>[A-Za-z0-9-]+)/(?P<repo>[A-Za-z0-9._-]+?)(?:\.git)?/?$",
+                     re.IGNORECASE)
+
+
+def _walk_files(root: Path) -> Iterator[Path]:
+    for dirpath, dirs, names in os.walk(root):
+        dirs.sort()
+        for name in sorted(names + [d for d in dirs if (Path(dirpath) / d).is_symlink()]):
+            yield Path(dirpath) / name
+
+
+def read_host_files(site_dir: Path, host: str, manifest: Manifest,
+                    report: Report) -> dict[str, bytes]:
+    """Read ``site/<host>/`` and check it against the build manifest.
+
+    Returns:
+        ``{path relative to the host root: bytes}`` of every file.
+        Every file that the build did not write, that changed after the build
+        (one byte is enough) or that is missing is a ``PUBLISH-INTEGRITY``
+        error in ``report``.
+    """
+    import hashlib
+
+    root = site_dir / host
+    expected = {rel[len(host) + 1:]: digest
+                for rel, digest in manifest.files.items()
+                if rel.startswith(host + "/")}
+    files: dict[str, bytes] = {}
+    for p in _walk_files(root):
+        rel = p.relative_to(root).as_posix()
+        shown = str(p)
+        if p.is_symlink() or not p.is_file():
+            report.add(Finding("PUBLISH-INTEGRITY", "error", f"{shown} is not a regular file",
+                               Location(shown), "run acap build"))
+            continue
+        data = p.read_bytes()
+        files[rel] = data
+        if rel not in expected:
+            report.add(Finding("PUBLISH-INTEGRITY", "error", f"{shown} was not written by "
+                               "acap build", Location(shown),
+                               "remove it and run acap build; acap publishes only what it built"))
+        elif hashlib.sha256(data).hexdigest() != expected[rel]:
+            report.add(Finding("PUBLISH-INTEGRITY", "error", f"{shown} changed after "
+                               "acap build", Location(shown),
+                               "run acap build (never edit site/ by hand: it is rebuilt)"))
+    for rel in sorted(set(expected) - set(files)):
+        shown = str(root / rel)
+        report.add(Finding("PUBLISH-INTEGRITY", "error", f"{shown} is missing",
+                           Location(shown), "run acap build"))
+    return files
+
+
+def private_key_findings(files: dict[str, bytes], root: Path) -> list[Finding]:
+    """``PUBLISH-PRIVATE-KEY`` errors: PEM private key blocks in any file, and JWKs
+    carrying private members (RFC 7518 §6.2.2, §6.3.2, §6.4.1; RFC 8037 §2) in
+    any JSON file, found by :func:`acap.keys._leaks.in_bytes` (the detector
+    ``acap build`` and ``acap check`` use too)."""
+    from acap.checks import SOURCES_HINT
+    from acap.keys import in_bytes
+
+    out: list[Finding] = []
+    for rel, data in sorted(files.items()):
+        shown = str(root / rel)
+        for m in in_bytes(data, rel):
+            what = f"a PEM private key (line {m.line})" if m.line else \
+                f"{m.what} at {m.pointer or '/'}"
+            out.append(Finding("PUBLISH-PRIVATE-KEY", "error", f"{shown} holds {what}",
+                               Location(shown, m.line, pointer=m.pointer),
+                               f"{SOURCES_HINT}: remove it there and run acap build (it "
+                               "refuses such text); treat the key as exposed and make a new "
+                               "one (acap keys rotate)"))
+    return out
+
+
+def signature_findings(files: dict[str, bytes], host: str, root: Path) -> list[Finding]:
+    """Verify every signature of every Agent Card in the host folder against the
+    JWKS built beside it (named by ``jku``, read from ``files``, never fetched).
+
+    Returns:
+        ``PUBLISH-SIGNATURE`` errors (one per signature that does not verify)
+        and the findings of :meth:`acap.card.Verifier.verify`.
+    """
+    from acap.card import Verifier
+    from acap.load._document import JsonDocument, parse_document
+
+    out: list[Finding] = []
+    # The cards a client fetches sit at the well-known path (A2A §8.2); other JSON
+    # with that name (the spec site's Annex A.1 example, with its placeholder
+    # signature) is documentation, not a published card.
+    for rel in sorted(r for r in files if ("/" + r).endswith(CARD_PATH)):
+        shown = str(root / rel)
+        cf = JsonDocument(shown, raw=files[rel])
+        parse_document(cf)
+        out.extend(cf.findings)
+        if cf.data is None:
+            continue
+
+        def lookup(kid: str | None, jku: str | None,
+                   shown: str = shown) -> tuple[dict[str, Any] | None, str]:
+            if not jku:
+                return None, "the protected header names no jku"
+            try:
+                u = urlsplit(jku)
+                jku_host = (u.hostname or "").lower()
+            except ValueError:  # https://[::1/x: not a URL (a hand-edited card)
+                return None, f"jku {jku!r} is not a URL"
+            if jku_host != host or u.scheme != "https":
+                return None, f"jku {jku} is not on https://{host}/"
+            rel_jwks = u.path.lstrip("/")
+            if rel_jwks not in files:
+                return None, f"the JWKS named by jku ({jku}) is not in site/{host}/"
+            try:
+                doc = json_loads(files[rel_jwks].decode("utf-8"))
+                keys = [k for k in doc["keys"] if isinstance(k, dict) and k.get("kid") == kid]
+            except (ValueError, KeyError, TypeError):
+                return None, f"site/{host}/{rel_jwks} is not a JWKS"
+            if not keys:
+                return None, f"no key with kid '{kid}' in site/{host}/{rel_jwks}"
+            return keys[0], str(root / rel_jwks)
+
+        verifier = Verifier(lookup, "run acap build: it writes the JWKS beside the card")
+        res = verifier.verify(cf.data, card_url=f"https://{host}/{rel}", cf=cf)
+        out.extend(res.report)
+        for s in res.signatures:
+            if not s.valid:
+                out.append(Finding("PUBLISH-SIGNATURE", "error",
+                                   f"signature {s.index} of {shown} (kid {s.kid or '-'}) does "
+                                   f"not verify against the built JWKS: {s.reason}",
+                                   cf.at(f"/signatures/{s.index}"), "run acap build"))
+    return out
+
+
+def served_origin(target: Target, files: dict[str, bytes]) -> tuple[str | None, str, str]:
+    """The origin a branch target serves: ``(host or None, path prefix, how acap knows)``.
+
+    GitHub Pages serves a branch at the custom domain of its ``CNAME`` file;
+    without one, a repository named ``<owner>.github.io`` at
+    ``https://<owner>.github.io/`` and any other at
+    ``https://<owner>.github.io/<repo>/`` (under a path, not at the root).
+    ``(None, "", reason)`` when acap cannot tell (another git host, no CNAME).
+    """
+    cname = files.get("CNAME")
+    if cname is not None:
+        lines = cname.decode("utf-8", "replace").split()
+        return (lines[0].lower() if lines else None), "", "its CNAME file"
+    m = _GITHUB.match(target.remote or "")
+    if m:
+        owner, repo = m.group("owner").lower(), m.group("repo")
+        if repo.lower() == f"{owner}.github.io":
+            return f"{owner}.github.io", "", f"GitHub Pages of {owner}/{repo}"
+        return f"{owner}.github.io", f"/{repo}/", f"GitHub Pages of {owner}/{repo}"
+    return None, "", f"acap cannot tell which origin serves {target.remote}"
+
+
+def origin_findings(target: Target, files: dict[str, bytes], card_host: str) -> list[Finding]:
+    """``PUBLISH-ORIGIN``: the target must serve ``https://<host>/`` at its root, so
+    that the card is at ``https://<host>/.well-known/agent-card.json`` (A2A §8.2)."""
+    if target.kind != "branch":
+        return []
+    host, prefix, how = served_origin(target, files)
+    what = (f"the card would not be at https://{target.host}{CARD_PATH}"
+            if target.host == card_host else
+            f"its pages would not be at https://{target.host}/")
+    if host is None:
+        return [Finding("PUBLISH-ORIGIN", "warning", f"{how}: make sure it serves "
+                        f"https://{target.host}/ at the root", target.where,
+                        f"set hosts.{target.host}.cname: {target.host} for GitHub Pages")]
+    if host != target.host or prefix:
+        return [Finding("PUBLISH-ORIGIN", "error",
+                        f"{target.describe()} serves https://{host}{prefix or '/'} ({how}), "
+                        f"not https://{target.host}/: {what}", target.where,
+                        f"set hosts.{target.host}.cname: {target.host} (and the same custom "
+                        "domain in the repository's Pages settings)")]
+    return []
+
+
+def pages_extras(cfg: Any, host: str, files: dict[str, bytes]) -> dict[str, bytes]:
+    """Files a GitHub Pages branch needs that the build did not write: ``.nojekyll``
+    (Jekyll would skip ``.well-known``) and ``CNAME`` from ``hosts.<host>.cname``."""
+    extra: dict[str, bytes] = {}
+    if NOJEKYLL not in files:
+        extra[NOJEKYLL] = b""
+    cname = cfg.hosts.get(host, {}).get("cname")
+    if "CNAME" not in files and isinstance(cname, str) and cname:
+        extra["CNAME"] = (cname.strip() + "\n").encode("utf-8")
+    return extra

@@ -1,0 +1,248 @@
+"""``acap publish``: put each host folder of site/ on its static hosting, checked first.
+
+One target per host, from ``hosts.<host>.publish`` in operator.yaml, or from
+the command line (``--host``, ``--remote``, ``--branch``, ``--dir``;
+:mod:`acap.publisher._targets`):
+
+* a **git branch** (GitHub Pages; default ``gh-pages``): the host folder
+  becomes the tree of a new commit on top of the branch's tip, pushed to any
+  git remote (:mod:`acap.publisher._git_branch`);
+* a **directory**: mirrored, stale files removed, swapped in atomically
+  (:mod:`acap.publisher._directory`).
+
+acap never deletes or replaces what it did not publish without ``--force``
+(``PUBLISH-FOREIGN``): a branch whose tip is not acap's commit *for this host*,
+or files in a folder that the record of acap's last publish there (for this
+host) does not list. A folder that is, holds or lies inside the parts of an
+acap project (operator.yaml, ``.acap/``, templates/, site/, a private key) is
+refused even with ``--force`` (``PUBLISH-TARGET``).
+
+Nothing goes out unless every check passes for every host being published
+(:func:`preflight`, :mod:`acap.publisher._preflight`):
+
+* site/ was built from the current operator.yaml, templates/ and keys
+  (the build manifest's ``inputs`` equal :func:`acap.builder._build.input_digest`),
+  otherwise "run acap build" (``PUBLISH-STALE``);
+* every file of the host folder is the file the build wrote, byte for byte,
+  and none is missing or added (``PUBLISH-INTEGRITY``);
+* every signature of every Agent Card verifies against the JWKS built beside
+  it (A2A §8.4.3; ``PUBLISH-SIGNATURE`` and the ``SIG-*`` rules of
+  :mod:`acap.card._verifier`);
+* no private key material anywhere in the tree: no PEM private key block, no
+  JWK with private members in any JSON file (``PUBLISH-PRIVATE-KEY``);
+* the card is at ``https://{host}/.well-known/agent-card.json`` (A2A §8.2)
+  and the target serves that origin at its root (``PUBLISH-ORIGIN``).
+
+The build manifest (``site/.acap/manifest.json``) lies outside every host
+folder and is never published.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from acap.findings import Finding, Location, Report
+from acap.publisher._git_branch import Plan
+from acap.publisher._preflight import (
+    origin_findings,
+    pages_extras,
+    private_key_findings,
+    read_host_files,
+    signature_findings,
+)
+from acap.publisher._targets import PublishOptions, Target, resolve_targets
+from acap.uris import CARD_PATH
+
+__all__ = ["Checked", "HostResult", "PublishOptions", "PublishResult", "Target", "preflight",
+           "publish"]
+
+
+@dataclass
+class HostResult:
+    """What happened to one host.
+
+    Attributes:
+        target: where it went.
+        plan: what was (or, in a dry run, would be) added, changed and removed.
+        outcome: ``"published"``, ``"up to date"``, ``"dry run"`` or ``"failed"``.
+        commit: the new commit (branch targets), if one was made.
+        detail: the reason of a failure (git's own message included).
+    """
+
+    target: Target
+    plan: Plan | None = None
+    outcome: str = "failed"
+    commit: str | None = None
+    detail: str = ""
+
+
+@dataclass
+class PublishResult:
+    """The whole run.
+
+    Attributes:
+        report: every finding (checks and failures).
+        hosts: one :class:`HostResult` per target, in order.
+    """
+
+    report: Report = field(default_factory=Report)
+    hosts: list[HostResult] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing failed."""
+        return self.report.ok() and all(h.outcome != "failed" for h in self.hosts)
+
+
+@dataclass
+class Checked:
+    """The outcome of :func:`preflight`.
+
+    Attributes:
+        report: every finding.
+        targets: the targets of this run.
+        files: ``{host: {path: bytes}}`` ready to go out (extras included).
+        cfg: the loaded operator.yaml (``None`` when it could not be read).
+    """
+
+    report: Report
+    targets: list[Target]
+    files: dict[str, dict[str, bytes]]
+    cfg: Any = None
+
+
+def preflight(options: PublishOptions) -> Checked:
+    """Every check before anything goes out (see the module docstring).
+
+    Returns:
+        A :class:`Checked`; nothing may be published unless ``report.ok()``.
+    """
+    from acap.builder import input_digest
+    from acap.load import load_operator
+    from acap.site import MANIFEST, read_manifest
+
+    report = Report()
+    cfg = load_operator(options.config)
+    report.extend(cfg.findings)
+    out = Checked(report, [], {}, cfg)
+    if not report.ok():
+        return out
+    site_dir = options.resolved_site_dir()
+    manifest = read_manifest(site_dir)
+    if manifest is None:
+        report.add(Finding("PUBLISH-STALE", "error", f"{site_dir}/ holds no build "
+                           f"({MANIFEST} is missing)", Location(str(site_dir)),
+                           "run acap build"))
+        return out
+    manifest = manifest.of_operator(cfg.card_url)  # a batch build: this operator's own part
+    if manifest.inputs != input_digest(cfg):
+        report.add(Finding("PUBLISH-STALE", "error", f"{site_dir}/ was not built from the "
+                           f"current {cfg.loaded.file}, templates/ and keys", Location(
+                               str(site_dir / MANIFEST)), "run acap build"))
+        return out
+    card_url = manifest.card or cfg.card_url
+    card_host = (urlsplit(card_url).hostname or "").lower()
+    if urlsplit(card_url).path != CARD_PATH:
+        report.add(Finding("PUBLISH-ORIGIN", "error", f"the card URL {card_url} is not at the "
+                           f"root of its origin ({CARD_PATH}, A2A §8.2)",
+                           cfg.at("/cardHost"), "run acap build"))
+    site_hosts = manifest.hosts()
+    out.targets = resolve_targets(cfg, options, site_hosts, card_host, report)
+    for t in out.targets:
+        root = site_dir / t.host
+        files = read_host_files(site_dir, t.host, manifest, report)
+        report.extend(private_key_findings(files, root))
+        if t.host == card_host and CARD_PATH.lstrip("/") not in files:
+            report.add(Finding("PUBLISH-INTEGRITY", "error", f"site/{t.host}/ has no Agent Card "
+                               f"({CARD_PATH.lstrip('/')})", Location(str(root)),
+                               "run acap build"))
+        report.extend(signature_findings(files, t.host, root))
+        if t.kind == "branch":
+            files.update(pages_extras(cfg, t.host, files))
+        report.extend(origin_findings(t, files, card_host))
+        out.files[t.host] = files
+    return out
+
+
+# -- the run -----------------------------------------------------------------------------------
+
+def publish(options: PublishOptions) -> PublishResult:
+    """Check, then publish every target.
+
+    Args:
+        options: see :class:`PublishOptions`.
+
+    Returns:
+        A :class:`PublishResult`. When a check fails nothing is published.
+        A failed push or copy is a ``PUBLISH-FAILED`` error carrying the
+        reason (git's own message included); that target is left as it was
+        and the other targets are still published.
+    """
+    from acap.errors import GitError
+    from acap.publisher._directory import ForeignFolder
+    from acap.publisher._git_branch import ForeignContent, commit_date, publish_branch
+
+    checked = preflight(options)
+    result = PublishResult(checked.report)
+    if not checked.report.ok():
+        return result
+    cfg = checked.cfg
+
+    for t in checked.targets:
+        hr = HostResult(t)
+        result.hosts.append(hr)
+        files = checked.files[t.host]
+
+        def say(msg: str, host: str = t.host) -> None:
+            if options.progress:
+                options.progress(f"{host}: {msg}")
+
+        say(f"{len(files)} files -> {t.describe()}" + (" (dry run)" if options.dry_run else ""))
+        try:
+            if t.kind == "branch":
+                assert t.remote is not None
+                outcome = publish_branch(files, t.remote, t.branch, host=t.host,
+                                         dry_run=options.dry_run, force=options.force,
+                                         date=commit_date(cfg.base_dir), progress=say)
+                hr.plan, hr.commit = outcome.plan, outcome.commit
+                hr.outcome = ("published" if outcome.pushed else
+                              "up to date" if outcome.plan.empty and outcome.previous else
+                              "dry run")
+            else:
+                from acap.publisher._directory import mirror
+
+                assert t.dir is not None
+                existed = t.dir.is_dir()
+                hr.plan = mirror(files, t.dir, host=t.host, force=options.force,
+                                 dry_run=options.dry_run, progress=say)
+                hr.outcome = ("dry run" if options.dry_run else
+                              "up to date" if hr.plan.empty and existed else "published")
+        except ForeignContent as exc:
+            hr.plan, hr.detail = exc.outcome.plan, str(exc)
+            other = exc.outcome.host
+            result.report.add(Finding(
+                "PUBLISH-FOREIGN", "error", str(exc), t.where,
+                f"one branch serves one host: publish {t.host} to a branch or repository of "
+                f"its own; acap publish --force replaces {other}'s site (it stays in the "
+                "branch's history)" if other and other != t.host.lower() else
+                "check the branch; acap publish --force replaces these files (they stay in "
+                "the branch's history)"))
+        except ForeignFolder as exc:
+            hr.plan, hr.detail = exc.plan, str(exc)
+            result.report.add(Finding("PUBLISH-FOREIGN", "error", str(exc), t.where,
+                                      f"give the folder your web server serves for {t.host}; "
+                                      "if these files may go, acap publish --force deletes "
+                                      "them (a folder keeps no history: copy them first)"))
+        except (GitError, OSError) as exc:
+            hr.detail = str(exc)
+            # git's own message, its lines joined: a finding is one line on the terminal
+            said = " | ".join(" ".join(line.split()) for line in str(exc).splitlines()
+                              if line.strip())
+            result.report.add(Finding("PUBLISH-FAILED", "error",
+                                      f"{t.host}: publishing to {t.describe()} failed; it is "
+                                      f"as it was. {said}", t.where,
+                                      "fix the cause and run acap publish again"))
+        say(hr.outcome + (f": {hr.plan.summary()}" if hr.plan else ""))
+    return result

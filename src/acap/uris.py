@@ -1,0 +1,53 @@
+"""The addresses acap writes and reads, each spelled once.
+
+* :data:`EXTENSION_URI`: the On Request extension's URI (spec, front matter; OR-3.1).
+* :data:`SPEC_BASE`: where the extension's own files are published (its URI with a
+  trailing slash); a finding's ``see:`` link is ``SPEC_BASE#<rule id>``.
+* :data:`CARD_PATH`, :data:`JWKS_PATH`: the Agent Card's well-known location (A2A 1.0
+  §8.2) and the JWKS acap publishes beside it (named by the signatures' ``jku``).
+* :data:`EXTENSIONS_HEADER`: the HTTP header that activates extensions (A2A 1.0 §3.2.6).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["CARD_PATH", "EXTENSIONS_HEADER", "EXTENSION_URI", "JWKS_PATH", "SPEC_BASE",
+           "card_url", "jwks_url", "url_for_site_file"]
+
+EXTENSION_URI = "https://agent-capability.org/ext/on-request/v1"
+SPEC_BASE = EXTENSION_URI + "/"
+CARD_PATH = "/.well-known/agent-card.json"
+JWKS_PATH = "/.well-known/jwks.json"
+EXTENSIONS_HEADER = "A2A-Extensions"
+
+
+def card_url(host: str) -> str:
+    """The URL of the Agent Card served by ``host`` (A2A 1.0 §8.2)."""
+    return f"https://{host}{CARD_PATH}"
+
+
+def jwks_url(host: str) -> str:
+    """The URL of the JWKS acap publishes on ``host``, beside its card."""
+    return f"https://{host}{JWKS_PATH}"
+
+
+def url_for_site_file(path: str | Path) -> str | None:
+    """The https URL a file of a built site/ is served at, when its path says so:
+    ``.../site/example.com/.well-known/agent-card.json`` ->
+    ``https://example.com/.well-known/agent-card.json``.
+
+    Args:
+        path: a file path (resolved here; a link is followed).
+
+    Returns:
+        The URL for a file in a ``.well-known`` folder under a host folder; ``None`` for
+        any other path, or one that cannot be resolved (a NUL character).
+    """
+    try:
+        parts = Path(path).resolve().parts
+    except (OSError, ValueError):  # ValueError: a NUL character in the path
+        return None
+    if len(parts) >= 3 and parts[-2] == ".well-known":
+        return f"https://{parts[-3]}/.well-known/{parts[-1]}"
+    return None
