@@ -17,7 +17,8 @@ from typing import Any
 
 from a2a.client.card_resolver import parse_agent_card
 from a2a.utils.signing import _canonicalize_agent_card
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from acap.card import SDK, SPEC, build_card, canonical_payload, payload_object
 from acap.load import load_operator

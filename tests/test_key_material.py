@@ -18,7 +18,8 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from acap.errors import KeyProblem
 from acap.keys import SigningKey, b64url, load_signing_key, resolve_signing_key, thumbprint

@@ -17,10 +17,20 @@ import pytest
 
 from acap.builder.pages import (
     _audit as audit,
+)
+from acap.builder.pages import (
     _jsonld as jsonld,
+)
+from acap.builder.pages import (
     _pages as pages,
+)
+from acap.builder.pages import (
     _person_text as person_text,
+)
+from acap.builder.pages import (
     _templating as templating,
+)
+from acap.builder.pages import (
     _words as words,
 )
 from conftest import REPO

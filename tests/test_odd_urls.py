@@ -16,7 +16,8 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from acap.card import verify_card
 from acap.checks import check_card

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from acap.builder import BuildOptions, build
-from acap.checks import PrivateValue, _on_request_values as on_request_values
+from acap.checks import PrivateValue
+from acap.checks import _on_request_values as on_request_values
 from acap.checks._facts import from_operator
 from acap.checks._on_request_values import published_files
 from acap.load import load_operator

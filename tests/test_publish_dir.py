@@ -9,7 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from acap.cli import cli
-from acap.publisher import _directory as dir_mirror, publish
+from acap.publisher import _directory as dir_mirror
+from acap.publisher import publish
 from acap.publisher._publish import PublishOptions
 from publish_util import add_to_site, do_build, project, set_version, snapshot
 

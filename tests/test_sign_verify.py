@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from acap.card import KeyLookup, Signer, Verification, Verifier, build_card, verify_card
 from acap.keys import SigningKey, b64url, b64url_decode, jwks

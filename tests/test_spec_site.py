@@ -20,7 +20,8 @@ import yaml
 
 from acap import schemas
 from acap.builder import BuildOptions, build
-from acap.builder.specsite import _site as spec_site, check_examples
+from acap.builder.specsite import _site as spec_site
+from acap.builder.specsite import check_examples
 from acap.findings import Finding, Location, Report
 from acap.requirements import requirements
 from acap.site import url_to_path

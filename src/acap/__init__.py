@@ -26,44 +26,30 @@ from acap._lazy import exports
 
 if TYPE_CHECKING:
     from acap._package import __version__ as __version__
-    from acap.builder import (
-        BuildOptions as BuildOptions,
-        BuildResult as BuildResult,
-        build as build,
-    )
-    from acap.builder.batch import (
-        BatchOptions as BatchOptions,
-        BatchResult as BatchResult,
-        build_many as build_many,
-    )
-    from acap.card import (
-        Signer as Signer,
-        Verification as Verification,
-        Verifier as Verifier,
-        verify_card as verify_card,
-    )
-    from acap.checks import CardCheck as CardCheck, check_card as check_card
+    from acap.builder import BuildOptions as BuildOptions
+    from acap.builder import BuildResult as BuildResult
+    from acap.builder import build as build
+    from acap.builder.batch import BatchOptions as BatchOptions
+    from acap.builder.batch import BatchResult as BatchResult
+    from acap.builder.batch import build_many as build_many
+    from acap.card import Signer as Signer
+    from acap.card import Verification as Verification
+    from acap.card import Verifier as Verifier
+    from acap.card import verify_card as verify_card
+    from acap.checks import CardCheck as CardCheck
+    from acap.checks import check_card as check_card
     from acap.errors import AcapError as AcapError
-    from acap.findings import Finding as Finding, Location as Location, Report as Report
-    from acap.keys import SigningKey as SigningKey, load_signing_key as load_signing_key
-    from acap.load import OperatorConfig as OperatorConfig, load_operator as load_operator
-    from acap.publisher import (
-        PublishOptions as PublishOptions,
-        PublishResult as PublishResult,
-        publish as publish,
-    )
-    from acap.replies import check_reply as check_reply, decide as decide
+    from acap.findings import Finding as Finding
+    from acap.findings import Location as Location
+    from acap.findings import Report as Report
+    from acap.keys import SigningKey as SigningKey
+    from acap.keys import load_signing_key as load_signing_key
+    from acap.load import OperatorConfig as OperatorConfig
+    from acap.load import load_operator as load_operator
+    from acap.publisher import PublishOptions as PublishOptions
+    from acap.publisher import PublishResult as PublishResult
+    from acap.publisher import publish as publish
+    from acap.replies import check_reply as check_reply
+    from acap.replies import decide as decide
 
-__getattr__, __all__ = exports(__name__, {
-    "acap._package": ["__version__"],
-    "acap.findings": ["Finding", "Location", "Report"],
-    "acap.errors": ["AcapError"],
-    "acap.load": ["OperatorConfig", "load_operator"],
-    "acap.builder": ["BuildOptions", "BuildResult", "build"],
-    "acap.builder.batch": ["BatchOptions", "BatchResult", "build_many"],
-    "acap.checks": ["CardCheck", "check_card"],
-    "acap.card": ["Signer", "Verification", "Verifier", "verify_card"],
-    "acap.keys": ["SigningKey", "load_signing_key"],
-    "acap.replies": ["check_reply", "decide"],
-    "acap.publisher": ["PublishOptions", "PublishResult", "publish"],
-})
+__getattr__, __all__ = exports(__name__)

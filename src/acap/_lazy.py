@@ -1,45 +1,59 @@
 """Lazy public names for acap's packages (a PEP 562 module ``__getattr__``).
 
-Each package's ``__init__`` lists its public names, by the private module that
-defines them, and imports a module only when one of its names is first used.
-``acap --help`` then imports no stage at all and ``acap build`` only the stages it
-runs (start-up is measured: bench/run.py), while users and the other stages write
-``from acap.keys import SigningKey``. Type checkers read the ``TYPE_CHECKING``
-imports each ``__init__`` keeps beside its table; a test keeps the two equal.
+Each package's ``__init__`` lists its public names once, as the imports a type checker
+reads under ``if TYPE_CHECKING:``, one per line::
 
-Why our own: the standard library has no lazy import (PEP 690 was declined, PEP 810
-comes with Python 3.15), and scientific-python's ``lazy_loader`` reads a stub file
-with ``ast`` at every import, which costs more than the imports it saves here.
+    if TYPE_CHECKING:
+        from acap.keys._key import SigningKey as SigningKey
+
+    __getattr__, __all__ = exports(__name__)
+
+At run time those lines are not executed: :func:`exports` reads them from the package's
+own source, and imports a module only when one of its names is first used. ``acap
+--help`` then imports no stage at all and ``acap build`` only the modules it runs
+(start-up is measured: bench/run.py), while users and the other stages write
+``from acap.keys import SigningKey``.
+
+Why our own: the standard library has no lazy import (PEP 690 was declined; PEP 810
+comes with Python 3.15), and scientific-python's ``lazy_loader`` parses a stub file with
+``ast`` at import, which costs more than the imports it saves here (importing ``ast``
+alone is milliseconds; this reads one small file with one regular expression).
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 
 __all__ = ["exports"]
 
+#: One public name: ``from acap.x._y import Name as Name`` (the ``as`` marks it exported).
+_EXPORT = re.compile(r"^\s+from (acap(?:\.\w+)*) import (\w+) as \2$", re.M)
 
-def exports(package: str, table: Mapping[str, Sequence[str]]
-            ) -> tuple[Callable[[str], object], list[str]]:
+
+def exports(package: str) -> tuple[Callable[[str], object], list[str]]:
     """The ``__getattr__`` and ``__all__`` of a package whose names load on first use.
 
     Args:
-        package: the package's ``__name__``.
-        table: module -> the public names it defines. A module is named relative to
-            the package (``"_key"``) or absolutely (``"acap.errors"``).
+        package: the package's ``__name__``; its ``__init__`` source lists the public
+            names as ``from MODULE import NAME as NAME`` lines (see the module
+            docstring).
 
     Returns:
         ``(__getattr__, __all__)``: the function to assign to the package's
         ``__getattr__`` (PEP 562), and every public name, sorted.
 
     Raises:
-        AttributeError: (from the returned function) for a name not in ``table``, as
-            Python raises for any module attribute that does not exist.
+        OSError: the package's source cannot be read (acap is installed as files).
+        AttributeError: (from the returned function) for a name not listed, as Python
+            raises for any module attribute that does not exist.
     """
-    where = {name: (module if module.startswith("acap.") else f"{package}.{module}")
-             for module, names in table.items() for name in names}
+    init = sys.modules[package].__file__
+    assert init is not None, "acap is installed as files"
+    with open(init, encoding="utf-8") as fh:
+        where = {name: module for module, name in _EXPORT.findall(fh.read())}
 
     def __getattr__(name: str) -> object:
         module = where.get(name)

@@ -21,58 +21,34 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
-    from acap.card._agent_card import (
-        DEFAULT_MODES as DEFAULT_MODES,
-        build_card as build_card,
-        default_extension_description as default_extension_description,
-        extension_entry as extension_entry,
-        security_requirements as security_requirements,
-        security_scheme as security_scheme,
-    )
-    from acap.card._canonical import (
-        OPTIONAL_FIELDS as OPTIONAL_FIELDS,
-        SDK as SDK,
-        SPEC as SPEC,
-        Mode as Mode,
-        canonical_payload as canonical_payload,
-        canonicalize as canonicalize,
-        payload_object as payload_object,
-    )
-    from acap.card._person_entry import (
-        Phone as Phone,
-        looks_like_phone as looks_like_phone,
-        normalise_person_entry as normalise_person_entry,
-        parse_phone as parse_phone,
-    )
+    from acap.card._agent_card import DEFAULT_MODES as DEFAULT_MODES
+    from acap.card._agent_card import build_card as build_card
+    from acap.card._agent_card import default_extension_description as default_extension_description
+    from acap.card._agent_card import extension_entry as extension_entry
+    from acap.card._agent_card import security_requirements as security_requirements
+    from acap.card._agent_card import security_scheme as security_scheme
+    from acap.card._canonical import OPTIONAL_FIELDS as OPTIONAL_FIELDS
+    from acap.card._canonical import SDK as SDK
+    from acap.card._canonical import SPEC as SPEC
+    from acap.card._canonical import Mode as Mode
+    from acap.card._canonical import canonical_payload as canonical_payload
+    from acap.card._canonical import canonicalize as canonicalize
+    from acap.card._canonical import payload_object as payload_object
+    from acap.card._person_entry import Phone as Phone
+    from acap.card._person_entry import looks_like_phone as looks_like_phone
+    from acap.card._person_entry import normalise_person_entry as normalise_person_entry
+    from acap.card._person_entry import parse_phone as parse_phone
     from acap.card._signer import Signer as Signer
-    from acap.card._verifier import (
-        ACCEPTED_ALGS as ACCEPTED_ALGS,
-        VERIFY_KEYS_HINT as VERIFY_KEYS_HINT,
-        KeyLookup as KeyLookup,
-        SignatureCheck as SignatureCheck,
-        Verification as Verification,
-        Verifier as Verifier,
-        b64url_problem as b64url_problem,
-        empty_values as empty_values,
-        signature_problem as signature_problem,
-        uncovered_fields as uncovered_fields,
-        verify_card as verify_card,
-    )
+    from acap.card._verifier import ACCEPTED_ALGS as ACCEPTED_ALGS
+    from acap.card._verifier import VERIFY_KEYS_HINT as VERIFY_KEYS_HINT
+    from acap.card._verifier import KeyLookup as KeyLookup
+    from acap.card._verifier import SignatureCheck as SignatureCheck
+    from acap.card._verifier import Verification as Verification
+    from acap.card._verifier import Verifier as Verifier
+    from acap.card._verifier import b64url_problem as b64url_problem
+    from acap.card._verifier import empty_values as empty_values
+    from acap.card._verifier import signature_problem as signature_problem
+    from acap.card._verifier import uncovered_fields as uncovered_fields
+    from acap.card._verifier import verify_card as verify_card
 
-__getattr__, __all__ = exports(__name__, {
-    "_agent_card": [
-        "DEFAULT_MODES", "build_card", "default_extension_description", "extension_entry",
-        "security_requirements", "security_scheme",
-    ],
-    "_canonical": [
-        "Mode", "OPTIONAL_FIELDS", "SDK", "SPEC", "canonical_payload", "canonicalize",
-        "payload_object",
-    ],
-    "_signer": ["Signer"],
-    "_verifier": [
-        "ACCEPTED_ALGS", "KeyLookup", "SignatureCheck", "VERIFY_KEYS_HINT", "Verification",
-        "Verifier", "b64url_problem", "empty_values", "signature_problem", "uncovered_fields",
-        "verify_card",
-    ],
-    "_person_entry": ["Phone", "looks_like_phone", "normalise_person_entry", "parse_phone"],
-})
+__getattr__, __all__ = exports(__name__)

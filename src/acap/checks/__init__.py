@@ -21,34 +21,22 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
-    from acap.checks._card_check import (
-        CardCheck as CardCheck,
-        check_card as check_card,
-        check_card_file as check_card_file,
-        duplicate_keys as duplicate_keys,
-    )
-    from acap.checks._money import Amount as Amount, amounts as amounts, same_amount as same_amount
-    from acap.checks._on_request_values import (
-        PrivateValue as PrivateValue,
-        PrivateValues as PrivateValues,
-        load_private_values as load_private_values,
-    )
-    from acap.checks._private_keys import (
-        SOURCES_HINT as SOURCES_HINT,
-        key_material_in_site as key_material_in_site,
-        signing_key_in_site as signing_key_in_site,
-    )
-    from acap.checks._run import (
-        CARD_SKIPS as CARD_SKIPS,
-        card_findings as card_findings,
-        check_operator as check_operator,
-        check_site as check_site,
-    )
+    from acap.checks._card_check import CardCheck as CardCheck
+    from acap.checks._card_check import check_card as check_card
+    from acap.checks._card_check import check_card_file as check_card_file
+    from acap.checks._card_check import duplicate_keys as duplicate_keys
+    from acap.checks._money import Amount as Amount
+    from acap.checks._money import amounts as amounts
+    from acap.checks._money import same_amount as same_amount
+    from acap.checks._on_request_values import PrivateValue as PrivateValue
+    from acap.checks._on_request_values import PrivateValues as PrivateValues
+    from acap.checks._on_request_values import load_private_values as load_private_values
+    from acap.checks._private_keys import SOURCES_HINT as SOURCES_HINT
+    from acap.checks._private_keys import key_material_in_site as key_material_in_site
+    from acap.checks._private_keys import signing_key_in_site as signing_key_in_site
+    from acap.checks._run import CARD_SKIPS as CARD_SKIPS
+    from acap.checks._run import card_findings as card_findings
+    from acap.checks._run import check_operator as check_operator
+    from acap.checks._run import check_site as check_site
 
-__getattr__, __all__ = exports(__name__, {
-    "_run": ["CARD_SKIPS", "card_findings", "check_operator", "check_site"],
-    "_card_check": ["CardCheck", "check_card", "check_card_file", "duplicate_keys"],
-    "_private_keys": ["SOURCES_HINT", "key_material_in_site", "signing_key_in_site"],
-    "_on_request_values": ["PrivateValue", "PrivateValues", "load_private_values"],
-    "_money": ["Amount", "amounts", "same_amount"],
-})
+__getattr__, __all__ = exports(__name__)

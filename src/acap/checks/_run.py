@@ -33,11 +33,23 @@ from typing import Any
 
 from acap.checks import (
     _a2a_structure as a2a_structure,
+)
+from acap.checks import (
     _agent_behaviour as agent_behaviour,
+)
+from acap.checks import (
     _declaration as declaration,
+)
+from acap.checks import (
     _on_request_values as on_request_values,
+)
+from acap.checks import (
     _person_entry_rules as person_entry_rules,
+)
+from acap.checks import (
     _private_keys as private_keys,
+)
+from acap.checks import (
     _url_fields as url_fields,
 )
 from acap.checks._facts import Locate, from_card, from_operator, reported_pointers

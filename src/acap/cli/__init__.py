@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
-    from acap.cli._group import cli as cli, main as main
+    from acap.cli._group import cli as cli
+    from acap.cli._group import main as main
 
-__getattr__, __all__ = exports(__name__, {
-    "_group": ["cli", "main"],
-})
+__getattr__, __all__ = exports(__name__)

@@ -24,99 +24,60 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
-    from acap.load._document import (
-        CARD as CARD,
-        REPLY as REPLY,
-        DocumentKind as DocumentKind,
-        JsonDocument as JsonDocument,
-        for_positions as for_positions,
-        json_lines as json_lines,
-        locate as locate,
-        parse_document as parse_document,
-        parse_reply as parse_reply,
-        read_card as read_card,
-        read_document as read_document,
-        read_reply as read_reply,
-    )
-    from acap.load._fetch import (
-        DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES,
-        DEFAULT_TIMEOUT as DEFAULT_TIMEOUT,
-        Response as Response,
-        allowed_url as allowed_url,
-        fetch as fetch,
-        url_problem as url_problem,
-    )
-    from acap.load._json import json_loads as json_loads, plain_message as plain_message
-    from acap.load._operator import (
-        DEFAULT_KEY_FILE as DEFAULT_KEY_FILE,
-        DEFAULT_PREVIOUS_KEYS as DEFAULT_PREVIOUS_KEYS,
-        KEY_ENV as KEY_ENV,
-        OperatorConfig as OperatorConfig,
-        load_operator as load_operator,
-        private_path_for as private_path_for,
-    )
-    from acap.load._pointer import (
-        dotted as dotted,
-        pointer_join as pointer_join,
-        pointer_of as pointer_of,
-        pointer_tokens as pointer_tokens,
-    )
-    from acap.load._schema_findings import (
-        place as place,
-        required_at as required_at,
-        schema_findings as schema_findings,
-        text_findings as text_findings,
-    )
-    from acap.load._text import (
-        CARD_LIMIT as CARD_LIMIT,
-        NAME_LIMIT as NAME_LIMIT,
-        TEXT_LIMIT as TEXT_LIMIT,
-        blank as blank,
-        describe as describe,
-        hidden_characters as hidden_characters,
-        kid_problem as kid_problem,
-        length_limit as length_limit,
-        strings as strings,
-    )
-    from acap.load._yaml import (
-        Loaded as Loaded,
-        YamlLoader as YamlLoader,
-        expand_tabs as expand_tabs,
-        load_bytes as load_bytes,
-        load_file as load_file,
-        load_text as load_text,
-        schema_properties as schema_properties,
-        schema_requires as schema_requires,
-        tab_lines as tab_lines,
-    )
-    from acap.load._yaml_syntax import (
-        SyntaxProblem as SyntaxProblem,
-        explain as explain,
-        explain_reader_error as explain_reader_error,
-    )
+    from acap.load._document import CARD as CARD
+    from acap.load._document import REPLY as REPLY
+    from acap.load._document import DocumentKind as DocumentKind
+    from acap.load._document import JsonDocument as JsonDocument
+    from acap.load._document import for_positions as for_positions
+    from acap.load._document import json_lines as json_lines
+    from acap.load._document import locate as locate
+    from acap.load._document import parse_document as parse_document
+    from acap.load._document import parse_reply as parse_reply
+    from acap.load._document import read_card as read_card
+    from acap.load._document import read_document as read_document
+    from acap.load._document import read_reply as read_reply
+    from acap.load._fetch import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
+    from acap.load._fetch import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
+    from acap.load._fetch import Response as Response
+    from acap.load._fetch import allowed_url as allowed_url
+    from acap.load._fetch import fetch as fetch
+    from acap.load._fetch import url_problem as url_problem
+    from acap.load._json import json_loads as json_loads
+    from acap.load._json import plain_message as plain_message
+    from acap.load._operator import DEFAULT_KEY_FILE as DEFAULT_KEY_FILE
+    from acap.load._operator import DEFAULT_PREVIOUS_KEYS as DEFAULT_PREVIOUS_KEYS
+    from acap.load._operator import KEY_ENV as KEY_ENV
+    from acap.load._operator import OperatorConfig as OperatorConfig
+    from acap.load._operator import load_operator as load_operator
+    from acap.load._operator import private_path_for as private_path_for
+    from acap.load._pointer import dotted as dotted
+    from acap.load._pointer import pointer_join as pointer_join
+    from acap.load._pointer import pointer_of as pointer_of
+    from acap.load._pointer import pointer_tokens as pointer_tokens
+    from acap.load._schema_findings import place as place
+    from acap.load._schema_findings import required_at as required_at
+    from acap.load._schema_findings import schema_findings as schema_findings
+    from acap.load._schema_findings import text_findings as text_findings
+    from acap.load._text import CARD_LIMIT as CARD_LIMIT
+    from acap.load._text import NAME_LIMIT as NAME_LIMIT
+    from acap.load._text import TEXT_LIMIT as TEXT_LIMIT
+    from acap.load._text import blank as blank
+    from acap.load._text import describe as describe
+    from acap.load._text import hidden_characters as hidden_characters
+    from acap.load._text import kid_problem as kid_problem
+    from acap.load._text import length_limit as length_limit
+    from acap.load._text import strings as strings
+    from acap.load._yaml import Loaded as Loaded
+    from acap.load._yaml import YamlLoader as YamlLoader
+    from acap.load._yaml import expand_tabs as expand_tabs
+    from acap.load._yaml import load_bytes as load_bytes
+    from acap.load._yaml import load_file as load_file
+    from acap.load._yaml import load_text as load_text
+    from acap.load._yaml import schema_properties as schema_properties
+    from acap.load._yaml import schema_requires as schema_requires
+    from acap.load._yaml import tab_lines as tab_lines
+    from acap.load._yaml_syntax import SyntaxProblem as SyntaxProblem
+    from acap.load._yaml_syntax import explain as explain
+    from acap.load._yaml_syntax import explain_reader_error as explain_reader_error
 
-__getattr__, __all__ = exports(__name__, {
-    "_yaml": [
-        "Loaded", "YamlLoader", "expand_tabs", "load_bytes", "load_file", "load_text",
-        "schema_properties", "schema_requires", "tab_lines",
-    ],
-    "_yaml_syntax": ["SyntaxProblem", "explain", "explain_reader_error"],
-    "_pointer": ["dotted", "pointer_join", "pointer_of", "pointer_tokens"],
-    "_json": ["json_loads", "plain_message"],
-    "_fetch": [
-        "DEFAULT_MAX_BYTES", "DEFAULT_TIMEOUT", "Response", "allowed_url", "fetch", "url_problem",
-    ],
-    "_document": [
-        "CARD", "DocumentKind", "JsonDocument", "REPLY", "for_positions", "json_lines", "locate",
-        "parse_document", "parse_reply", "read_card", "read_document", "read_reply",
-    ],
-    "_operator": [
-        "DEFAULT_KEY_FILE", "DEFAULT_PREVIOUS_KEYS", "KEY_ENV", "OperatorConfig", "load_operator",
-        "private_path_for",
-    ],
-    "_schema_findings": ["place", "required_at", "schema_findings", "text_findings"],
-    "_text": [
-        "CARD_LIMIT", "NAME_LIMIT", "TEXT_LIMIT", "blank", "describe", "hidden_characters",
-        "kid_problem", "length_limit", "strings",
-    ],
-})
+__getattr__, __all__ = exports(__name__)

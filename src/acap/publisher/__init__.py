@@ -16,26 +16,16 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
-    from acap.publisher._live import (
-        HttpFacts as HttpFacts,
-        LiveCheck as LiveCheck,
-        live_check as live_check,
-    )
-    from acap.publisher._publish import (
-        Checked as Checked,
-        HostResult as HostResult,
-        PublishResult as PublishResult,
-        preflight as preflight,
-        publish as publish,
-    )
-    from acap.publisher._targets import (
-        PublishOptions as PublishOptions,
-        Target as Target,
-        resolve_targets as resolve_targets,
-    )
+    from acap.publisher._live import HttpFacts as HttpFacts
+    from acap.publisher._live import LiveCheck as LiveCheck
+    from acap.publisher._live import live_check as live_check
+    from acap.publisher._publish import Checked as Checked
+    from acap.publisher._publish import HostResult as HostResult
+    from acap.publisher._publish import PublishResult as PublishResult
+    from acap.publisher._publish import preflight as preflight
+    from acap.publisher._publish import publish as publish
+    from acap.publisher._targets import PublishOptions as PublishOptions
+    from acap.publisher._targets import Target as Target
+    from acap.publisher._targets import resolve_targets as resolve_targets
 
-__getattr__, __all__ = exports(__name__, {
-    "_publish": ["Checked", "HostResult", "PublishResult", "preflight", "publish"],
-    "_targets": ["PublishOptions", "Target", "resolve_targets"],
-    "_live": ["HttpFacts", "LiveCheck", "live_check"],
-})
+__getattr__, __all__ = exports(__name__)

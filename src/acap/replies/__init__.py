@@ -30,51 +30,34 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
-    from acap.load import parse_reply as parse_reply, read_reply as read_reply
-    from acap.replies._builder import (
-        action_text as action_text,
-        defer_action as defer_action,
-        give_on_opt_in as give_on_opt_in,
-        information_text as information_text,
-        mark as mark,
-        opt_in_artifact as opt_in_artifact,
-        refer_action as refer_action,
-        refer_information as refer_information,
-        reply_object as reply_object,
-    )
-    from acap.replies._check import (
-        carries_object as carries_object,
-        check_reply as check_reply,
-        compare_replies as compare_replies,
-    )
-    from acap.replies._decide import (
-        ACTION_REFERRED as ACTION_REFERRED,
-        GIVEN_ON_OPT_IN as GIVEN_ON_OPT_IN,
-        ON_REQUEST as ON_REQUEST,
-        Decision as Decision,
-        OnRequestSkill as OnRequestSkill,
-        Outcome as Outcome,
-        Safeguards as Safeguards,
-        activated_extensions as activated_extensions,
-        decide as decide,
-        on_request_skills as on_request_skills,
-        operator_name as operator_name,
-        parse_extensions_header as parse_extensions_header,
-        skill_from_card as skill_from_card,
-    )
-    from acap.uris import EXTENSION_URI as EXTENSION_URI, EXTENSIONS_HEADER as EXTENSIONS_HEADER
+    from acap.load import parse_reply as parse_reply
+    from acap.load import read_reply as read_reply
+    from acap.replies._builder import action_text as action_text
+    from acap.replies._builder import defer_action as defer_action
+    from acap.replies._builder import give_on_opt_in as give_on_opt_in
+    from acap.replies._builder import information_text as information_text
+    from acap.replies._builder import mark as mark
+    from acap.replies._builder import opt_in_artifact as opt_in_artifact
+    from acap.replies._builder import refer_action as refer_action
+    from acap.replies._builder import refer_information as refer_information
+    from acap.replies._builder import reply_object as reply_object
+    from acap.replies._check import carries_object as carries_object
+    from acap.replies._check import check_reply as check_reply
+    from acap.replies._check import compare_replies as compare_replies
+    from acap.replies._decide import ACTION_REFERRED as ACTION_REFERRED
+    from acap.replies._decide import GIVEN_ON_OPT_IN as GIVEN_ON_OPT_IN
+    from acap.replies._decide import ON_REQUEST as ON_REQUEST
+    from acap.replies._decide import Decision as Decision
+    from acap.replies._decide import OnRequestSkill as OnRequestSkill
+    from acap.replies._decide import Outcome as Outcome
+    from acap.replies._decide import Safeguards as Safeguards
+    from acap.replies._decide import activated_extensions as activated_extensions
+    from acap.replies._decide import decide as decide
+    from acap.replies._decide import on_request_skills as on_request_skills
+    from acap.replies._decide import operator_name as operator_name
+    from acap.replies._decide import parse_extensions_header as parse_extensions_header
+    from acap.replies._decide import skill_from_card as skill_from_card
+    from acap.uris import EXTENSION_URI as EXTENSION_URI
+    from acap.uris import EXTENSIONS_HEADER as EXTENSIONS_HEADER
 
-__getattr__, __all__ = exports(__name__, {
-    "acap.uris": ["EXTENSIONS_HEADER", "EXTENSION_URI"],
-    "_decide": [
-        "ACTION_REFERRED", "Decision", "GIVEN_ON_OPT_IN", "ON_REQUEST", "OnRequestSkill",
-        "Outcome", "Safeguards", "activated_extensions", "decide", "on_request_skills",
-        "operator_name", "parse_extensions_header", "skill_from_card",
-    ],
-    "_builder": [
-        "action_text", "defer_action", "give_on_opt_in", "information_text", "mark",
-        "opt_in_artifact", "refer_action", "refer_information", "reply_object",
-    ],
-    "_check": ["carries_object", "check_reply", "compare_replies"],
-    "acap.load": ["parse_reply", "read_reply"],
-})
+__getattr__, __all__ = exports(__name__)

@@ -20,50 +20,31 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
-    from acap.site._files import (
-        SiteBusy as SiteBusy,
-        SiteFiles as SiteFiles,
-        new_site_folder as new_site_folder,
-        real_site_dir as real_site_dir,
-        site_lock as site_lock,
-        swap_in as swap_in,
-        url_to_path as url_to_path,
-        write_failure as write_failure,
-        write_file_atomic as write_file_atomic,
-        write_files as write_files,
-        write_site as write_site,
-    )
-    from acap.site._guard import (
-        batch_site_findings as batch_site_findings,
-        site_dir_findings as site_dir_findings,
-        stray_files as stray_files,
-    )
-    from acap.site._manifest import (
-        MANIFEST as MANIFEST,
-        Manifest as Manifest,
-        forget_manifests as forget_manifests,
-        read_manifest as read_manifest,
-        write_manifest as write_manifest,
-    )
-    from acap.site._preview import (
-        PreviewServer as PreviewServer,
-        content_type as content_type,
-        host_from_header as host_from_header,
-        serve_forever as serve_forever,
-        site_hosts as site_hosts,
-        start_preview as start_preview,
-        watched_files as watched_files,
-    )
+    from acap.site._files import SiteBusy as SiteBusy
+    from acap.site._files import SiteFiles as SiteFiles
+    from acap.site._files import new_site_folder as new_site_folder
+    from acap.site._files import real_site_dir as real_site_dir
+    from acap.site._files import site_lock as site_lock
+    from acap.site._files import swap_in as swap_in
+    from acap.site._files import url_to_path as url_to_path
+    from acap.site._files import write_failure as write_failure
+    from acap.site._files import write_file_atomic as write_file_atomic
+    from acap.site._files import write_files as write_files
+    from acap.site._files import write_site as write_site
+    from acap.site._guard import batch_site_findings as batch_site_findings
+    from acap.site._guard import site_dir_findings as site_dir_findings
+    from acap.site._guard import stray_files as stray_files
+    from acap.site._manifest import MANIFEST as MANIFEST
+    from acap.site._manifest import Manifest as Manifest
+    from acap.site._manifest import forget_manifests as forget_manifests
+    from acap.site._manifest import read_manifest as read_manifest
+    from acap.site._manifest import write_manifest as write_manifest
+    from acap.site._preview import PreviewServer as PreviewServer
+    from acap.site._preview import content_type as content_type
+    from acap.site._preview import host_from_header as host_from_header
+    from acap.site._preview import serve_forever as serve_forever
+    from acap.site._preview import site_hosts as site_hosts
+    from acap.site._preview import start_preview as start_preview
+    from acap.site._preview import watched_files as watched_files
 
-__getattr__, __all__ = exports(__name__, {
-    "_files": [
-        "SiteBusy", "SiteFiles", "new_site_folder", "real_site_dir", "site_lock", "swap_in",
-        "url_to_path", "write_failure", "write_file_atomic", "write_files", "write_site",
-    ],
-    "_manifest": ["MANIFEST", "Manifest", "forget_manifests", "read_manifest", "write_manifest"],
-    "_guard": ["batch_site_findings", "site_dir_findings", "stray_files"],
-    "_preview": [
-        "PreviewServer", "content_type", "host_from_header", "serve_forever", "site_hosts",
-        "start_preview", "watched_files",
-    ],
-})
+__getattr__, __all__ = exports(__name__)

@@ -15,20 +15,13 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
-    from acap.builder.batch._build import (
-        build_many as build_many,
-        build_one as build_one,
-        default_jobs as default_jobs,
-        find_configs as find_configs,
-    )
-    from acap.builder.batch._model import (
-        STAGING as STAGING,
-        BatchOptions as BatchOptions,
-        BatchResult as BatchResult,
-        OperatorOutcome as OperatorOutcome,
-    )
+    from acap.builder.batch._build import build_many as build_many
+    from acap.builder.batch._build import build_one as build_one
+    from acap.builder.batch._build import default_jobs as default_jobs
+    from acap.builder.batch._build import find_configs as find_configs
+    from acap.builder.batch._model import STAGING as STAGING
+    from acap.builder.batch._model import BatchOptions as BatchOptions
+    from acap.builder.batch._model import BatchResult as BatchResult
+    from acap.builder.batch._model import OperatorOutcome as OperatorOutcome
 
-__getattr__, __all__ = exports(__name__, {
-    "_model": ["BatchOptions", "BatchResult", "OperatorOutcome", "STAGING"],
-    "_build": ["build_many", "build_one", "default_jobs", "find_configs"],
-})
+__getattr__, __all__ = exports(__name__)

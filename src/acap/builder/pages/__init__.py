@@ -16,11 +16,7 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
-    from acap.builder.pages._steps import (
-        step_hosting_files as step_hosting_files,
-        step_person_entry_pages as step_person_entry_pages,
-    )
+    from acap.builder.pages._steps import step_hosting_files as step_hosting_files
+    from acap.builder.pages._steps import step_person_entry_pages as step_person_entry_pages
 
-__getattr__, __all__ = exports(__name__, {
-    "_steps": ["step_hosting_files", "step_person_entry_pages"],
-})
+__getattr__, __all__ = exports(__name__)

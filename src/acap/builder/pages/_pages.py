@@ -29,8 +29,14 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from acap.builder.pages import (
     _csp as csp,
+)
+from acap.builder.pages import (
     _jsonld as jsonld,
+)
+from acap.builder.pages import (
     _person_text as person_text,
+)
+from acap.builder.pages import (
     _templating as templating,
 )
 from acap.builder.pages._words import (
@@ -43,7 +49,8 @@ from acap.builder.pages._words import (
     parse_words,
     words_names,
 )
-from acap.card import Phone, normalise_person_entry, parse_phone as _parse_phone
+from acap.card import Phone, normalise_person_entry
+from acap.card import parse_phone as _parse_phone
 from acap.errors import SitePathError, TemplateLinkOutside
 from acap.findings import Finding, Location
 from acap.load import OperatorConfig, pointer_join

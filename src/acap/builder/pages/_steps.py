@@ -27,7 +27,8 @@ def step_person_entry_pages(ctx: BuildContext) -> None:
     """Render the personEntry pages into ``ctx.files``; findings into ``ctx.report``."""
     if not ctx.options.pages:
         return
-    from acap.builder.pages import _pages as pages, _templating as templating
+    from acap.builder.pages import _pages as pages
+    from acap.builder.pages import _templating as templating
 
     t = templating.templates(templating.override_dir_for(ctx.cfg.base_dir))
     rendered = pages.person_entry_pages(ctx.cfg, t)
@@ -39,7 +40,9 @@ def step_person_entry_pages(ctx: BuildContext) -> None:
 def step_hosting_files(ctx: BuildContext) -> None:
     """Root and 404 pages for the operator's hosts, then ``.nojekyll``, ``CNAME`` and
     ``_headers`` for every host folder. Keep it last in ``STEPS``."""
-    from acap.builder.pages import _hosting as hosting, _pages as pages, _templating as templating
+    from acap.builder.pages import _hosting as hosting
+    from acap.builder.pages import _pages as pages
+    from acap.builder.pages import _templating as templating
 
     cfg = ctx.cfg
     for host, settings in cfg.hosts.items() if ctx.options.pages else ():

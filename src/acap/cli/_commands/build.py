@@ -60,7 +60,8 @@ def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
         return
     if prune or new_keys:
         raise click.UsageError("--prune and --new-keys are for several operator files")
-    from acap.builder import BuildOptions, build as run_build
+    from acap.builder import BuildOptions
+    from acap.builder import build as run_build
 
     config = config or (configs[0] if configs else Path("operator.yaml"))
     result = run_build(BuildOptions(config=config, site_dir=site_dir, spec_site=spec_site,
