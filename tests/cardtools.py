@@ -139,3 +139,13 @@ def set_at(doc: Any, ptr: str, value: Any) -> None:
         doc[int(last)] = value
     else:
         doc[last] = value
+
+
+def check_text(result: Any) -> str:
+    """An ``acap check`` result (:class:`acap.checks.CardCheck`) as the text reporter
+    prints it."""
+    from acap.cli import TextReporter
+
+    out: list[str] = []
+    TextReporter(lambda text, err: out.append(text)).card_check(result)
+    return "\n".join(out)

@@ -15,6 +15,7 @@ import yaml
 
 from acap.builder import BuildOptions, build
 from acap.builder._build import BuildResult
+from acap.cli import report_text
 from conftest import EXAMPLE
 
 
@@ -106,7 +107,7 @@ def edit(path: Path, replace: dict[str, str]) -> None:
 def do_build(config: Path) -> BuildResult:
     """Build ``config`` into ``site/`` beside it; the build must succeed."""
     result = build(BuildOptions(config=config))
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     assert result.written
     return result
 

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from acap.builder.batch import BatchOptions, build_many, find_configs
 from acap.card import verify_card
-from acap.cli import cli
+from acap.cli import cli, report_text
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
@@ -45,7 +45,7 @@ def test_every_operator_gets_its_own_signed_card_with_its_own_key(tmp_path: Path
     for i, _ in enumerate(ops):
         card = tmp_path / "site" / f"op{i}.example" / ".well-known" / "agent-card.json"
         v = verify_card(str(card))
-        assert v.ok, v.report.format_text()
+        assert v.ok, report_text(v.report)
         jwks = json.loads(card.with_name("jwks.json").read_text())
         keys.add(jwks["keys"][0]["x"])
         assert json.loads(card.read_text())["provider"]["url"] == f"https://op{i}.example"
@@ -224,7 +224,7 @@ def test_an_operator_of_a_batch_publishes_its_own_hosts_from_the_shared_site(
                                        pages=False)).failed
     config = tmp_path / "ops" / "op00001" / "operator.yaml"
     res = publish(PublishOptions(config=config, site_dir=site, dir=tmp_path / "out"))
-    assert res.report.ok(), res.report.format_text()
+    assert res.report.ok(), report_text(res.report)
     assert (tmp_path / "out" / ".well-known" / "agent-card.json").read_bytes() == \
         (site / "op1.example" / ".well-known" / "agent-card.json").read_bytes()
     # A changed operator file makes its part of the batch stale: publish refuses.

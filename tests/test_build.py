@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from acap.card import Signer
+from acap.cli import report_text
 from acap.site import _files as site_module
 from cardtools import (
     ALGS,
@@ -44,7 +45,7 @@ def good_build(example: Path, alg: str = "ES256") -> dict[str, bytes]:
     if alg.startswith(("RS", "PS")):
         with_algorithm(example, alg)
     result = run_build(example)
-    assert result.ok and result.written, result.report.format_text()
+    assert result.ok and result.written, report_text(result.report)
     return tree(example.parent / "site")
 
 

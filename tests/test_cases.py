@@ -19,6 +19,7 @@ import pytest
 from acap.builder import BuildOptions, build
 from acap.builder._build import BuildResult
 from acap.checks import CardCheck, check_card
+from acap.cli import report_text
 from acap.findings import Finding
 from acap.requirements import checked_at, rule_ids
 from casefiles import Case, Expectation, card_cases, materialise, operator_cases
@@ -47,7 +48,7 @@ def build_case(case: Case, folder: Path) -> BuildResult:
 def test_operator_case(case: Case, tmp_path: Path) -> None:
     assert case.expected, f"{case.path.name} has no '# expect:' line"
     result = build_case(case, tmp_path)
-    assert found(result.report) == case.expected, result.report.format_text()
+    assert found(result.report) == case.expected, report_text(result.report)
 
 
 @pytest.mark.parametrize("case", operator_cases(valid=True), ids=lambda c: c.id)
@@ -55,15 +56,15 @@ def test_valid_operator_case(case: Case, tmp_path: Path) -> None:
     """A valid operator.yaml builds with no error, and ``acap check`` finds no error in
     the card it gives: the build and the card checks agree."""
     result = build_case(case, tmp_path)
-    assert result.report.ok(), result.report.format_text()
-    assert found(result.report) == case.expected, result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
+    assert found(result.report) == case.expected, report_text(result.report)
     card_rel = next(rel for rel in result.files if rel.endswith(".well-known/agent-card.json"))
     card_file = tmp_path / "site" / card_rel
     card_file.parent.mkdir(parents=True)
     card_file.write_bytes(result.files[card_rel])
     checked = check_card(str(card_file))
     assert checked.url == f"https://{card_rel.split('/')[0]}/.well-known/agent-card.json"
-    assert checked.report.errors == [], checked.format_text()
+    assert checked.report.errors == [], report_text(checked.report)
 
 
 class _CardServer(http.server.BaseHTTPRequestHandler):
@@ -120,15 +121,15 @@ def test_card_case(case: Case, serve: Callable[[bytes, str, int], str],
                    tmp_path: Path) -> None:
     assert case.expected, f"{case.path.name} has no .expect lines"
     result = check_case(case, serve, tmp_path)
-    assert found(result.report, card_name(case)) == case.expected, result.format_text()
+    assert found(result.report, card_name(case)) == case.expected, report_text(result.report)
 
 
 @pytest.mark.parametrize("case", card_cases(valid=True), ids=lambda c: c.id)
 def test_valid_card_case(case: Case, serve: Callable[[bytes, str, int], str],
                          tmp_path: Path) -> None:
     result = check_case(case, serve, tmp_path)
-    assert result.ok(), result.format_text()
-    assert found(result.report, card_name(case)) == case.expected, result.format_text()
+    assert result.ok(), report_text(result.report)
+    assert found(result.report, card_name(case)) == case.expected, report_text(result.report)
 
 
 # -- the registry and the cases ----------------------------------------------------------

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from acap.cli import report_text
 from pagetools import (
     example_data,
     headers_for,
@@ -21,7 +22,7 @@ HOSTS = ("example.com", "ask.example.com")
 
 def test_every_host_folder_has_its_hosting_files(example: Path) -> None:
     result = run_build(example, write=True)
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     site = example.parent / "site"
     for host in HOSTS:
         assert (site / host / ".nojekyll").read_bytes() == b""
@@ -89,7 +90,7 @@ def test_cache_max_age_is_configurable(tmp_path: Path) -> None:
     data = example_data()
     data["cache"] = {"card": 120, "pages": 0}
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     card = parse_headers(page_text(result, "example.com/_headers"))
     assert dict(headers_for(card, "/.well-known/agent-card.json"))["Cache-Control"] == \
         "public, max-age=120"
@@ -122,7 +123,7 @@ def test_hosts_built_by_other_steps_get_nojekyll_and_headers_only(example: Path)
     from acap.builder import BuildOptions, build
 
     result = build(BuildOptions(config=example, spec_site=True, write=False))
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     host = "agent-capability.org"
     assert result.files[f"{host}/.nojekyll"] == b""
     for name in ("index.html", "404.html", "CNAME"):
@@ -151,7 +152,7 @@ def test_the_page_is_written_at_talk_html_and_talk_index_html(tmp_path: Path) ->
     data = example_data()
     data["page"] = {"languages": ["en", "fr"], "translations": {"fr": {}}}
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     pages = sorted(p for p in result.files if p.startswith("ask.example.com/talk"))
     assert pages == ["ask.example.com/talk.html", "ask.example.com/talk/fr/index.html",
                      "ask.example.com/talk/index.html"]
@@ -179,7 +180,7 @@ def test_a_person_entry_with_a_slash_or_a_file_name_is_written_once(tmp_path: Pa
             if s.get("kind") == "on-request":
                 s["personEntry"] = entry
         result = run_build(write_yaml(tmp_path, data))
-        assert result.report.ok(), result.report.format_text()
+        assert result.report.ok(), report_text(result.report)
         assert [p for p in result.files if p.startswith("ask.example.com/talk")] == [rel]
         canonical = scan(page_text(result, rel)).find("link", rel="canonical")[0]["href"]
         assert canonical == entry
@@ -189,7 +190,7 @@ def test_talk_and_talk_html_as_two_person_entries_are_one_page(tmp_path: Path) -
     data = example_data()
     data["skills"][2]["personEntry"] = "https://ask.example.com/talk.html"
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     html = page_text(result, "ask.example.com/talk.html")
     assert html.encode() == result.files["ask.example.com/talk/index.html"]
     text = scan(html).all_text()
@@ -221,7 +222,7 @@ def test_the_home_page_acap_writes_does_not_link_the_website_to_itself(
     data = example_data()
     data["operator"]["website"] = website
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     home = page_text(result, "example.com/index.html")
     assert _website_links(home) == []
     assert "<footer>\n<p>Example Memorial Chapel</p>" in home

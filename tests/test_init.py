@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from acap.builder import init_project
 from acap.builder._init_project import FILES
 from acap.card import verify_card
-from acap.cli import cli
+from acap.cli import cli, report_text
 from publish_util import git, snapshot
 
 PROJECT_FILES = sorted(FILES.values())
@@ -32,7 +32,7 @@ def test_init_then_build_succeeds_with_no_other_step(tmp_path: Path,
     assert "error" not in built.stderr and "warning" not in built.stderr
     card = folder / "site/example.org/.well-known/agent-card.json"
     checked = verify_card(str(card))
-    assert checked.ok, checked.report.format_text()
+    assert checked.ok, report_text(checked.report)
     assert (folder / ".acap/signing-key.pem").is_file()
 
 

@@ -19,6 +19,7 @@ from acap.builder.pages._language_tags import is_well_formed, primary_language_i
 from acap.checks import check_card
 from acap.checks._declaration import skill_id_problem, suggested_id
 from acap.checks._urls import host_problems, url_problems
+from acap.cli import report_text
 from acap.errors import JsonTextError
 from acap.load import json_loads
 from acap.load._document import parse_reply
@@ -247,7 +248,7 @@ def test_a_private_use_page_language_builds_with_its_words_file(tmp_path: Path) 
     src = Path(__file__).resolve().parents[1] / "src" / "acap" / "templates" / "words" / "en.yaml"
     (words / "x-klingon.yaml").write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
     result = run_build(config)
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     assert "ask.example.com/talk/x-klingon/index.html" in result.files.digest()
     [w] = [w for w in result.report.warnings if w.location.pointer == "/contact/languages/1"]
     assert w.message == ("contact.languages: 'x-klingon' is a language tag, but acap has no "

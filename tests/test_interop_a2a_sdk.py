@@ -30,6 +30,7 @@ from google.protobuf.json_format import MessageToDict
 from jwt.api_jwk import PyJWK
 
 from acap.card import build_card, verify_card
+from acap.cli import report_text
 from acap.keys import SigningKey, jwks
 from acap.load import load_operator
 from cardtools import ALGS, acap, new_private, pem, run_build, set_key_file
@@ -114,7 +115,7 @@ def test_acap_card_verifies_with_a2a_sdk(operator: tuple[Path, str], alg: str) -
         path.write_text(text.replace("\nsigning:\n", f"\nsigning:\n  algorithm: {alg}\n"),
                         encoding="utf-8")
     result = run_build(path)
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     site = path.parent / "site" / host / ".well-known"
     raw = (site / "agent-card.json").read_bytes()
     jwks_doc = json.loads((site / "jwks.json").read_bytes())
@@ -163,7 +164,7 @@ def test_a2a_sdk_card_verifies_with_acap(operator: tuple[Path, str], tmp_path: P
                          encoding="utf-8")
 
     res = verify_card(str(card_path))  # keys found through the jku, in the local site copy
-    assert res.ok, res.report.format_text()
+    assert res.ok, report_text(res.report)
     assert [(s.kid, s.alg, s.valid, s.reason) for s in res.signatures] == [
         ("sdk-1", alg, True, "valid")]
 

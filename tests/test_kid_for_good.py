@@ -17,6 +17,7 @@ from pathlib import Path
 
 from acap.builder._build import BuildResult
 from acap.card import verify_card
+from acap.cli import report_text
 from acap.keys import SigningKey
 from acap.site import read_manifest
 from cardtools import CARD, JWKS, acap, new_private, pem, run_build, set_key_file, tree
@@ -38,7 +39,7 @@ def _first_build(example: Path) -> Path:
     """Build with a key made here; returns a copy of the card (as a client caches it)."""
     set_key_file(example, new_private("ES256"))
     res = run_build(example)
-    assert res.ok, res.report.format_text()
+    assert res.ok, report_text(res.report)
     cached = example.parent / "cached-card.json"
     cached.write_bytes((example.parent / "site" / CARD).read_bytes())
     return cached

@@ -29,6 +29,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from acap.cli import report_text
 from conftest import REPO
 from pagetools import example_data, run_build, write_yaml
 from test_landing_page import PAYLOADS, _everything_set_to
@@ -114,7 +115,7 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Server
     servers: dict[str, Server] = {}
     for name, folder in (("bundled", bundled), ("french", french), ("markup", markup)):
         result = run_build(folder / "operator.yaml", write=True)
-        assert result.report.ok(), result.report.format_text()
+        assert result.report.ok(), report_text(result.report)
         servers[name] = Server(folder / "site" / "ask.example.com")
         servers[name + "-card-host"] = Server(folder / "site" / "example.com")
     yield servers

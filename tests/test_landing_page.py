@@ -33,6 +33,7 @@ from acap.builder.pages import (
 from acap.builder.pages import (
     _words as words,
 )
+from acap.cli import finding_text, report_text
 from conftest import REPO
 from pagetools import (
     example_data,
@@ -57,7 +58,7 @@ def _errors(result: Any) -> list[Any]:
 
 def test_bundled_example_writes_the_person_entry_page(example: Path) -> None:
     result = run_build(example, write=True)
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     page = example.parent / "site" / TALK
     assert page.is_file()
     assert (example.parent / "site" / TALK_HTML).read_bytes() == page.read_bytes()
@@ -114,7 +115,7 @@ def test_what_operator_yaml_leaves_out_is_left_out(tmp_path: Path) -> None:
     data = example_data()
     data["contact"] = {"email": "ask@example.com"}
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     html = page_text(result, TALK)
     s = scan(html)
     assert [a for a in s.find("a") if a.get("href", "").startswith("tel:")] == []
@@ -153,7 +154,7 @@ def test_for_people_is_shown_in_place_of_the_agent_description(tmp_path: Path) -
     data = example_data()
     data["skills"][4]["forPeople"] = "Ring us and a funeral director will talk with you."
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     html = page_text(result, TALK)
     assert "<h3>Book an arrangement meeting</h3>\n<p>A time to sit down with one of our " \
         "funeral directors and plan the funeral together. We will find a time that suits " \
@@ -174,7 +175,7 @@ def test_for_people_is_shown_in_place_of_the_agent_description(tmp_path: Path) -
 def test_without_for_people_the_description_is_shown_without_restating_the_lead(
         tmp_path: Path) -> None:
     result = run_build(write_yaml(tmp_path, _without_for_people()))
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     html = page_text(result, TALK)
     # "Costs and inclusions of the chapel's services. Given to the person who asks, on
     # request.": the second sentence only says what the lead says, and is dropped
@@ -193,7 +194,7 @@ def test_a_description_that_only_restates_the_lead_leaves_the_name_alone(
     data = _without_for_people()
     data["skills"][1]["description"] = "Given to the person who asks, on request."
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     html = page_text(result, TALK)
     assert "<h3>Service costs</h3>\n</li>" in html
     assert "<p></p>" not in html
@@ -240,7 +241,7 @@ def test_for_people_is_translated_like_the_other_page_texts(tmp_path: Path) -> N
                                                "qui le demande, sur demande."},
         "speak-to-staff": {"name": "Parler à quelqu'un"}}}}}
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     fr = page_text(result, TALK_FR)
     assert "<h3>Coût des services</h3>\n<p>Ce que coûte chacun de nos services.</p>" in fr
     assert "<h3>Prendre rendez-vous</h3>\n<p>Réserve un entretien.</p>" in fr
@@ -329,7 +330,7 @@ def _everything_set_to(payload: str) -> dict[str, Any]:
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_every_operator_text_field_appears_as_text(tmp_path: Path, payload: str) -> None:
     result = run_build(write_yaml(tmp_path, _everything_set_to(payload)), write=True)
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     checked = 0
     for rel in result.files:
         if not rel.endswith(".html"):
@@ -382,9 +383,9 @@ def _two_languages(tmp_path: Path, **fr: Any) -> Path:
 def test_each_language_has_its_page_with_hreflang_links_between_them(tmp_path: Path) -> None:
     result = run_build(_two_languages(tmp_path))
     # Fully translated: no PAGE-* warning (the example's own OR-5.x warnings stay).
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     assert not [f for f in result.report if f.rule.startswith("PAGE-")], \
-        result.report.format_text()
+        report_text(result.report)
     en, fr = scan(page_text(result, TALK)), scan(page_text(result, TALK_FR))
     assert en.find("html")[0]["lang"] == "en" and fr.find("html")[0]["lang"] == "fr"
     for s in (en, fr):
@@ -443,7 +444,7 @@ def test_a_words_file_in_templates_adds_a_language(tmp_path: Path) -> None:
     de = _words_en().replace("How to ask\n", "So fragen Sie uns\n")
     (tmp_path / "templates" / "words" / "de.yaml").write_text(de, encoding="utf-8")
     result = run_build(cfg)
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     s = scan(page_text(result, TALK))
     assert s.find("html")[0]["lang"] == "de"
     assert "So fragen Sie uns" in s.all_text()
@@ -560,7 +561,7 @@ def _override(tmp_path: Path, name: str, text: str) -> Path:
 def test_a_template_in_templates_replaces_acaps(tmp_path: Path) -> None:
     cfg = _override(tmp_path, "footer.html", "<p>Family run since 1921.</p>\n")
     result = run_build(cfg)
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     text = scan(page_text(result, TALK)).all_text()
     assert "Family run since 1921." in text
     assert "This page sets no cookies" not in text
@@ -571,7 +572,7 @@ def test_an_override_can_extend_acaps_template_and_replace_one_block(tmp_path: P
                     '{% extends "acap/person-entry.html" %}\n'
                     "{% block about %}<p>We answer every question ourselves.</p>{% endblock %}\n")
     result = run_build(cfg)
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     text = scan(page_text(result, TALK)).all_text()
     assert "We answer every question ourselves." in text
     assert "Why this page" not in text
@@ -581,7 +582,7 @@ def test_an_override_can_extend_acaps_template_and_replace_one_block(tmp_path: P
 def test_a_css_override_is_allowed_by_its_own_hash(tmp_path: Path) -> None:
     css = "body { font-family: serif; }\n"
     result = run_build(_override(tmp_path, "page.css", css))
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     html = page_text(result, TALK)
     assert f"<style>{css}</style>" in html
     assert audit.style_hash(css) in scan(html).find("meta", http_equiv="Content-Security-Policy")[
@@ -593,7 +594,7 @@ def test_the_repositorys_own_override_changes_the_bundled_page(tmp_path: Path) -
     plain = run_build(tmp_path / "operator.yaml")
     shutil.copytree(REPO / "templates", tmp_path / "templates")
     over = run_build(tmp_path / "operator.yaml")
-    assert over.report.ok(), over.report.format_text()
+    assert over.report.ok(), report_text(over.report)
     note = "fictional business of the On Request specification's Annex A"
     assert note in page_text(over, TALK) and note not in page_text(plain, TALK)
 
@@ -612,7 +613,7 @@ def test_a_template_using_an_undefined_name_fails_the_build_clearly(tmp_path: Pa
     assert f.location.line == 3
     assert "'opening_times' is undefined" in f.message
     assert (site / "keep.txt").read_text() == "previous build"
-    assert f.format_text().startswith(f"{tmp_path}/templates/footer.html:3: error:")
+    assert finding_text(f).startswith(f"{tmp_path}/templates/footer.html:3: error:")
 
 
 def test_a_template_syntax_error_names_its_line(tmp_path: Path) -> None:
@@ -637,7 +638,7 @@ def test_an_override_that_is_not_the_same_for_everyone_fails(tmp_path: Path, sni
     result = run_build(_override(tmp_path, "footer.html", snippet + "\n"))
     assert not result.report.ok()
     assert any(f.rule == "PAGE-SAME-FOR-EVERYONE" and says in f.message
-               for f in result.report.errors), result.report.format_text()
+               for f in result.report.errors), report_text(result.report)
 
 
 @pytest.mark.parametrize("snippet", [
@@ -674,7 +675,7 @@ def test_same_origin_images_are_allowed(tmp_path: Path) -> None:
         '{% extends "acap/person-entry.html" %}\n'
         '{% block about %}<img src="https://ask.example.com/l.png" alt="">{% endblock %}\n')
     result = run_build(cfg)
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     assert '<img src="https://ask.example.com/l.png" alt="">' in page_text(result, TALK)
 
 
@@ -755,7 +756,7 @@ def test_the_readme_languages_example_builds(tmp_path: Path) -> None:
     data = example_data()
     data.update(yaml.safe_load(snippet))
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     fr = scan(page_text(result, TALK_FR)).all_text()
     assert "Coût des services" in fr and "Nous sommes là pour vous aider" in fr
     assert "We are here to help" in scan(page_text(result, TALK)).all_text()
@@ -765,7 +766,7 @@ def test_a_person_entry_naming_a_pdf_gets_no_page_and_a_warning(tmp_path: Path) 
     data = example_data()
     data["skills"][1]["personEntry"] = "https://ask.example.com/prices.pdf"
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     assert "ask.example.com/prices.pdf" not in result.files
     [w] = [f for f in result.report.warnings if f.rule == "PAGE-PATH"]
     assert "prices.pdf" in w.message and w.location.line is not None
@@ -780,7 +781,7 @@ def test_a_person_entry_at_a_host_root_is_that_hosts_index(tmp_path: Path) -> No
             s["personEntry"] = "https://ask.example.com/"
     data["page"] = {"languages": ["en", "fr"], "translations": {"fr": {}}}
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     s = scan(page_text(result, "ask.example.com/index.html"))
     assert "What you can ask us about" in s.all_text()
     assert s.find("a", hreflang="fr")[0]["href"] == "/fr/"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from acap.cli import cli
+from acap.cli import cli, report_text
 from acap.publisher import live_check
 from acap.site import start_preview
 from publish_util import do_build, project, set_version
@@ -37,7 +37,7 @@ def test_live_check_of_the_preview_reports_every_fact(site: Path) -> None:
     with start_preview(site, port=0) as server:
         res = live_check(CARD, site_dir=site,
                          connect_to={"example.com": f"http://127.0.0.1:{server.port}"})
-    assert res.ok, res.report.format_text()
+    assert res.ok, report_text(res.report)
     c = res.card
     assert (c.status, c.content_type, c.cors, c.max_age) == \
         (200, "application/json; charset=utf-8", "*", 600)

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from acap.card import build_card
+from acap.cli import finding_text, report_text
 from acap.findings import Finding
 from acap.load import load_operator
 from acap.requirements import rule_ids
@@ -54,7 +55,7 @@ skills:
 
 def only(findings: list[Finding], rule: str) -> Finding:
     hits = [f for f in findings if f.rule == rule]
-    assert len(hits) == 1, [f.format_text() for f in findings]
+    assert len(hits) == 1, [finding_text(f) for f in findings]
     return hits[0]
 
 
@@ -82,7 +83,7 @@ def test_surprise_is_the_text_typed_where_text_is_expected(write_operator: Write
 def test_surprise_reaches_the_published_card_as_text(write_operator: Write, value: str) -> None:
     path = write_operator(TEXT_PLACES.format(v=value))
     result = run_build(path)
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     card = json.loads((path.parent / "site/a.example/.well-known/agent-card.json").read_bytes())
     assert card["version"] == value
     assert card["skills"][0]["tags"] == [value]
@@ -278,7 +279,7 @@ def test_every_rule_a_loading_finding_cites_is_registered(write_operator: Write)
              "\tspecSite: true\n", "skills: []\n", "operator: {name: ''}\n"]
     for text in texts:
         for f in load_operator(write_operator(text)).findings:
-            assert f.rule in rule_ids(), f.format_text()
+            assert f.rule in rule_ids(), finding_text(f)
 
 
 # -- the file itself ----------------------------------------------------------------------------

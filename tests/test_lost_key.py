@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from acap.card import verify_card
+from acap.cli import report_text
 from acap.keys import SigningKey
 from acap.keys._store import same_public_key
 from cardtools import CARD, JWKS, acap, new_private, pem, set_key_file, tree
@@ -78,7 +79,7 @@ def test_lost_key_file_is_refused_then_rotated_and_old_cards_still_verify(exampl
     assert new_jwks["keys"][1] == old_jwk
     assert verify_card(str(site / CARD)).ok  # the new card, kid chapel-2
     old = verify_card(str(old_card), str(site / JWKS))  # a cached old card
-    assert old.ok, old.report.format_text()
+    assert old.ok, report_text(old.report)
     assert [(s.kid, s.valid) for s in old.signatures] == [("chapel-1", True)]
 
 

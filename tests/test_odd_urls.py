@@ -21,10 +21,11 @@ from hypothesis import strategies as st
 
 from acap.card import verify_card
 from acap.checks import check_card
+from acap.cli import finding_text, report_text
 from acap.errors import FetchError
 from acap.load import fetch, read_card
 from acap.publisher import live_check
-from cardtools import CARD, acap, run_build
+from cardtools import CARD, acap, check_text, run_build
 
 TRIAL_URLS = ["https://exa mple.com/", "https://example.com/x y", "https://[::1/x",
               "https://exa\x01mple.com/", "https://example.com/\x7f", "https://[::1]:99999/",
@@ -77,7 +78,7 @@ def test_read_card_and_check_give_findings(url: str) -> None:
     assert [f.rule for f in cf.findings] == ["CARD-READ"]
     result = check_card(url, timeout=0.5)
     assert "CARD-READ" in {f.rule for f in result.report.errors}
-    _one_line_each(result.format_text())
+    _one_line_each(check_text(result))
 
 
 @settings(max_examples=100, deadline=None)
@@ -87,7 +88,7 @@ def test_verify_file_gives_findings(url: str) -> None:
     res = verify_card(url)
     assert not res.ok
     assert [f.rule for f in res.report] == ["CARD-READ"]
-    _one_line_each(res.report.format_text())
+    _one_line_each(report_text(res.report))
 
 
 @settings(max_examples=100, deadline=None)
@@ -96,7 +97,7 @@ def test_live_check_gives_findings(url: str) -> None:
     res = live_check(url, site_dir=None, timeout=0.5)
     assert not res.ok
     assert [f.rule for f in res.report] == ["LIVE-HTTP"]
-    _one_line_each(res.report.format_text())
+    _one_line_each(report_text(res.report))
 
 
 @pytest.fixture(scope="module")
@@ -165,7 +166,7 @@ def test_a_host_that_is_not_found_is_one_short_sentence() -> None:
     assert str(info.value) == "https://nowhere.example/card.json: the host name was not found (DNS)"
     cf = read_card("https://nowhere.example/card.json")
     [f] = cf.findings
-    assert f.format_text().splitlines()[0] == (
+    assert finding_text(f).splitlines()[0] == (
         "https://nowhere.example/card.json: error: cannot read the card: the host name was "
         "not found (DNS) [CARD-READ]")
 

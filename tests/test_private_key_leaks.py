@@ -20,9 +20,20 @@ import pytest
 
 from acap.builder._build import BuildResult
 from acap.checks import check_card
+from acap.cli import report_json, report_text
 from acap.findings import Finding
 from acap.keys import KeyMaterial, in_bytes, in_value
-from cardtools import CARD, acap, new_private, pem, run_build, secret_markers, set_key_file, tree
+from cardtools import (
+    CARD,
+    acap,
+    check_text,
+    new_private,
+    pem,
+    run_build,
+    secret_markers,
+    set_key_file,
+    tree,
+)
 
 FAKE_PEM = ("-----BEGIN PRIV" "ATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n"
             "-----END PRIVATE KEY-----\n")
@@ -33,19 +44,19 @@ def _first_build(example: Path) -> tuple[Path, dict[str, bytes], bytes]:
     private = new_private("ES256")
     set_key_file(example, private)
     res = run_build(example)
-    assert res.ok, res.report.format_text()
+    assert res.ok, report_text(res.report)
     site = example.parent / "site"
     return site, tree(site), pem(private)
 
 
 def _only(res: BuildResult, rule: str) -> list[Finding]:
     assert not res.ok and not res.written
-    assert {f.rule for f in res.report.errors} == {rule}, res.report.format_text()
+    assert {f.rule for f in res.report.errors} == {rule}, report_text(res.report)
     return res.report.errors
 
 
 def _no_secret(res: BuildResult, private_pem: bytes) -> None:
-    text = res.report.format_text() + res.report.format_json()
+    text = report_text(res.report) + json.dumps(report_json(res.report), ensure_ascii=False)
     for line in private_pem.decode().splitlines()[1:-1]:
         assert line not in text
 
@@ -80,7 +91,7 @@ def test_link_to_a_words_file_outside_is_refused(example: Path, tmp_path: Path) 
     res = run_build(example)
     links = [f for f in res.report if f.rule == "PAGE-TEMPLATE"]
     assert [f.location.file for f in links] == [str(words / "fr.yaml")], \
-        res.report.format_text()
+        report_text(res.report)
 
 
 def test_a_link_inside_templates_is_followed(example: Path) -> None:
@@ -91,7 +102,7 @@ def test_a_link_inside_templates_is_followed(example: Path) -> None:
                                              encoding="utf-8")
     (tpl / "footer.html").symlink_to(Path("parts") / "foot.html")
     res = run_build(example)
-    assert res.ok, res.report.format_text()
+    assert res.ok, report_text(res.report)
     assert b"Family run since 1921." in res.files["ask.example.com/talk/index.html"]
 
 
@@ -203,7 +214,8 @@ def test_the_signing_key_in_a_form_no_detector_reads_is_still_refused(example: P
     found = _only(res, "KEY-PRIVATE")
     assert {(f.location.file, f.location.line) for f in found} == {(str(example), at + 1)}
     assert "would hold the private part of the signing key" in found[0].message
-    assert d not in res.report.format_text() + res.report.format_json()
+    shown = report_text(res.report) + json.dumps(report_json(res.report), ensure_ascii=False)
+    assert d not in shown
     assert tree(site) == before
 
 
@@ -251,9 +263,9 @@ def test_check_refuses_a_card_holding_a_pem_key(example: Path, tmp_path: Path) -
     line = path.read_text(encoding="utf-8").splitlines().index(
         next(ln for ln in path.read_text(encoding="utf-8").splitlines() if "BEGIN" in ln)) + 1
     assert found[0].location.line == line
-    assert "no problems found" not in res.format_text()
+    assert "no problems found" not in check_text(res)
     for marker in secret_markers(new_private("ES256"))[1:]:
-        assert marker not in res.format_text()
+        assert marker not in check_text(res)
 
 
 def test_check_refuses_a_card_holding_private_jwk_members(tmp_path: Path) -> None:

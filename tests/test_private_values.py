@@ -17,6 +17,7 @@ from acap.checks import PrivateValue
 from acap.checks import _on_request_values as on_request_values
 from acap.checks._facts import from_operator
 from acap.checks._on_request_values import published_files
+from acap.cli import report_text
 from acap.load import load_operator
 from cardtools import acap
 
@@ -64,7 +65,7 @@ def test_a_template_that_writes_the_value_otherwise_is_refused(example: Path) ->
         encoding="utf-8")
     result = build(BuildOptions(config=example, write=False, spec_site=False))
     found = [f for f in result.report.errors if f.rule == "OR-3.9"]
-    assert found, result.report.format_text()
+    assert found, report_text(result.report)
     # the personEntry page, written at talk/index.html and talk.html (no redirect)
     assert {f.location.file.rsplit("/", 1)[-1] for f in found} <= {"index.html", "talk.html"}
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from acap.cli import cli
+from acap.cli import cli, report_text
 from acap.findings import Finding
 from acap.publisher import PublishResult, publish
 from acap.publisher._publish import PublishOptions
@@ -78,7 +78,7 @@ def test_publish_twice_with_a_change_then_unchanged(tmp_path: Path) -> None:
     assert "example.com" in built
 
     first = publish(PublishOptions(config=config))
-    assert first.ok, first.report.format_text()
+    assert first.ok, report_text(first.report)
     assert sorted((h.target.host, h.outcome) for h in first.hosts) == \
         [(h, "published") for h in built]
     c1 = {h: branch_tip(remotes[h]) for h in built}
@@ -88,7 +88,7 @@ def test_publish_twice_with_a_change_then_unchanged(tmp_path: Path) -> None:
     _rename_operator(config, "Example Memorial Chapel Ltd")
     do_build(config)
     second = publish(PublishOptions(config=config))
-    assert second.ok, second.report.format_text()
+    assert second.ok, report_text(second.report)
     for h in built:
         c2 = branch_tip(remotes[h])
         assert c2 != c1[h]
@@ -121,7 +121,7 @@ def test_same_content_gives_the_same_commit(tmp_path: Path,
     for name in ("a.git", "b.git"):
         remote = bare_repo(tmp_path / name)
         res = publish(PublishOptions(config=config, remote=str(remote)))
-        assert res.ok, res.report.format_text()
+        assert res.ok, report_text(res.report)
         commits.append(branch_tip(remote))
     assert commits[0] == commits[1]
     assert git("log", "-1", "--format=%at %ct", "gh-pages", cwd=tmp_path / "a.git").strip() \
@@ -259,7 +259,7 @@ def test_private_key_material_is_refused(tmp_path: Path, rel: str, data: bytes,
     add_to_site(site, rel, data)
     res = publish(PublishOptions(config=config, remote=str(remote)))
     found = _errors(res, "PUBLISH-PRIVATE-KEY")
-    assert len(found) == 1, res.report.format_text()
+    assert len(found) == 1, report_text(res.report)
     assert found[0].location.file == str(site / rel)
     assert found[0].location.pointer == where
     # where such text comes from (a key pasted into operator.yaml was told "keep keys
@@ -277,7 +277,7 @@ def test_json_without_private_members_is_not_flagged(tmp_path: Path) -> None:
     do_build(config)
     add_to_site(config.parent / "site", "example.com/data.json", b'{"d": 1, "k": [1]}')
     res = publish(PublishOptions(config=config, remote=str(remote)))
-    assert res.ok, res.report.format_text()
+    assert res.ok, report_text(res.report)
 
 
 def test_stale_site_is_refused(tmp_path: Path) -> None:
@@ -327,7 +327,7 @@ def test_target_must_serve_the_card_at_the_root_of_its_origin(
     do_build(config)
     res = publish(PublishOptions(config=config, remote=remote))
     found = _errors(res, "PUBLISH-ORIGIN")
-    assert len(found) == 1, res.report.format_text()
+    assert len(found) == 1, report_text(res.report)
     assert f"serves {served}" in found[0].message
     assert "https://example.com/.well-known/agent-card.json" in found[0].message
     assert res.hosts == []  # refused before contacting the remote
@@ -385,7 +385,7 @@ def test_branch_with_files_acap_did_not_publish_needs_force(tmp_path: Path) -> N
     assert branch_tip(remote) == foreign
 
     res = publish(PublishOptions(config=config, remote=str(remote), force=True))
-    assert res.ok, res.report.format_text()
+    assert res.ok, report_text(res.report)
     tip = branch_tip(remote)
     assert git("rev-parse", f"{tip}^", cwd=remote).strip() == foreign  # history kept
     assert "my-page.html" not in tree_files(remote, tip)
@@ -480,7 +480,7 @@ def test_the_users_global_hooks_do_not_run(tmp_path: Path,
     config = project(tmp_path)
     do_build(config)
     res = publish(PublishOptions(config=config, remote=str(remote)))
-    assert res.ok, res.report.format_text()
+    assert res.ok, report_text(res.report)
     assert branch_tip(remote) is not None
 
 

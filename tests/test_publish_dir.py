@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from acap.cli import cli
+from acap.cli import cli, report_text
 from acap.publisher import _directory as dir_mirror
 from acap.publisher import publish
 from acap.publisher._publish import PublishOptions
@@ -30,7 +30,7 @@ def test_mirror_removes_stale_files_and_matches_the_build(tmp_path: Path) -> Non
     do_build(config)
     www = tmp_path / "www" / "example.com"
     res = publish(PublishOptions(config=config, dir=www))
-    assert res.ok, res.report.format_text()
+    assert res.ok, report_text(res.report)
     assert res.hosts[0].outcome == "published"
     # Exactly the host folder: no Pages extras (.nojekyll, CNAME) and never the manifest.
     assert snapshot(www) == _host_tree(config)
@@ -43,7 +43,7 @@ def test_mirror_removes_stale_files_and_matches_the_build(tmp_path: Path) -> Non
     set_version(config, "3.0.0")
     do_build(config)
     res = publish(PublishOptions(config=config, dir=www))
-    assert res.ok, res.report.format_text()
+    assert res.ok, report_text(res.report)
     plan = res.hosts[0].plan
     assert plan is not None
     assert plan.removed == ["old-page.html", "old/x.json"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from acap.cli import cli
+from acap.cli import cli, report_text
 from acap.findings import Finding
 from acap.publisher import PublishResult, publish
 from acap.publisher._directory import marker_path
@@ -71,7 +71,7 @@ def test_force_replaces_a_foreign_folder_and_records_the_publish(tmp_path: Path)
     www = tmp_path / "www"
     _hand_made_site(www)
     res = publish(PublishOptions(config=config, dir=www, force=True))
-    assert res.ok, res.report.format_text()
+    assert res.ok, report_text(res.report)
     assert snapshot(www) == snapshot(config.parent / "site/example.com")
     # The record lies beside the folder, not in it: a web server serving www/ never serves it.
     record = marker_path(www)
@@ -94,7 +94,7 @@ def test_force_replaces_a_foreign_folder_and_records_the_publish(tmp_path: Path)
         "would delete or replace them: mine.html"]
     (www / "mine.html").unlink()
     res = publish(PublishOptions(config=config, dir=www))
-    assert res.ok, res.report.format_text()
+    assert res.ok, report_text(res.report)
     assert res.hosts[0].plan is not None and res.hosts[0].plan.removed == ["old-page.html"]
     assert "old-page.html" not in json.loads(record.read_text("utf-8"))["files"]
 
@@ -105,7 +105,7 @@ def test_an_empty_folder_needs_no_force(tmp_path: Path) -> None:
     www = tmp_path / "www"
     www.mkdir()
     res = publish(PublishOptions(config=config, dir=www))
-    assert res.ok, res.report.format_text()
+    assert res.ok, report_text(res.report)
     assert json.loads(marker_path(www).read_text("utf-8"))["host"] == "example.com"
 
 
@@ -176,7 +176,7 @@ def test_a_folder_inside_an_acap_projects_own_parts_is_refused(tmp_path: Path) -
         assert not inside.exists()
     # A folder of its own inside a project is fine: the GitHub workflow publishes into _site.
     res = publish(PublishOptions(config=config, dir=config.parent / "_site"))
-    assert res.ok, res.report.format_text()
+    assert res.ok, report_text(res.report)
 
 
 # -- item 2: branches ----------------------------------------------------------------------------
@@ -205,7 +205,7 @@ def test_a_branch_acap_made_for_another_host_is_refused(tmp_path: Path) -> None:
     assert branch_tip(copy) == tip
     res = publish(PublishOptions(config=config, hosts=("ask.example.com",), remote=str(copy),
                                  force=True))
-    assert res.ok, res.report.format_text()
+    assert res.ok, report_text(res.report)
     assert tree_files(copy, "gh-pages")["CNAME"] == b"ask.example.com\n"
 
 

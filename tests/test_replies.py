@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from acap.cli import finding_json, finding_text
 from acap.load._document import parse_reply, read_reply
 from acap.replies import (
     Outcome,
@@ -322,7 +323,7 @@ def test_builder_output_passes_the_checker(card_name: str) -> None:
                             for_named_person=named,
                             safeguards_hold=None if guards is None else guards.all_hold,
                             response_extensions=d.echo_header or "")
-        assert found == [], (sid, d.outcome, [f.format_text() for f in found])
+        assert found == [], (sid, d.outcome, [finding_text(f) for f in found])
     assert built >= 8
 
 
@@ -351,7 +352,7 @@ def test_finding_points_into_the_reply_with_pointer_and_column() -> None:
                      activated=True)
     assert f.location.pointer == f"/metadata/{EXTENSION_URI.replace('/', '~1')}/personEntry"
     assert (f.location.line, f.location.column) == (12, 22)
-    assert f.to_json()["doc"].endswith("#OR-6.1")
+    assert finding_json(f)["doc"].endswith("#OR-6.1")
 
 
 def test_unreadable_and_hostile_replies_are_findings(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from acap.cli import finding_text
 from acap.load._document import read_reply
 from acap.replies import check_reply
 from acap.replies._check import OWN_RULES, REPLY_REQUIREMENTS
@@ -37,14 +38,14 @@ VALID = reply_cases(valid=True)
 def test_reply_case(case: Case) -> None:
     assert case.expected, f"{case.path.name} has no .expect lines"
     got = run_case(case)
-    assert found(got) == case.expected, "\n".join(f.format_text() for f in got)
+    assert found(got) == case.expected, "\n".join(finding_text(f) for f in got)
 
 
 @pytest.mark.parametrize("case", VALID, ids=lambda c: c.id)
 def test_valid_reply_case(case: Case) -> None:
     got = run_case(case)
     assert [f for f in got if f.level == "error"] == []
-    assert found(got) == case.expected, "\n".join(f.format_text() for f in got)
+    assert found(got) == case.expected, "\n".join(finding_text(f) for f in got)
 
 
 def test_case_files_are_whole() -> None:

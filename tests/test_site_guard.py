@@ -20,6 +20,7 @@ import pytest
 
 from acap.builder import BuildOptions, build
 from acap.builder._build import BuildResult
+from acap.cli import report_text
 from cardtools import acap, new_private, set_key_file, tree
 
 
@@ -85,7 +86,7 @@ def _other_project(tmp_path: Path) -> Path:
     op.write_text(op.read_text(encoding="utf-8").replace("example.org", "other.example"),
                   encoding="utf-8")
     res = _build(op)
-    assert res.ok, res.report.format_text()
+    assert res.ok, report_text(res.report)
     return other / "site"
 
 

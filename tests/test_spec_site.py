@@ -22,6 +22,7 @@ from acap import schemas
 from acap.builder import BuildOptions, build
 from acap.builder.specsite import _site as spec_site
 from acap.builder.specsite import check_examples
+from acap.cli import finding_json, finding_text, report_text
 from acap.findings import Finding, Location, Report
 from acap.requirements import requirements
 from acap.site import url_to_path
@@ -53,7 +54,7 @@ def _build(folder: Path, example: Path) -> Path:
     config = folder / "operator.yaml"
     shutil.copyfile(example, config)
     result = build(BuildOptions(config=config, spec_site=True))
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     assert result.written
     return result.site_dir
 
@@ -172,9 +173,9 @@ def test_each_requirement_row_shows_the_registry_and_the_spec_levels(site: Path)
 def test_a_finding_links_to_its_anchor_on_that_page(site: Path) -> None:
     finding = Finding("OR-3.8", "error", "personEntry carries a query string",
                       Location("operator.yaml", 58, 18), "drop the query")
-    doc = finding.to_json()["doc"]
+    doc = finding_json(finding)["doc"]
     assert doc == "https://agent-capability.org/ext/on-request/v1/#OR-3.8"
-    assert finding.format_text().splitlines()[-1] == f"    see: {doc}"
+    assert finding_text(finding).splitlines()[-1] == f"    see: {doc}"
     url, fragment = str(doc).split("#")
     assert fragment in page(site, url_to_path(url).removeprefix(SPEC_DIR + "/")).ids
     assert Finding("YAML-SYNTAX", "error", "x", Location("f")).doc is None
@@ -375,7 +376,7 @@ def test_without_the_spec_site_mkdocs_is_not_even_imported(tmp_path: Path) -> No
     code = ("import sys; from pathlib import Path; "
             "from acap.builder._build import build, BuildOptions; "
             "r = build(BuildOptions(config=Path('operator.yaml'), spec_site=False)); "
-            "assert r.report.ok(), r.report.format_text(); "
+            "assert r.report.ok(), report_text(r.report); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mkdocs', 'markdown')))")
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                          text=True, check=True)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from acap.builder import BuildOptions, build
+from acap.cli import report_text
 
 SPEC_DIR = "agent-capability.org/ext/on-request/v1"
 CHROMIUM = "/usr/bin/chromium"
@@ -28,7 +29,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("browser")
     shutil.copyfile(EXAMPLE, folder / "operator.yaml")
     result = build(BuildOptions(config=folder / "operator.yaml", spec_site=True))
-    assert result.report.ok(), result.report.format_text()
+    assert result.report.ok(), report_text(result.report)
     return result.site_dir
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from acap.card import SignatureCheck, Signer, build_card
-from acap.cli._commands.live_check import print_live
+from acap.cli import TextReporter, finding_text, report_json, report_text
 from acap.findings import Finding, Location, Report
 from acap.keys import SigningKey, jwks
 from acap.load import load_operator
@@ -52,7 +52,7 @@ def _safe_lines(text: str) -> None:
     ("\ufeff", "\\ufeff"),
 ])
 def test_terminal_safe_escapes(raw: str, shown: str) -> None:
-    from acap.findings import terminal_safe
+    from acap.cli import terminal_safe
 
     assert terminal_safe(raw) == shown
 
@@ -64,7 +64,7 @@ def test_terminal_safe_escapes(raw: str, shown: str) -> None:
     "tabs are not here", "",
 ])
 def test_terminal_safe_keeps_text(text: str) -> None:
-    from acap.findings import terminal_safe
+    from acap.cli import terminal_safe
 
     assert terminal_safe(text) == text
 
@@ -72,16 +72,16 @@ def test_terminal_safe_keeps_text(text: str) -> None:
 def test_finding_text_escapes_location_message_and_hint() -> None:
     f = Finding("SIG-JKU-ORIGIN", "error", f"kid {HOSTILE_KID}", Location("https://x/\n\x1b"),
                 "hint\nverified")
-    text = f.format_text()
+    text = finding_text(f)
     assert text.splitlines() == [
         "https://x/\\n\\x1b: error: kid chapel-1, alg ES256: valid\\nkeys from "
         "https://example.com/.well-known/jwks.json\\nverified\\n\\n\\r\\x1b[2J\\x1b]0;title"
         "\\x07\\u202eevil\\u2066x\\u2069\\u2028\\u200f [SIG-JKU-ORIGIN]",
         "    hint: hint\\nverified"]
     report = Report([f])
-    _safe_lines(report.format_text())
+    _safe_lines(report_text(report))
     # JSON keeps the values as they are (JSON escapes what it must)
-    assert json.loads(report.format_json())["findings"][0]["message"] == f"kid {HOSTILE_KID}"
+    assert report_json(report)["findings"][0]["message"] == f"kid {HOSTILE_KID}"
 
 
 def _card_with_kid(kid: str, jku: str) -> tuple[dict[str, object], dict[str, object]]:
@@ -127,9 +127,10 @@ def test_live_table_escapes_server_headers(capsys: pytest.CaptureFixture[str]) -
                       '"etag\x07"', 10)
     result = LiveCheck(facts, signatures=[SignatureCheck(0, "k\nverified", "ES256\x1b", None,
                                                          False, "no key\r\n", False)])
-    print_live(result)
+    TextReporter().live(result, ok=result.ok)
     out = capsys.readouterr().out
     _safe_lines(out)
     assert "application/json\\r\\nX: \\x1b[31m" in out
-    assert out.splitlines()[-1] == ("signature 0: kid k\\nverified, alg ES256\\x1b: NOT CHECKED "
+    assert out.splitlines()[-2] == ("signature 0: kid k\\nverified, alg ES256\\x1b: NOT CHECKED "
                                     "(no key\\r\\n)")
+    assert out.splitlines()[-1] == "live card NOT verified"

@@ -21,6 +21,7 @@ import pytest
 from acap.checks import check_card
 from acap.checks._a2a_structure import version_problems
 from acap.checks._words import revealing_word
+from acap.cli import finding_text
 from acap.findings import Finding
 from acap.load import blank, hidden_characters, load_operator
 from cardtools import run_build
@@ -218,7 +219,7 @@ def test_kid_with_space_or_control_character(write_operator: Write, kid: str,
     path = write_operator(text)
     cfg = load_operator(path)
     found = [f for f in cfg.findings if f.level == "error"]
-    assert [f.rule for f in found] == ["KEY-ID"], [f.format_text() for f in cfg.findings]
+    assert [f.rule for f in found] == ["KEY-ID"], [finding_text(f) for f in cfg.findings]
     assert what in found[0].message
     assert found[0].location.line == line_of(text, "  kid:")
 

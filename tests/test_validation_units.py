@@ -21,6 +21,7 @@ from acap.builder._context import BuildContext
 from acap.checks import PrivateValue, card_findings, check_card
 from acap.checks._urls import card_url_problems, host_problems, mixed_scripts, url_problems
 from acap.checks._words import _data, circumstance_words, mentions, revealing_word
+from acap.cli import report_json, report_text
 from acap.findings import Location
 from acap.requirements import checked_at, requirements, rule_ids
 from casefiles import CARD_CASES, OPERATOR_CASES
@@ -172,7 +173,7 @@ def test_private_values_are_never_printed(tmp_path: Path) -> None:
     shutil.copyfile(OPERATOR_CASES / f"{name}.yaml", tmp_path / "operator.yaml")
     shutil.copyfile(OPERATOR_CASES / f"{name}.private.yaml", tmp_path / "operator.private.yaml")
     result = build(BuildOptions(config=tmp_path / "operator.yaml", write=False))
-    text = result.report.format_text() + result.report.format_json()
+    text = report_text(result.report) + json.dumps(report_json(result.report), ensure_ascii=False)
     assert "OR-3.9" in text
     assert "1,995" not in text and "1995" not in text
 

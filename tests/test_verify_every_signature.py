@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from acap.card import Signer, build_card, verify_card
+from acap.cli import report_text
 from acap.keys import SigningKey
 from acap.load import load_operator
 from cardtools import acap, new_private
@@ -143,7 +144,7 @@ def test_the_built_annex_a1_example(tmp_path: Path) -> None:
     config = tmp_path / "operator.yaml"
     config.write_bytes(EXAMPLE.read_bytes())
     res = build(BuildOptions(config=config, spec_site=True))
-    assert res.ok, res.report.format_text()
+    assert res.ok, report_text(res.report)
     a1 = tmp_path / "site/agent-capability.org/ext/on-request/v1/examples/a1-agent-card.json"
     out = acap("verify", str(a1))
     assert out.exit_code == 1

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from acap.cli import finding_text
 from acap.findings import Finding
 from acap.load import load_operator
 from cardtools import acap, run_build
@@ -42,7 +43,7 @@ def line_of(text: str) -> int:
 
 def only(findings: list[Finding], rule: str) -> Finding:
     hits = [f for f in findings if f.rule == rule]
-    assert len(hits) == 1, [f.format_text() for f in findings]
+    assert len(hits) == 1, [finding_text(f) for f in findings]
     return hits[0]
 
 

@@ -12,12 +12,11 @@ fault of a check itself (``ACAP-BUG``): ``acap check`` never ends in a traceback
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from acap.checks._run import CARD_SKIPS, card_findings
-from acap.findings import Finding, Location, Report, terminal_safe
+from acap.findings import Finding, Location, Report
 from acap.load import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, pointer_join, read_card
 from acap.load._document import JsonDocument
 from acap.uris import CARD_PATH, EXTENSION_URI, url_for_site_file
@@ -47,34 +46,6 @@ class CardCheck:
         """True when there is no error (with ``strict``, no warning either)."""
         return self.report.ok(strict)
 
-    def format_text(self) -> str:
-        """Findings as text (``file:line:col: level: message [RULE]``), a summary line, and
-        a ``note:`` naming what was checked only in part or not at all."""
-        lines = [self.report.format_text() if len(self.report)
-                 else f"{terminal_safe(self.source)}: no problems found"]
-        part = [r for r, how, _ in self.skipped if how == "part"]
-        none = [r for r, how, _ in self.skipped if how == "none"]
-        if part or none:
-            note = "note: without operator.yaml"
-            if part:
-                note += f", checked in part only: {', '.join(part)}"
-            if none:
-                note += f"; not checked: {', '.join(none)}"
-            lines.append(note + " (--format json says why)")
-        return "\n".join(lines)
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``--format json`` document: card, url, findings, errors, warnings, skipped."""
-        return {"card": self.source, "url": self.url,
-                "findings": [f.to_json() for f in self.report.sorted()],
-                "errors": len(self.report.errors), "warnings": len(self.report.warnings),
-                "skipped": [{"rule": r, "checked": how, "reason": why}
-                            for r, how, why in self.skipped]}
-
-    def format_json(self) -> str:
-        """:meth:`to_json` as indented JSON text."""
-        return json.dumps(self.to_json(), indent=2, ensure_ascii=False)
-
 
 def _card_url_for_path(path: str) -> str | None:
     """The URL a card file of a built site/ is served at (:func:`acap.uris.url_for_site_file`),
@@ -84,7 +55,7 @@ def _card_url_for_path(path: str) -> str | None:
 
 
 def check_card(source: str, *, url: str | None = None, timeout: float = DEFAULT_TIMEOUT,
-                      max_bytes: int = DEFAULT_MAX_BYTES) -> CardCheck:
+               max_bytes: int = DEFAULT_MAX_BYTES) -> CardCheck:
     """Read and check one card.
 
     Args:

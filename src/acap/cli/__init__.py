@@ -18,5 +18,15 @@ from acap._lazy import exports
 if TYPE_CHECKING:
     from acap.cli._group import cli as cli
     from acap.cli._group import main as main
+    from acap.cli._reporters import REPORTERS as REPORTERS
+    from acap.cli._reporters import Echo as Echo
+    from acap.cli._reporters import JsonReporter as JsonReporter
+    from acap.cli._reporters import Reporter as Reporter
+    from acap.cli._reporters import TextReporter as TextReporter
+    from acap.cli._reporters import finding_json as finding_json
+    from acap.cli._reporters import finding_text as finding_text
+    from acap.cli._reporters import report_json as report_json
+    from acap.cli._reporters import report_text as report_text
+    from acap.cli._reporters import terminal_safe as terminal_safe
 
 __getattr__, __all__ = exports(__name__)

@@ -84,12 +84,6 @@ class LiveCheck:
         """True when the card answered, a signature verified and no error was found."""
         return self.report.ok() and any(s.valid for s in self.signatures)
 
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict (the ``--format json`` shape)."""
-        return {"ok": self.ok, "card": self.card.__dict__,
-                "jwks": [f.__dict__ for f in self.jwks.values()],
-                "signatures": [s.__dict__ for s in self.signatures],
-                "findings": [f.to_json() for f in self.report.sorted()]}
 
 
 def _get(url: str, connect_to: Mapping[str, str], timeout: float,

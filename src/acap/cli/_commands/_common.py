@@ -1,18 +1,15 @@
-"""Helpers shared by the command modules: output formats and printing findings."""
+"""What the command modules share: the ``--format`` option and its reporters."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
-FORMATS = click.Choice(["text", "json"])
+from acap.cli._reporters import REPORTERS, Reporter
+
+FORMATS = click.Choice(sorted(REPORTERS))
 CONFIG_HELP = "The operator file."
 
 
-def emit_report(report: Any, fmt: str) -> None:
-    """Print a :class:`~acap.findings.Report`: JSON on stdout, or text on stderr."""
-    if fmt == "json":
-        click.echo(report.format_json())
-    elif len(report):
-        click.echo(report.format_text(), err=True)
+def reporter(fmt: str) -> Reporter:
+    """The reporter of ``--format fmt`` (:data:`acap.cli._reporters.REPORTERS`)."""
+    return REPORTERS[fmt]()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from acap.cli._commands._common import FORMATS, emit_report
+from acap.cli._commands._common import FORMATS, reporter
 
 if TYPE_CHECKING:
     from acap.builder.batch import BatchOptions
@@ -66,65 +66,13 @@ def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
     config = config or (configs[0] if configs else Path("operator.yaml"))
     result = run_build(BuildOptions(config=config, site_dir=site_dir, spec_site=spec_site,
                                     strict=strict, pages=pages, force=force))
-    for note in result.notices:
-        click.echo(f"note: {note}", err=True)
-    emit_report(result.report, fmt)
-    if not result.ok:
-        why = "warnings fail the build with --strict" if result.report.ok() else \
-            "errors in " + ", ".join(dict.fromkeys(f.location.file for f in result.report.errors))
-        kept = f"; {result.site_dir} was left as it was" if result.site_dir.exists() else ""
-        click.echo(f"not built: {why}{kept}", err=True)
-        sys.exit(1)
-    if fmt == "text":
-        hosts = ", ".join(result.files.hosts())
-        click.echo(f"built {result.site_dir}/ ({len(result.files)} files: {hosts})")
-        if result.card_url:
-            click.echo(f"card: {result.card_url}")
+    reporter(fmt).build(result)
+    sys.exit(0 if result.ok else 1)
 
 
 def _batch(options: BatchOptions, fmt: str) -> None:
-    import json
-
     from acap.builder.batch import build_many
 
     result = build_many(options)
-    errors, warnings = result.totals()
-    if fmt == "json":
-        click.echo(json.dumps({
-            "site": str(result.site_dir), "written": result.written,
-            "operators": [{"config": str(o.config), "built": o.built, "card": o.card_url,
-                           "findings": [f.to_json() for f in o.report.sorted()]}
-                          for o in result.outcomes],
-            "kept": result.kept, "pruned": result.pruned,
-            "findings": [f.to_json() for f in result.report.sorted()],
-            "errors": errors, "warnings": warnings,
-        }, indent=2, ensure_ascii=False))
-    else:
-        for o in result.outcomes:
-            for note in o.notices:
-                click.echo(f"note: {o.config}: {note}", err=True)
-            if len(o.report):
-                click.echo(o.report.format_text(summary=False), err=True)
-        if len(result.report):
-            click.echo(result.report.format_text(summary=False), err=True)
-        click.echo(f"{errors} error{'s' * (errors != 1)}, {warnings} "
-                   f"warning{'s' * (warnings != 1)} in {len(result.outcomes)} operator files",
-                   err=True)
-        n, total = len(result.built), len(result.outcomes)
-        if result.written:
-            click.echo(f"built {n} of {total} operators into {result.site_dir}/")
-        else:
-            click.echo(f"nothing written to {result.site_dir}/ ({n} of {total} operators "
-                       "built without error)")
-        for o in result.failed:
-            click.echo(f"not built: {o.config} (its previous folders, if any, were kept)",
-                       err=True)
-        if result.kept and result.written:
-            n_kept = len(result.kept)
-            why = "not pruned: see the warning above" if options.prune else \
-                "--prune removes them"
-            click.echo(f"kept: {n_kept} operator{'s' * (n_kept != 1)} of the last build that "
-                       f"{'are' if n_kept != 1 else 'is'} not in this one ({why})", err=True)
-        if result.pruned:
-            click.echo(f"pruned: {', '.join(result.pruned)}", err=True)
+    reporter(fmt).batch(result, options)
     sys.exit(0 if result.outcomes and not result.failed and result.report.ok() else 1)

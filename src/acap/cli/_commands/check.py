@@ -7,13 +7,12 @@ Exit status: 0 no errors (warnings allowed), 1 errors (or warnings with
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
-from acap.cli._commands._common import FORMATS, emit_report
+from acap.cli._commands._common import FORMATS, reporter
 
 
 @click.command()
@@ -46,10 +45,9 @@ def check(card: str, url: str | None, strict: bool, fmt: str, timeout: float, li
 
     if live and not card.startswith(("https://", "http://")):
         raise click.UsageError("--live checks a URL: give the card's https URL")
-    live_json = None
     if live:
-        from acap.cli._commands.live_check import pairs, print_live
-        from acap.load._document import JsonDocument
+        from acap.cli._commands.live_check import pairs
+        from acap.load import JsonDocument
         from acap.publisher import live_check as run_live
 
         lr = run_live(card, site_dir=site_dir if site_dir.is_dir() else None,
@@ -57,22 +55,8 @@ def check(card: str, url: str | None, strict: bool, fmt: str, timeout: float, li
         # The content check reads the very bytes the live check fetched.
         result = check_card_file(lr.file or JsonDocument(card, findings=list(lr.report.errors)),
                                  url=url or card)
-        ok = result.ok(strict) and lr.ok and lr.report.ok(strict=strict)
-        live_json = lr.to_json()
-    else:
-        result = check_card(card, url=url, timeout=timeout)
-        ok = result.ok(strict)
-    if fmt == "json":
-        if live_json is None:
-            click.echo(result.format_json())
-        else:
-            click.echo(json.dumps({"check": json.loads(result.format_json()), "live": live_json},
-                                  indent=2, ensure_ascii=False))
-    else:
-        click.echo(result.format_text())
-        if live:
-            click.echo("")
-            print_live(lr)
-            emit_report(lr.report, fmt)
-            click.echo("live card verified" if lr.ok else "live card NOT verified")
-    sys.exit(0 if ok else 1)
+        reporter(fmt).card_check(result, lr)
+        sys.exit(0 if result.ok(strict) and lr.ok and lr.report.ok(strict=strict) else 1)
+    result = check_card(card, url=url, timeout=timeout)
+    reporter(fmt).card_check(result)
+    sys.exit(0 if result.ok(strict) else 1)

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from acap.cli._commands._common import FORMATS, emit_report
+from acap.cli._commands._common import FORMATS, reporter
 
 
 @click.command("check-reply")
@@ -63,12 +63,12 @@ def check_reply(reply: str, card: str, activated: bool | None, request_extension
     rf = read_reply(reply)
     if cf.data is None or rf.data is None:
         report.extend(rf.findings)
-        emit_report(report, fmt)
+        reporter(fmt).findings(report)
         sys.exit(1)
     if compare is not None:
         report.extend(compare_replies(rf, read_reply(compare), cf.data,
-                                         skill_id=skill_id, for_named_person=for_named_person,
-                                         action=action, safeguards_hold=safeguards_hold))
+                                      skill_id=skill_id, for_named_person=for_named_person,
+                                      action=action, safeguards_hold=safeguards_hold))
     else:
         if request_extensions is not None:
             activated = EXTENSION_URI in activated_extensions(cf.data, request_extensions)
@@ -82,7 +82,7 @@ def check_reply(reply: str, card: str, activated: bool | None, request_extension
                                      for_named_person=for_named_person, action=action,
                                      safeguards_hold=safeguards_hold,
                                      response_extensions=response_extensions))
-    emit_report(report, fmt)
+    reporter(fmt).findings(report)
     if fmt == "text":
         click.echo("the reply follows §5 and §6 as far as acap can check" if report.ok(strict)
                    else "the reply does NOT follow §5 and §6")

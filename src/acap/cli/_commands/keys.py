@@ -8,6 +8,8 @@ from typing import Any
 
 import click
 
+from acap.cli._reporters import finding_text
+
 
 @click.group()
 def keys() -> None:
@@ -21,7 +23,7 @@ def _cfg(config: Path) -> Any:
     errors = [f for f in cfg.findings if f.level == "error"]
     if errors:
         for f in errors:
-            click.echo(f.format_text(), err=True)
+            click.echo(finding_text(f), err=True)
         sys.exit(1)
     return cfg
 
@@ -145,7 +147,7 @@ def keys_list(config: Path) -> None:
     cfg = _cfg(config)
     res = resolve_signing_key(cfg, cfg.base_dir / "site", create=False)
     for f in res.findings:
-        click.echo(f.format_text(), err=True)
+        click.echo(finding_text(f), err=True)
     if res.key:
         click.echo(f"current:  {describe_key(res.key)}")
     for k in read_jwks(cfg.previous_keys_file):

@@ -6,42 +6,12 @@ as a hidden alias. Both call :func:`acap.publisher._live.live_check`.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
-from acap.cli._commands._common import FORMATS, emit_report
-
-
-def print_live(result: Any) -> None:
-    """Print a :class:`~acap.publisher._live.LiveCheck` as a short table (stdout). Every value
-    came from the network or a card: each is escaped for the terminal."""
-    from acap.findings import terminal_safe as safe
-
-    def row(label: str, value: object, good: bool | None = None) -> None:
-        mark = "" if good is None else ("  ok" if good else "  <- see below")
-        click.echo(f"  {label:<16} {safe(str(value)) if value is not None else '-'}{mark}")
-
-    for what, f in [("card", result.card), *(("jwks", j) for j in result.jwks.values())]:
-        click.echo(f"{what} {safe(f.url)}")
-        if f.error and f.status is None:
-            row("error", f.error, False)
-            continue
-        row("HTTP status", f.status, f.status == 200)
-        ctype = (f.content_type or "").split(";")[0].strip().lower()
-        row("Content-Type", f.content_type, ctype == "application/json"
-            or ctype.endswith("+json"))
-        row("CORS", f.cors and f"Access-Control-Allow-Origin: {f.cors}", f.cors is not None)
-        row("Cache-Control", f.cache_control, f.max_age is not None)
-        row("ETag", f.etag, f.etag is not None)
-        row("same as site/", {True: "yes", False: "no", None: "no local build"}
-            [f.same_as_local], f.same_as_local)
-    for s in result.signatures:
-        click.echo(f"signature {s.index}: kid {safe(s.kid or '-')}, alg {safe(s.alg or '-')}: "
-                   + ("valid" if s.valid else f"{s.state} ({safe(s.reason)})"))
+from acap.cli._commands._common import FORMATS, reporter
 
 
 def pairs(values: tuple[str, ...]) -> dict[str, str]:
@@ -85,10 +55,5 @@ def live_check(url: str, site_dir: Path, connect_to: tuple[str, ...], timeout: f
     result = run(url, site_dir=site_dir if site_dir.is_dir() else None,
                  connect_to=pairs(connect_to), timeout=timeout)
     ok = result.ok and result.report.ok(strict=strict)
-    if fmt == "json":
-        click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
-    else:
-        print_live(result)
-        emit_report(result.report, fmt)
-        click.echo("live card verified" if ok else "live card NOT verified")
+    reporter(fmt).live(result, ok)
     sys.exit(0 if ok else 1)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
-from acap.cli._commands._common import CONFIG_HELP, FORMATS, emit_report
+from acap.cli._commands._common import CONFIG_HELP, FORMATS, reporter
 
 
 @click.command()
@@ -57,31 +56,5 @@ def publish(config: Path, site_dir: Path | None, hosts: tuple[str, ...], remote:
                           branch=branch, dir=directory, dry_run=dry_run, force=force,
                           progress=progress)
     result = run_publish(opts)
-    if fmt == "json":
-        click.echo(json.dumps({
-            "ok": result.ok,
-            "hosts": [{
-                "host": h.target.host, "target": h.target.describe(), "outcome": h.outcome,
-                "commit": h.commit,
-                "added": h.plan.added if h.plan else [],
-                "changed": h.plan.changed if h.plan else [],
-                "removed": h.plan.removed if h.plan else [],
-            } for h in result.hosts],
-            "findings": [f.to_json() for f in result.report.sorted()],
-        }, indent=2, ensure_ascii=False))
-        sys.exit(0 if result.ok else 1)
-    emit_report(result.report, fmt)
-    for h in result.hosts:
-        line = f"{h.target.host}: {h.outcome} ({h.target.describe()})"
-        if h.commit and h.outcome == "published":
-            line += f", commit {h.commit[:12]}"
-        click.echo(line)
-        if h.plan and (dry_run or h.outcome == "failed"):
-            for sign, paths in (("+", h.plan.added), ("~", h.plan.changed),
-                                ("-", h.plan.removed)):
-                for p in paths:
-                    click.echo(f"  {sign} {p}")
-    if not result.ok:
-        if not result.hosts:
-            click.echo("nothing was published", err=True)
-        sys.exit(1)
+    reporter(fmt).publish(result, dry_run)
+    sys.exit(0 if result.ok else 1)

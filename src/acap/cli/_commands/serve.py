@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from acap.cli._commands._common import CONFIG_HELP
+from acap.cli._reporters import report_text
 
 
 @click.command()
@@ -57,7 +58,7 @@ def serve(config: Path, site_dir: Path | None, bind: str, port: int, build_first
     def rebuild() -> bool:
         result = build(BuildOptions(config=config, site_dir=site_dir))
         if len(result.report):
-            click.echo(result.report.format_text(), err=True)
+            click.echo(report_text(result.report), err=True)
         click.echo("rebuilt site/" if result.written else
                    "not rebuilt: fix the errors above; still serving the previous site/",
                    err=True)
@@ -68,7 +69,7 @@ def serve(config: Path, site_dir: Path | None, bind: str, port: int, build_first
         for note in first.notices:
             click.echo(f"note: {note}", err=True)
         if len(first.report):
-            click.echo(first.report.format_text(), err=True)
+            click.echo(report_text(first.report), err=True)
         if not first.written and not site.is_dir():
             click.echo("nothing to serve: the build failed and there is no previous site/",
                        err=True)

@@ -1,0 +1,400 @@
+"""Reporters: every result of acap, rendered as text for a person or as JSON for CI.
+
+The library returns data (:class:`~acap.findings.Report`, :class:`~acap.builder.BuildResult`,
+:class:`~acap.checks.CardCheck`, :class:`~acap.card.Verification`,
+:class:`~acap.publisher.LiveCheck`, :class:`~acap.publisher.PublishResult`, a batch's
+:class:`~acap.builder.batch.BatchResult`); a command hands it to the reporter its
+``--format`` names (:data:`REPORTERS`), one method per kind of result, as
+check-jsonschema's reporters do.
+
+Text goes to a person: findings one per line (``operator.yaml:14:7: error: ... [OR-3.8]``
+with ``hint:`` and ``see:`` lines) on standard error, the outcome on standard output, and
+every value that came from a card, a server or a file escaped (:func:`terminal_safe`).
+JSON is one document on standard output, whatever happened.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from acap.findings import Finding, Report
+
+if TYPE_CHECKING:
+    from acap.builder import BuildResult
+    from acap.builder.batch import BatchOptions, BatchResult
+    from acap.card import Verification
+    from acap.checks import CardCheck
+    from acap.publisher import LiveCheck, PublishResult
+
+__all__ = ["REPORTERS", "Echo", "JsonReporter", "Reporter", "TextReporter", "finding_json",
+           "finding_text", "report_json", "report_text", "terminal_safe"]
+
+#: Writes one piece of output: ``(text, to standard error)``.
+Echo = Callable[[str, bool], None]
+
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: Format characters that belong in text: zero width non-joiner and joiner
+#: (Persian, Indic scripts, emoji sequences). Every other ``Cf``, the bidi
+#: overrides and isolates among them, is escaped.
+_KEPT_FORMAT = frozenset("\u200c\u200d")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every character that could change how a terminal shows it escaped.
+
+    Untrusted text (a card's kid, alg, jku, URLs, card values quoted in messages)
+    must not start a new line, move the cursor, clear the screen (ESC sequences),
+    or reorder what follows (Unicode bidi overrides, Trojan Source, CVE-2021-42574).
+    Escaped: control characters (``Cc``: ``\\n``, ``\\r``, ``\\t``, ``\\x1b`` ...),
+    format characters (``Cf``, bidi controls included, except ZWNJ and ZWJ), line and
+    paragraph separators (``Zl``, ``Zp``), surrogates, private-use and unassigned
+    code points, in Python's escape notation (``\\u202e``). Letters of every
+    script, spaces, emoji and punctuation stay as they are.
+
+    Args:
+        text: any text.
+
+    Returns:
+        The text, one line, safe to print.
+    """
+    if text.isprintable():  # fast path: nothing to escape (and no line break)
+        return text
+    out = []
+    for c in text:
+        cat = unicodedata.category(c)
+        if (cat[0] == "C" and c not in _KEPT_FORMAT) or cat in ("Zl", "Zp"):
+            n = ord(c)
+            out.append(_NAMED_ESCAPES.get(c) or (f"\\x{n:02x}" if n < 0x100 else
+                                                 f"\\u{n:04x}" if n < 0x10000 else
+                                                 f"\\U{n:08x}"))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def finding_text(finding: Finding) -> str:
+    """One finding as text: ``operator.yaml:14:7: error: ... [OR-3.8]``, then an indented
+    ``hint:`` line when there is a hint, and a ``see:`` line with the rule's anchor on
+    the specification site for requirement ids. Location, message and hint pass through
+    :func:`terminal_safe`: they may quote a card's or a server's text."""
+    text = (f"{terminal_safe(str(finding.location))}: {finding.level}: "
+            f"{terminal_safe(finding.message)} [{terminal_safe(finding.rule)}]")
+    if finding.hint:
+        text += f"\n    hint: {terminal_safe(finding.hint)}"
+    if finding.doc:
+        text += f"\n    see: {finding.doc}"
+    return text
+
+
+def report_text(report: Report, summary: bool = True) -> str:
+    """All findings as text, in :meth:`~acap.findings.Report.sorted` order, one per line
+    (plus hint lines), and (with ``summary``) a line counting errors and warnings."""
+    lines = [finding_text(f) for f in report.sorted()]
+    e, w = len(report.errors), len(report.warnings)
+    if summary and (e or w):
+        lines.append(f"{e} error{'s' if e != 1 else ''}, {w} warning{'s' if w != 1 else ''}")
+    return "\n".join(lines)
+
+
+def finding_json(finding: Finding) -> dict[str, Any]:
+    """One finding as a JSON object: ``rule``, ``level``, ``message``, ``location`` (only
+    the parts it has), ``hint`` and ``doc`` when there are."""
+    loc = finding.location
+    data: dict[str, Any] = {"rule": finding.rule, "level": finding.level,
+                            "message": finding.message,
+                            "location": {k: v for k, v in (("file", loc.file), ("line", loc.line),
+                                                           ("column", loc.column),
+                                                           ("pointer", loc.pointer))
+                                         if v is not None}}
+    if finding.hint is not None:
+        data["hint"] = finding.hint
+    if finding.doc:
+        data["doc"] = finding.doc
+    return data
+
+
+def report_json(report: Report) -> dict[str, Any]:
+    """All findings as ``{"findings": [...], "errors": N, "warnings": N}``."""
+    return {"findings": [finding_json(f) for f in report.sorted()],
+            "errors": len(report.errors), "warnings": len(report.warnings)}
+
+
+def _echo(text: str, err: bool) -> None:
+    click.echo(text, err=err)
+
+
+def _not_built(result: BuildResult) -> str:
+    """Why a build wrote nothing, and that site/ stayed as it was."""
+    why = "warnings fail the build with --strict" if result.report.ok() else \
+        "errors in " + ", ".join(dict.fromkeys(f.location.file for f in result.report.errors))
+    kept = f"; {result.site_dir} was left as it was" if result.site_dir.exists() else ""
+    return f"not built: {why}{kept}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
+class Reporter:
+    """Renders acap's results; one subclass per ``--format``.
+
+    Args:
+        echo: writes one piece of output (default: click's, to stdout or stderr).
+    """
+
+    #: The ``--format`` value this reporter answers to.
+    name = ""
+
+    def __init__(self, echo: Echo | None = None) -> None:
+        self.echo: Echo = echo or _echo
+
+    def out(self, text: str) -> None:
+        """Write ``text`` on standard output."""
+        self.echo(text, False)
+
+    def err(self, text: str) -> None:
+        """Write ``text`` on standard error."""
+        self.echo(text, True)
+
+    def findings(self, report: Report) -> None:
+        """Findings of a run (``acap check-reply``, the keys commands)."""
+        raise NotImplementedError
+
+    def build(self, result: BuildResult) -> None:
+        """``acap build`` of one operator."""
+        raise NotImplementedError
+
+    def batch(self, result: BatchResult, options: BatchOptions) -> None:
+        """``acap build`` of many operator files."""
+        raise NotImplementedError
+
+    def card_check(self, result: CardCheck, live: LiveCheck | None = None) -> None:
+        """``acap check`` (with ``--live``: the live check beside it)."""
+        raise NotImplementedError
+
+    def live(self, result: LiveCheck, ok: bool) -> None:
+        """``acap live-check``; ``ok`` is the verdict with ``--strict`` applied."""
+        raise NotImplementedError
+
+    def verification(self, result: Verification) -> None:
+        """``acap verify``."""
+        raise NotImplementedError
+
+    def publish(self, result: PublishResult, dry_run: bool) -> None:
+        """``acap publish``."""
+        raise NotImplementedError
+
+
+class TextReporter(Reporter):
+    """Text for a person (see the module docstring)."""
+
+    name = "text"
+
+    def findings(self, report: Report) -> None:
+        if len(report):
+            self.err(report_text(report))
+
+    def build(self, result: BuildResult) -> None:
+        for note in result.notices:
+            self.err(f"note: {note}")
+        self.findings(result.report)
+        if not result.ok:
+            self.err(_not_built(result))
+            return
+        self.out(f"built {result.site_dir}/ ({len(result.files)} files: "
+                 f"{', '.join(result.files.hosts())})")
+        if result.card_url:
+            self.out(f"card: {result.card_url}")
+
+    def batch(self, result: BatchResult, options: BatchOptions) -> None:
+        errors, warnings = result.totals()
+        for o in result.outcomes:
+            for note in o.notices:
+                self.err(f"note: {o.config}: {note}")
+            if len(o.report):
+                self.err(report_text(o.report, summary=False))
+        if len(result.report):
+            self.err(report_text(result.report, summary=False))
+        self.err(f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')} in "
+                 f"{len(result.outcomes)} operator files")
+        n, total = len(result.built), len(result.outcomes)
+        if result.written:
+            self.out(f"built {n} of {total} operators into {result.site_dir}/")
+        else:
+            self.out(f"nothing written to {result.site_dir}/ ({n} of {total} operators "
+                     "built without error)")
+        for o in result.failed:
+            self.err(f"not built: {o.config} (its previous folders, if any, were kept)")
+        if result.kept and result.written:
+            n_kept = len(result.kept)
+            why = "not pruned: see the warning above" if options.prune else \
+                "--prune removes them"
+            self.err(f"kept: {_plural(n_kept, 'operator')} of the last build that "
+                     f"{'are' if n_kept != 1 else 'is'} not in this one ({why})")
+        if result.pruned:
+            self.err(f"pruned: {', '.join(result.pruned)}")
+
+    def card_check(self, result: CardCheck, live: LiveCheck | None = None) -> None:
+        lines = [report_text(result.report) if len(result.report)
+                 else f"{terminal_safe(result.source)}: no problems found"]
+        part = [r for r, how, _ in result.skipped if how == "part"]
+        none = [r for r, how, _ in result.skipped if how == "none"]
+        if part or none:
+            note = "note: without operator.yaml"
+            if part:
+                note += f", checked in part only: {', '.join(part)}"
+            if none:
+                note += f"; not checked: {', '.join(none)}"
+            lines.append(note + " (--format json says why)")
+        self.out("\n".join(lines))
+        if live is not None:
+            self.out("")
+            self._live_table(live)
+            self.findings(live.report)
+            self.out("live card verified" if live.ok else "live card NOT verified")
+
+    def live(self, result: LiveCheck, ok: bool) -> None:
+        self._live_table(result)
+        self.findings(result.report)
+        self.out("live card verified" if ok else "live card NOT verified")
+
+    def _live_table(self, result: LiveCheck) -> None:
+        """The live check as a short table. Every value came from the network or a card:
+        each is escaped for the terminal."""
+        def row(label: str, value: object, good: bool | None = None) -> None:
+            mark = "" if good is None else ("  ok" if good else "  <- see below")
+            self.out(f"  {label:<16} "
+                     f"{terminal_safe(str(value)) if value is not None else '-'}{mark}")
+
+        for what, f in [("card", result.card), *(("jwks", j) for j in result.jwks.values())]:
+            self.out(f"{what} {terminal_safe(f.url)}")
+            if f.error and f.status is None:
+                row("error", f.error, False)
+                continue
+            row("HTTP status", f.status, f.status == 200)
+            ctype = (f.content_type or "").split(";")[0].strip().lower()
+            row("Content-Type", f.content_type, ctype == "application/json"
+                or ctype.endswith("+json"))
+            row("CORS", f.cors and f"Access-Control-Allow-Origin: {f.cors}", f.cors is not None)
+            row("Cache-Control", f.cache_control, f.max_age is not None)
+            row("ETag", f.etag, f.etag is not None)
+            row("same as site/", {True: "yes", False: "no", None: "no local build"}
+                [f.same_as_local], f.same_as_local)
+        for s in result.signatures:
+            self.out(f"signature {s.index}: kid {terminal_safe(s.kid or '-')}, "
+                     f"alg {terminal_safe(s.alg or '-')}: "
+                     + ("valid" if s.valid else f"{s.state} ({terminal_safe(s.reason)})"))
+
+    def verification(self, result: Verification) -> None:
+        safe = terminal_safe  # kid, alg, reason quote the card
+        for s in result.signatures:
+            self.out(f"signature {s.index}: kid {safe(s.kid or '-')}, alg {safe(s.alg or '-')}: "
+                     f"{s.state}" + ("" if s.reason == "valid" else f" ({safe(s.reason)})"))
+        if result.jwks_source and any(s.checked for s in result.signatures):
+            self.out(f"keys from {safe(result.jwks_source)}")
+        self.findings(result.report)
+        unchecked = bool(result.signatures) and all(not s.checked for s in result.signatures)
+        wrong = [str(s.index) for s in result.signatures if s.checked and not s.valid]
+        if result.ok:
+            self.out("verified")
+        elif unchecked:
+            self.out("NOT verified: the signatures could not be checked (keys unavailable)")
+        elif wrong and any(s.valid for s in result.signatures):
+            self.out(f"NOT verified: signature {', '.join(wrong)} does not match the card, "
+                     "though another does")
+        else:
+            self.out("NOT verified")
+
+    def publish(self, result: PublishResult, dry_run: bool) -> None:
+        self.findings(result.report)
+        for h in result.hosts:
+            line = f"{h.target.host}: {h.outcome} ({h.target.describe()})"
+            if h.commit and h.outcome == "published":
+                line += f", commit {h.commit[:12]}"
+            self.out(line)
+            if h.plan and (dry_run or h.outcome == "failed"):
+                for sign, paths in (("+", h.plan.added), ("~", h.plan.changed),
+                                    ("-", h.plan.removed)):
+                    for p in paths:
+                        self.out(f"  {sign} {p}")
+        if not result.ok and not result.hosts:
+            self.err("nothing was published")
+
+
+class JsonReporter(Reporter):
+    """One JSON document per run, on standard output (see the module docstring)."""
+
+    name = "json"
+
+    def _doc(self, data: dict[str, Any]) -> None:
+        self.out(json.dumps(data, indent=2, ensure_ascii=False))
+
+    def findings(self, report: Report) -> None:
+        self._doc(report_json(report))
+
+    def build(self, result: BuildResult) -> None:
+        for note in result.notices:  # what was done (a key made) is said whatever the format
+            self.err(f"note: {note}")
+        self.findings(result.report)
+        if not result.ok:
+            self.err(_not_built(result))
+
+    def batch(self, result: BatchResult, options: BatchOptions) -> None:
+        errors, warnings = result.totals()
+        self._doc({
+            "site": str(result.site_dir), "written": result.written,
+            "operators": [{"config": str(o.config), "built": o.built, "card": o.card_url,
+                           "findings": [finding_json(f) for f in o.report.sorted()]}
+                          for o in result.outcomes],
+            "kept": result.kept, "pruned": result.pruned,
+            "findings": [finding_json(f) for f in result.report.sorted()],
+            "errors": errors, "warnings": warnings,
+        })
+
+    def _card_check(self, result: CardCheck) -> dict[str, Any]:
+        return {"card": result.source, "url": result.url,
+                **report_json(result.report),
+                "skipped": [{"rule": r, "checked": how, "reason": why}
+                            for r, how, why in result.skipped]}
+
+    def _live(self, result: LiveCheck) -> dict[str, Any]:
+        return {"ok": result.ok, "card": vars(result.card),
+                "jwks": [vars(f) for f in result.jwks.values()],
+                "signatures": [vars(s) for s in result.signatures],
+                "findings": [finding_json(f) for f in result.report.sorted()]}
+
+    def card_check(self, result: CardCheck, live: LiveCheck | None = None) -> None:
+        if live is None:
+            self._doc(self._card_check(result))
+        else:
+            self._doc({"check": self._card_check(result), "live": self._live(live)})
+
+    def live(self, result: LiveCheck, ok: bool) -> None:
+        self._doc(self._live(result))
+
+    def verification(self, result: Verification) -> None:
+        self._doc({"card": result.source, "ok": result.ok, "jwks": result.jwks_source,
+                   "signatures": [vars(s) for s in result.signatures],
+                   "findings": [finding_json(f) for f in result.report.sorted()]})
+
+    def publish(self, result: PublishResult, dry_run: bool) -> None:
+        self._doc({
+            "ok": result.ok,
+            "hosts": [{
+                "host": h.target.host, "target": h.target.describe(), "outcome": h.outcome,
+                "commit": h.commit,
+                "added": h.plan.added if h.plan else [],
+                "changed": h.plan.changed if h.plan else [],
+                "removed": h.plan.removed if h.plan else [],
+            } for h in result.hosts],
+            "findings": [finding_json(f) for f in result.report.sorted()],
+        })
+
+
+#: The reporter of each ``--format``.
+REPORTERS: dict[str, type[Reporter]] = {r.name: r for r in (TextReporter, JsonReporter)}
