@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from acap.findings import Finding
-from acap.load._document import read_reply
+from acap.load import read_reply
 from acap.replies import check_reply, compare_replies
 
 CASES = Path(__file__).resolve().parent / "cases" / "reply"

@@ -21,8 +21,7 @@ from acap.checks._declaration import skill_id_problem, suggested_id
 from acap.checks._urls import host_problems, url_problems
 from acap.cli import report_text
 from acap.errors import JsonTextError
-from acap.load import json_loads
-from acap.load._document import parse_reply
+from acap.load import json_loads, parse_reply
 from cardtools import acap
 from pagetools import example_data, run_build, write_yaml
 

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from acap.cli import finding_json, finding_text
-from acap.load._document import parse_reply, read_reply
+from acap.load import parse_reply, read_reply
 from acap.replies import (
     Outcome,
     Safeguards,

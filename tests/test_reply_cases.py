@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from acap.cli import finding_text
-from acap.load._document import read_reply
+from acap.load import read_reply
 from acap.replies import check_reply
 from acap.replies._check import OWN_RULES, REPLY_REQUIREMENTS
 from acap.requirements import requirement, requirements, rule_ids

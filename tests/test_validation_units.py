@@ -16,8 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import acap.builder._build as build_module
-from acap.builder import BuildOptions, build
-from acap.builder._context import BuildContext
+from acap.builder import BuildContext, BuildOptions, build
 from acap.checks import PrivateValue, card_findings, check_card
 from acap.checks._urls import card_url_problems, host_problems, mixed_scripts, url_problems
 from acap.checks._words import _data, circumstance_words, mentions, revealing_word

@@ -14,9 +14,9 @@ Every error:
   caller knows (the caller's finding then says it);
 * subclasses :class:`ValueError` too where the fault is a value the caller passed in.
 
-Two signals of ``acap publish`` that carry a publish plan (``ForeignContent`` and
-``ForeignFolder``) subclass :class:`AcapError` where the plan is defined, in
-:mod:`acap.publisher`; they never leave it.
+One signal of ``acap publish`` that carries a publish plan
+(:class:`acap.publisher.ForeignFiles`) subclasses :class:`AcapError` where the plan is
+defined; it never leaves :mod:`acap.publisher`.
 """
 
 from __future__ import annotations

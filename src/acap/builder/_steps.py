@@ -95,7 +95,7 @@ def final_check_private_keys(ctx: BuildContext) -> None:
     """KEY-PRIVATE: no PEM private key block and no JWK with private members in any
     built file (:func:`acap.keys._leaks.key_material_in_site`): a private key is never
     written into site/, whatever operator.yaml or templates/ hold."""
-    from acap.checks._private_keys import key_material_in_site, signing_key_in_site
+    from acap.checks import key_material_in_site, signing_key_in_site
 
     files = [(rel, ctx.files[rel]) for rel in ctx.files]
     found = key_material_in_site(ctx.cfg, files, ctx.options.resolved_site_dir())
@@ -112,7 +112,7 @@ def step_spec_site(ctx: BuildContext) -> None:
     loaded only by builds that make the site.
     """
     if ctx.spec_site:
-        from acap.builder.specsite._site import add_spec_site
+        from acap.builder.specsite import add_spec_site
 
         add_spec_site(ctx)
 

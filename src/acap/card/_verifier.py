@@ -27,8 +27,15 @@ from acap.card._canonical import SDK, SPEC, canonical_payload
 from acap.errors import CanonicalizationError, FetchError, KeysUnavailable
 from acap.findings import Finding, Location, Report
 from acap.keys import PRIVATE_MEMBERS, b64url, b64url_decode
-from acap.load import DEFAULT_MAX_BYTES, allowed_url, fetch, json_loads, pointer_join, read_card
-from acap.load._document import JsonDocument
+from acap.load import (
+    DEFAULT_MAX_BYTES,
+    JsonDocument,
+    allowed_url,
+    fetch,
+    json_loads,
+    pointer_join,
+    read_card,
+)
 from acap.site import url_to_path
 from acap.uris import url_for_site_file
 

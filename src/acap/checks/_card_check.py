@@ -17,8 +17,7 @@ from typing import Any
 
 from acap.checks._run import CARD_SKIPS, card_findings
 from acap.findings import Finding, Location, Report
-from acap.load import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, pointer_join, read_card
-from acap.load._document import JsonDocument
+from acap.load import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, JsonDocument, pointer_join, read_card
 from acap.uris import CARD_PATH, EXTENSION_URI, url_for_site_file
 
 

@@ -9,8 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from acap.findings import Finding, Location
-from acap.load._pointer import pointer_of, pointer_tokens
-from acap.load._text import CARD_LIMIT, blank, describe, hidden_characters, length_limit, strings
+from acap.load import (
+    CARD_LIMIT,
+    blank,
+    describe,
+    hidden_characters,
+    length_limit,
+    pointer_of,
+    pointer_tokens,
+    strings,
+)
 
 __all__ = ["card_size_finding", "card_text"]
 
@@ -40,7 +48,7 @@ def card_text(card: dict[str, Any], locate: Any) -> list[Finding]:
     import json
 
     from acap import schemas
-    from acap.load._pointer import dotted
+    from acap.load import dotted
 
     out: list[Finding] = []
     blanks: list[str] = []

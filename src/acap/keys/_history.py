@@ -21,8 +21,8 @@ from typing import Any
 from acap.errors import KeyProblem
 from acap.findings import Finding, Location
 from acap.keys._key import PRIVATE_MEMBERS, SigningKey, read_key_file_doc, thumbprint
-from acap.load._operator import KEY_ENV, OperatorConfig
-from acap.site._files import write_file_atomic
+from acap.load import KEY_ENV, OperatorConfig
+from acap.site import write_file_atomic
 
 
 def published_keys(cfg: OperatorConfig, site_dir: Path,
@@ -63,8 +63,7 @@ def site_published_keys(cfg: OperatorConfig, site_dir: Path
     project replaced with ``acap build --force`` says nothing about this one's kids).
     ``{kid: (public JWK, where it was found)}``."""
     from acap.errors import SitePathError
-    from acap.site._files import url_to_path
-    from acap.site._manifest import MANIFEST, read_manifest
+    from acap.site import MANIFEST, read_manifest, url_to_path
 
     out: dict[str, tuple[dict[str, Any], str]] = {}
     sources: list[tuple[Path, str, str]] = []

@@ -36,8 +36,8 @@ from acap.keys._key import (
     thumbprint,
     write_private_key,
 )
-from acap.load._operator import KEY_ENV, OperatorConfig
-from acap.site._files import write_file_atomic
+from acap.load import KEY_ENV, OperatorConfig
+from acap.site import write_file_atomic
 
 
 def _unused(path: Path) -> Path:
@@ -275,7 +275,7 @@ def replaced_scalar(cfg: OperatorConfig, pointer: str, value: str) -> str:
     """
     import yaml
 
-    from acap.load._yaml import YamlLoader
+    from acap.load import YamlLoader
 
     text = cfg.path.read_bytes().decode("utf-8")  # bytes: keep CRLF line ends as they are
     bom = "\ufeff" if text.startswith("\ufeff") else ""

@@ -2,9 +2,11 @@
 
 :func:`preflight` checks everything before anything goes out (a fresh build, every file
 as the manifest lists it, signatures against the built JWKS, no key material, the card at
-its origin's well-known path); :func:`publish` then puts each host folder on its target:
-a git branch (GitHub Pages) or a directory, swapped in atomically. What is live can be
-checked with :func:`live_check`.
+its origin's well-known path); :func:`publish` then puts each host folder on its target
+through that target's :class:`Publisher`: a git branch (:class:`BranchPublisher`, GitHub
+Pages) or a directory swapped in atomically (:class:`DirectoryPublisher`). Neither replaces
+what acap did not publish there without ``force`` (:class:`ForeignFiles`). What is live
+can be checked with :func:`live_check`.
 
 May import: :mod:`acap.builder` and every stage below it.
 """
@@ -16,9 +18,18 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
+    from acap.publisher._directory import DirectoryPublisher as DirectoryPublisher
+    from acap.publisher._directory import mirror as mirror
+    from acap.publisher._git_branch import BranchPublisher as BranchPublisher
+    from acap.publisher._git_branch import publish_branch as publish_branch
     from acap.publisher._live import HttpFacts as HttpFacts
     from acap.publisher._live import LiveCheck as LiveCheck
     from acap.publisher._live import live_check as live_check
+    from acap.publisher._plan import ForeignFiles as ForeignFiles
+    from acap.publisher._plan import Plan as Plan
+    from acap.publisher._plan import Published as Published
+    from acap.publisher._plan import Publisher as Publisher
+    from acap.publisher._plan import diff as diff
     from acap.publisher._publish import Checked as Checked
     from acap.publisher._publish import HostResult as HostResult
     from acap.publisher._publish import PublishResult as PublishResult

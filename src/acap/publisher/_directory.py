@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from acap._package import __version__
-from acap.publisher._git_branch import Plan, diff
+from acap.publisher._plan import ForeignFiles, Plan, Published, diff
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
@@ -47,14 +47,15 @@ _RENAME_EXCHANGE = 2
 MARKER_SUFFIX = ".acap-published.json"
 
 
-class ForeignFolder(Exception):
+class ForeignFolder(ForeignFiles):
     """The target holds files acap did not publish there (for this host), and the
     mirror would delete or replace them. ``str()`` names the files; ``plan`` is
     what the mirror would have done."""
 
-    def __init__(self, message: str, plan: Plan) -> None:
-        super().__init__(message)
-        self.plan = plan
+    def __init__(self, message: str, plan: Plan, host: str) -> None:
+        super().__init__(message, plan, f"give the folder your web server serves for {host}; "
+                         "if these files may go, acap publish --force deletes them (a folder "
+                         "keeps no history: copy them first)")
 
 
 def marker_path(target: Path) -> Path:
@@ -204,7 +205,7 @@ def mirror(files: Mapping[str, bytes], target: Path, *, host: str, force: bool =
     plan = plan_mirror(files, target)
     problem = foreign_problem(target, host, plan)
     if problem and not force:
-        raise ForeignFolder(problem, plan)
+        raise ForeignFolder(problem, plan, host)
     if dry_run:
         return plan
     record = read_marker(target)
@@ -243,3 +244,25 @@ def _record_after(target: Path, host: str, files: list[str],
         _write_marker(target, host.lower(), files)
     except OSError as exc:
         say(f"could not update {marker_path(target)}: {exc}")
+
+
+class DirectoryPublisher:
+    """A :class:`~acap.publisher._plan.Publisher` to a folder a web server serves: mirrored
+    and swapped in atomically, with a record of what acap published beside it
+    (:func:`mirror`).
+
+    Args:
+        target: the directory served as the host's root.
+    """
+
+    def __init__(self, target: Path) -> None:
+        self.target = target
+
+    def publish(self, files: Mapping[str, bytes], *, host: str, dry_run: bool, force: bool,
+                progress: Callable[[str], None]) -> Published:
+        """See :meth:`acap.publisher._plan.Publisher.publish`."""
+        existed = self.target.is_dir()
+        plan = mirror(files, self.target, host=host, force=force, dry_run=dry_run,
+                      progress=progress)
+        return Published(plan, "dry run" if dry_run else
+                         "up to date" if plan.empty and existed else "published")

@@ -26,11 +26,12 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from acap._package import __version__
 from acap.errors import GitError
+from acap.publisher._plan import ForeignFiles, Plan, Published, diff
 
 #: Default branch GitHub Pages publishes from.
 DEFAULT_BRANCH = "gh-pages"
@@ -46,48 +47,6 @@ AUTHOR_EMAIL = "acap@publish.invalid"
 _GIT_LOCATION_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
                       "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE",
                       "GIT_PREFIX", "GIT_CEILING_DIRECTORIES", "GIT_QUARANTINE_PATH")
-
-
-@dataclass
-class Plan:
-    """What publishing changes at a target, by path relative to the host root.
-
-    Attributes:
-        added: paths the target does not have yet.
-        changed: paths whose content differs.
-        removed: paths the target has and the new tree does not.
-        unchanged: number of paths left as they are.
-    """
-
-    added: list[str] = field(default_factory=list)
-    changed: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    unchanged: int = 0
-
-    @property
-    def empty(self) -> bool:
-        """True when nothing would change."""
-        return not (self.added or self.changed or self.removed)
-
-    def summary(self) -> str:
-        """``"2 added, 1 changed, 0 removed, 5 unchanged"``."""
-        return (f"{len(self.added)} added, {len(self.changed)} changed, "
-                f"{len(self.removed)} removed, {self.unchanged} unchanged")
-
-
-def diff(old: Mapping[str, str], new: Mapping[str, str]) -> Plan:
-    """The :class:`Plan` from ``old`` to ``new`` (each ``{path: content id}``)."""
-    plan = Plan()
-    for path in sorted(set(old) | set(new)):
-        if path not in old:
-            plan.added.append(path)
-        elif path not in new:
-            plan.removed.append(path)
-        elif old[path] != new[path]:
-            plan.changed.append(path)
-        else:
-            plan.unchanged += 1
-    return plan
 
 
 @dataclass
@@ -112,12 +71,22 @@ class PagesOutcome:
     host: str | None = None
 
 
-class ForeignContent(GitError):
-    """The branch holds files acap did not publish, and publishing would replace or
-    remove them."""
+class ForeignContent(ForeignFiles):
+    """The branch holds files acap did not publish (or published for another host), and
+    publishing would replace or remove them.
 
-    def __init__(self, message: str, outcome: PagesOutcome) -> None:
-        super().__init__(message)
+    Attributes:
+        outcome: what publishing found (the plan, the tip, the host acap's tip names).
+    """
+
+    def __init__(self, message: str, outcome: PagesOutcome, host: str) -> None:
+        other = outcome.host
+        hint = (f"one branch serves one host: publish {host} to a branch or repository of its "
+                f"own; acap publish --force replaces {other}'s site (it stays in the branch's "
+                "history)" if other and other != host.lower() else
+                "check the branch; acap publish --force replaces these files (they stay in the "
+                "branch's history)")
+        super().__init__(message, outcome.plan, hint)
         self.outcome = outcome
 
 
@@ -258,7 +227,7 @@ def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host
                 f"{branch} at {remote} was published by acap for {tip_host}, not {host}"
                 + (f": publishing would replace or remove {len(lost)} of its files: "
                    + ", ".join(sorted(lost)[:10]) + (" ..." if len(lost) > 10 else "")
-                   if lost else ""), outcome)
+                   if lost else ""), outcome, host)
         if tip and plan.empty:
             say("up to date: no new commit")
             return outcome
@@ -267,7 +236,7 @@ def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host
                 f"{branch} at {remote} holds {len(lost)} file(s) that acap did not "
                 f"publish, and publishing would replace or remove them: "
                 + ", ".join(sorted(lost)[:10]) + (" ..." if len(lost) > 10 else ""),
-                outcome)
+                outcome, host)
         if dry_run:
             return outcome
         when = date if date is not None else commit_date(None)
@@ -340,3 +309,28 @@ def _write_tree(repo: _Repo, files: Mapping[str, bytes]) -> tuple[str, dict[str,
     tree = repo.run(["write-tree"], what="write the tree").strip()
     meta = {rel: f"100644 blob {sha}" for rel, sha in zip(names, blobs, strict=True)}
     return tree, meta
+
+
+class BranchPublisher:
+    """A :class:`~acap.publisher._plan.Publisher` to a git branch (GitHub Pages): the host
+    folder becomes the tree of a new commit on the branch's tip (:func:`publish_branch`).
+
+    Args:
+        remote: any URL or path git can push to (absolute when local).
+        branch: the branch name.
+        date: commit date in seconds since the epoch (:func:`commit_date`).
+    """
+
+    def __init__(self, remote: str, branch: str, date: int | None = None) -> None:
+        self.remote = remote
+        self.branch = branch
+        self.date = date
+
+    def publish(self, files: Mapping[str, bytes], *, host: str, dry_run: bool, force: bool,
+                progress: Callable[[str], None]) -> Published:
+        """See :meth:`acap.publisher._plan.Publisher.publish`."""
+        outcome = publish_branch(files, self.remote, self.branch, host=host, dry_run=dry_run,
+                                 force=force, date=self.date, progress=progress)
+        state = ("published" if outcome.pushed else
+                 "up to date" if outcome.plan.empty and outcome.previous else "dry run")
+        return Published(outcome.plan, state, outcome.commit)

@@ -25,8 +25,15 @@ from urllib.parse import urlsplit
 from acap.card import SignatureCheck
 from acap.errors import FetchError
 from acap.findings import Finding, Location, Report
-from acap.load import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, Response, fetch, json_loads, url_problem
-from acap.load._document import JsonDocument
+from acap.load import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_TIMEOUT,
+    JsonDocument,
+    Response,
+    fetch,
+    json_loads,
+    url_problem,
+)
 
 _MAX_AGE = re.compile(r"(?:^|[,\s])(?:s-)?max-age\s*=\s*\"?(\d+)", re.IGNORECASE)
 
@@ -178,7 +185,7 @@ def live_check(url: str, *, site_dir: Path | None = Path("site"),
         than 200).
     """
     from acap.card import Verifier
-    from acap.load._document import parse_document
+    from acap.load import parse_document
 
     route = {k.lower(): v for k, v in (connect_to or {}).items()}
     bodies: dict[str, bytes] = {}

@@ -110,7 +110,7 @@ def signature_findings(files: dict[str, bytes], host: str, root: Path) -> list[F
         and the findings of :meth:`acap.card.Verifier.verify`.
     """
     from acap.card import Verifier
-    from acap.load._document import JsonDocument, parse_document
+    from acap.load import JsonDocument, parse_document
 
     out: list[Finding] = []
     # The cards a client fetches sit at the well-known path (A2A §8.2); other JSON

@@ -44,7 +44,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from acap.findings import Finding, Location, Report
-from acap.publisher._git_branch import Plan
+from acap.publisher._plan import ForeignFiles, Plan, Publisher
 from acap.publisher._preflight import (
     origin_findings,
     pages_extras,
@@ -181,8 +181,6 @@ def publish(options: PublishOptions) -> PublishResult:
         and the other targets are still published.
     """
     from acap.errors import GitError
-    from acap.publisher._directory import ForeignFolder
-    from acap.publisher._git_branch import ForeignContent, commit_date, publish_branch
 
     checked = preflight(options)
     result = PublishResult(checked.report)
@@ -201,40 +199,12 @@ def publish(options: PublishOptions) -> PublishResult:
 
         say(f"{len(files)} files -> {t.describe()}" + (" (dry run)" if options.dry_run else ""))
         try:
-            if t.kind == "branch":
-                assert t.remote is not None
-                outcome = publish_branch(files, t.remote, t.branch, host=t.host,
-                                         dry_run=options.dry_run, force=options.force,
-                                         date=commit_date(cfg.base_dir), progress=say)
-                hr.plan, hr.commit = outcome.plan, outcome.commit
-                hr.outcome = ("published" if outcome.pushed else
-                              "up to date" if outcome.plan.empty and outcome.previous else
-                              "dry run")
-            else:
-                from acap.publisher._directory import mirror
-
-                assert t.dir is not None
-                existed = t.dir.is_dir()
-                hr.plan = mirror(files, t.dir, host=t.host, force=options.force,
-                                 dry_run=options.dry_run, progress=say)
-                hr.outcome = ("dry run" if options.dry_run else
-                              "up to date" if hr.plan.empty and existed else "published")
-        except ForeignContent as exc:
-            hr.plan, hr.detail = exc.outcome.plan, str(exc)
-            other = exc.outcome.host
-            result.report.add(Finding(
-                "PUBLISH-FOREIGN", "error", str(exc), t.where,
-                f"one branch serves one host: publish {t.host} to a branch or repository of "
-                f"its own; acap publish --force replaces {other}'s site (it stays in the "
-                "branch's history)" if other and other != t.host.lower() else
-                "check the branch; acap publish --force replaces these files (they stay in "
-                "the branch's history)"))
-        except ForeignFolder as exc:
+            done = _publisher(t, cfg).publish(files, host=t.host, dry_run=options.dry_run,
+                                              force=options.force, progress=say)
+            hr.plan, hr.outcome, hr.commit = done.plan, done.outcome, done.commit
+        except ForeignFiles as exc:
             hr.plan, hr.detail = exc.plan, str(exc)
-            result.report.add(Finding("PUBLISH-FOREIGN", "error", str(exc), t.where,
-                                      f"give the folder your web server serves for {t.host}; "
-                                      "if these files may go, acap publish --force deletes "
-                                      "them (a folder keeps no history: copy them first)"))
+            result.report.add(Finding("PUBLISH-FOREIGN", "error", str(exc), t.where, exc.hint))
         except (GitError, OSError) as exc:
             hr.detail = str(exc)
             # git's own message, its lines joined: a finding is one line on the terminal
@@ -246,3 +216,16 @@ def publish(options: PublishOptions) -> PublishResult:
                                       "fix the cause and run acap publish again"))
         say(hr.outcome + (f": {hr.plan.summary()}" if hr.plan else ""))
     return result
+
+
+def _publisher(target: Target, cfg: Any) -> Publisher:
+    """The :class:`~acap.publisher._plan.Publisher` of ``target``."""
+    if target.kind == "branch":
+        from acap.publisher._git_branch import BranchPublisher, commit_date
+
+        assert target.remote is not None
+        return BranchPublisher(target.remote, target.branch, commit_date(cfg.base_dir))
+    from acap.publisher._directory import DirectoryPublisher
+
+    assert target.dir is not None
+    return DirectoryPublisher(target.dir)

@@ -1,0 +1,72 @@
+"""What the two halves of the reply checker share: the options of one check, the state
+it fills, and a §6.1 object as found on a reply (:class:`Marker`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from acap.findings import Finding, Level
+from acap.load._document import REPLY, JsonDocument, parse_reply
+from acap.load._pointer import pointer_join
+from acap.replies._view import Node
+
+TASK_STATES = ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED",
+               "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_INPUT_REQUIRED",
+               "TASK_STATE_REJECTED", "TASK_STATE_AUTH_REQUIRED")
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A §6.1 object found on a Message or an Artifact."""
+
+    node: Node
+    kind: str  # "message" or "artifact"
+    pointer: str
+    status: str | None
+    skill_id: str | None
+    obj: Any
+
+
+@dataclass
+class Options:
+    """What the caller of the check knows about the request (see
+    :func:`acap.replies.check_reply` for each)."""
+
+    activated: bool
+    skill_id: str | None
+    for_named_person: bool | None
+    action: bool | None
+    safeguards_hold: bool | None
+    response_extensions: str | Sequence[str] | None
+
+
+class CheckContext:
+    """The findings of one check, and the pointers already found at fault (a later rule
+    does not report the same place again)."""
+
+    def __init__(self, rf: JsonDocument) -> None:
+        self.rf = rf
+        self.findings: list[Finding] = []
+        self.bad: set[str] = set()
+
+    def add(self, rule: str, level: Level, message: str, pointer: str | None,
+            hint: str | None = None) -> None:
+        self.findings.append(Finding(rule, level, message, self.rf.at(pointer), hint))
+        if pointer is not None:
+            self.bad.add(pointer)
+
+
+def as_document(reply: Any, source: str) -> JsonDocument:
+    """``reply`` as a located document: as is, parsed from JSON text, or wrapped parsed JSON."""
+    if isinstance(reply, JsonDocument):
+        return reply
+    if isinstance(reply, (str, bytes)):
+        return parse_reply(reply, source)
+    return JsonDocument(source, REPLY, data=reply)
+
+
+def parts_pointer(node: Node | None) -> str:
+    """The pointer of the ``parts`` of a Message or Artifact (``""`` for none)."""
+    return "" if node is None else pointer_join(node.pointer, "parts")
