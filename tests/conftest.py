@@ -10,8 +10,7 @@ from unittest import mock
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-EXAMPLE = REPO / "operator.yaml"
+from support.paths import EXAMPLE
 
 
 @pytest.fixture(autouse=True)

@@ -1,20 +1,163 @@
-"""Lint and type-check are part of the test suite (ruff on everything, mypy --strict on src/)."""
+"""Lint, type-check and the layout are part of the test suite: ruff on everything, mypy
+--strict on src/, import-linter's layers contract, no import cycle, a small package root,
+and public names that load."""
 
 from __future__ import annotations
 
+import ast
+import importlib
+import re
 import subprocess
 import sys
 
-from conftest import REPO
+import grimp
+import pytest
+
+from support.paths import REPO, SRC
+
+STAGES = ["acap.load", "acap.site", "acap.keys", "acap.card", "acap.checks", "acap.builder",
+          "acap.builder.pages", "acap.builder.specsite", "acap.builder.batch", "acap.publisher",
+          "acap.replies", "acap.cli", "acap"]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", *args], cwd=REPO, capture_output=True,
+                          text=True)
 
 
 def test_ruff_is_clean() -> None:
-    proc = subprocess.run([sys.executable, "-m", "ruff", "check", "src", "tests", "bench"],
-                          cwd=REPO, capture_output=True, text=True)
+    proc = _run("ruff", "check", "src", "tests", "bench", "scripts")
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_mypy_is_clean() -> None:
-    proc = subprocess.run([sys.executable, "-m", "mypy", "src"], cwd=REPO, capture_output=True,
-                          text=True)
+    proc = _run("mypy", "src")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_each_stage_imports_only_the_stages_below_it() -> None:
+    """import-linter's layers contract (pyproject.toml), exhaustive: every package and
+    module of the package root is in a layer."""
+    proc = subprocess.run([str(REPO / ".venv" / "bin" / "lint-imports")]
+                          if (REPO / ".venv" / "bin" / "lint-imports").exists()
+                          else [sys.executable, "-c", "from importlinter.cli import "
+                                "lint_imports_command; lint_imports_command()"],
+                          cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 kept, 0 broken" in proc.stdout
+
+
+def _cycles() -> list[list[str]]:
+    """Strongly connected components of acap's import graph with more than one module.
+    Every import statement counts (function-level and ``TYPE_CHECKING`` ones too); an
+    import of a module's own ancestor package does not (a package's ``__init__`` lists
+    its children's names; it does not depend on them at run time)."""
+    graph = grimp.build_graph("acap")
+    mods = sorted(graph.modules)
+    edges = {m: {t for t in graph.find_modules_directly_imported_by(m)
+                 if not m.startswith(t + ".")} for m in mods}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+    sys.setrecursionlimit(10_000)
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for m in mods:
+        if m not in index:
+            visit(m)
+    return out
+
+
+def test_no_import_cycle_among_acaps_modules() -> None:
+    assert _cycles() == []
+
+
+def test_the_cycle_finder_finds_a_cycle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check above can fail: two modules that import each other are a cycle."""
+    class Graph:
+        modules = frozenset({"acap.a", "acap.b", "acap.c"})
+
+        def find_modules_directly_imported_by(self, m: str) -> set[str]:
+            return {"acap.a": {"acap.b"}, "acap.b": {"acap.a"}, "acap.c": set()}[m]
+
+    monkeypatch.setattr(grimp, "build_graph", lambda _name: Graph())
+    assert _cycles() == [["acap.a", "acap.b"]]
+
+
+def test_the_package_root_holds_at_most_ten_modules() -> None:
+    root = sorted(p.name for p in SRC.glob("*.py"))
+    assert len(root) <= 10, root
+
+
+@pytest.mark.parametrize("package", STAGES)
+def test_every_public_name_loads_and_is_documented(package: str) -> None:
+    """Each package's ``__all__`` is its ``TYPE_CHECKING`` import lines, and every name
+    loads (on first use) from the module they name, with a docstring when it is a
+    function or class."""
+    mod = importlib.import_module(package)
+    assert mod.__file__ is not None
+    with open(mod.__file__, encoding="utf-8") as fh:
+        tree = ast.parse(fh.read())
+    listed = {a.asname or a.name: node.module for node in ast.walk(tree)
+              if isinstance(node, ast.ImportFrom) and node.module
+              for a in node.names if a.asname == a.name}
+    assert sorted(listed) == mod.__all__
+    for name, source in listed.items():
+        value = getattr(mod, name)
+        assert value is getattr(importlib.import_module(str(source)), name), name
+        if callable(value) and not isinstance(value, type(re)) and \
+                getattr(value, "__module__", "").startswith("acap"):
+            assert (value.__doc__ or "").strip(), f"{package}.{name} has no docstring"
+
+
+def test_nothing_below_the_cli_imports_click_or_prints() -> None:
+    """Library first: only acap.cli (and the console script's way out) talks to the
+    terminal."""
+    found = []
+    for path in SRC.rglob("*.py"):
+        rel = path.relative_to(SRC).as_posix()
+        if rel.startswith("cli/") or rel == "_entry.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) \
+                    else [node.module or ""]
+                found += [f"{rel}: imports {n}" for n in names if n.split(".")[0] == "click"]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                    node.func.id == "print":
+                found.append(f"{rel}:{node.lineno}: print()")
+    assert found == []
+
+
+def test_acap_help_imports_no_stage() -> None:
+    code = ("import sys; from acap.cli import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('acap.')))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True)
+    loaded = proc.stdout.strip().splitlines()[-1]
+    stages = [s for s in STAGES if s not in ("acap", "acap.cli")]
+    assert not [s for s in stages if f"'{s}'" in loaded or f"'{s}." in loaded], loaded

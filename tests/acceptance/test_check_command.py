@@ -1,0 +1,175 @@
+"""``acap check`` from the command line: output format, exit codes, URLs; and the bundled
+example, built and then checked."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import re
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from acap.builder import BuildOptions, build
+from acap.cli import cli
+from acap.requirements import rule_ids
+from support.cases import CARD_CASES, OPERATOR_CASES
+from support.paths import REPO
+
+TEXT_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<level>error|warning): "
+                       r"(?P<message>.+) \[(?P<rule>[A-Z0-9.-]+)\]$")
+
+
+def run(*args: str) -> tuple[int, str]:
+    """Run acap; returns the exit code and what it printed on stdout."""
+    res = CliRunner().invoke(cli, list(args))
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+    assert "Traceback" not in res.output
+    return res.exit_code, res.stdout
+
+
+def test_the_built_example_card_has_no_error(example: Path) -> None:
+    """README's promise: `acap check` on the card `acap build` made reports no errors."""
+    result = build(BuildOptions(config=example))
+    assert result.report.ok()
+    card = example.parent / "site" / "example.com" / ".well-known" / "agent-card.json"
+    code, out = run("check", str(card))
+    assert code == 0, out
+    assert out.splitlines()[0] == f"{card}: no problems found"
+    code, out = run("check", str(card), "--strict")
+    assert code == 0, out
+
+
+def test_the_example_warns_once_and_annex_a3s_level_1_adds_the_referral_warnings(
+        example: Path) -> None:
+    """The bundled chapel opens a booking to assistants: the build says that it accepts
+    the assistant's word (OR-5.5). With Annex A.3's level-1 attestation it also warns
+    that bookings must be referred (OR-5.6 (a), OR-5.7), and still builds."""
+    text = example.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    access = next(i for i, line in enumerate(lines, 1) if "assistantAccess: true" in line)
+    level = next(i for i, line in enumerate(lines, 1) if "attestationLevel: 2" in line)
+    result = build(BuildOptions(config=example, write=False))
+    assert sorted((f.rule, f.level, f.location.line) for f in result.report) == \
+        [("OR-5.5", "warning", access)]
+    example.write_text(text.replace("attestationLevel: 2", "attestationLevel: 1"),
+                       encoding="utf-8")
+    result = build(BuildOptions(config=example, write=False))
+    got = sorted((f.rule, f.level, f.location.line) for f in result.report)
+    assert got == [("OR-5.5", "warning", access), ("OR-5.6", "warning", level),
+                   ("OR-5.7", "warning", access)]
+    assert result.report.ok()
+
+
+def test_text_format_and_exit_code_on_errors() -> None:
+    card = CARD_CASES / "many-faults.json"
+    code, out = run("check", str(card))
+    assert code == 1
+    lines = [line for line in out.splitlines() if TEXT_LINE.match(line)]
+    assert len(lines) == 11
+    m = TEXT_LINE.match(next(line for line in lines if "[OR-3.5]" in line))
+    assert m and m["file"] == str(card) and m["line"] == "17" and m["level"] == "error"
+    hints = [line for line in out.splitlines() if line.startswith("    hint: ")]
+    assert len(hints) == 11
+    assert "9 errors, 2 warnings" in out
+    assert re.search(r"^note: without operator\.yaml, checked in part only: OR-3\.4", out, re.M)
+
+
+def test_json_format() -> None:
+    code, out = run("check", str(CARD_CASES / "or-3.8-query.json"), "--format", "json")
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["errors"] == 1 and doc["warnings"] == 0
+    [f] = doc["findings"]
+    assert f["rule"] == "OR-3.8" and f["level"] == "error"
+    assert f["location"]["line"] == 16
+    assert f["location"]["pointer"] == "/capabilities/extensions/0/params/skills/0/personEntry"
+    assert f["doc"].endswith("#OR-3.8")
+    assert {"rule": "OR-5.5", "checked": "none"}.items() <= \
+        next(s for s in doc["skipped"] if s["rule"] == "OR-5.5").items()
+
+
+def test_warnings_pass_unless_strict() -> None:
+    card = str(CARD_CASES / "or-5.10-no-staff.json")
+    assert run("check", card)[0] == 0
+    assert run("check", card, "--strict")[0] == 1
+
+
+def test_usage_errors_exit_2() -> None:
+    assert run("check")[0] == 2
+    assert run("check", "card.json", "--format", "xml")[0] == 2
+
+
+def test_many_faults_in_one_operator_file_are_reported_in_one_run(tmp_path: Path) -> None:
+    shutil.copyfile(OPERATOR_CASES / "many-faults.yaml", tmp_path / "operator.yaml")
+    code, out = run("build", "-c", str(tmp_path / "operator.yaml"), "--format", "json")
+    assert code == 1
+    rules = {f["rule"] for f in json.loads(out)["findings"]}
+    assert len(rules) >= 8, rules
+    assert not (tmp_path / "site").exists()
+
+
+def test_many_faults_in_one_card_are_reported_in_one_run() -> None:
+    code, out = run("check", str(CARD_CASES / "many-faults.json"), "--format", "json")
+    assert code == 1
+    assert len({f["rule"] for f in json.loads(out)["findings"]}) >= 8
+
+
+class _Redirect(http.server.BaseHTTPRequestHandler):
+    card = b""
+
+    def do_GET(self) -> None:
+        if self.path == "/.well-known/agent-card.json":
+            self.send_response(301)
+            self.send_header("Location", "/cards/chapel.json")
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.end_headers()
+        self.wfile.write(self.card)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def redirecting() -> Iterator[str]:
+    handler = type("H", (_Redirect,), {"card": (CARD_CASES / "valid" / "annex-a-like.json")
+                                       .read_bytes()})
+    server = http.server.HTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/.well-known/agent-card.json"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_redirect_is_reported(redirecting: str) -> None:
+    code, out = run("check", redirecting, "--format", "json")
+    assert code == 0
+    [f] = json.loads(out)["findings"]
+    assert (f["rule"], f["level"]) == ("CARD-URL", "warning")
+    assert "/cards/chapel.json" in f["message"]
+
+
+def test_plain_http_elsewhere_is_refused() -> None:
+    code, out = run("check", "http://example.com/.well-known/agent-card.json", "--format", "json")
+    assert code == 1
+    assert [f["rule"] for f in json.loads(out)["findings"]] == ["CARD-READ"]
+
+
+def test_the_readme_names_every_rule_id() -> None:
+    """Every id of the registry (requirements and acap's own rules, wherever acap emits
+    them: build, card, reply, publish, live, pages) is named in README's rule section, as
+    a whole word (``KEY`` in ``KEY-ID`` does not count, nor ``SIG-*`` for ``SIG-NONE``)."""
+    import re
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Checking cards and rules", 1)[1].split("\n## ", 1)[0]
+    missing = [rid for rid in sorted(rule_ids())
+               if not re.search(rf"(?<![\w-]){re.escape(rid)}(?![\w-])", section)]
+    assert missing == []

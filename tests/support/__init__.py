@@ -1,0 +1,1 @@
+"""Helpers shared by the tests: paths, builds and commands, case files, hostile inputs."""

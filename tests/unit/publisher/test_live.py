@@ -1,0 +1,170 @@
+"""Live check: what a client gets from the published card, against real local servers."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from acap.cli import cli, report_text
+from acap.publisher import live_check
+from acap.site import start_preview
+from support.publishing import do_build, project, set_version
+
+CARD = "https://example.com/.well-known/agent-card.json"
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    config = project(tmp_path)
+    do_build(config)
+    return config.parent / "site"
+
+
+def _warnings(result: object) -> list[str]:
+    return sorted(f.rule for f in result.report.warnings)  # type: ignore[attr-defined]
+
+
+def test_live_check_of_the_preview_reports_every_fact(site: Path) -> None:
+    with start_preview(site, port=0) as server:
+        res = live_check(CARD, site_dir=site,
+                         connect_to={"example.com": f"http://127.0.0.1:{server.port}"})
+    assert res.ok, report_text(res.report)
+    c = res.card
+    assert (c.status, c.content_type, c.cors, c.max_age) == \
+        (200, "application/json; charset=utf-8", "*", 600)
+    assert c.etag is not None and c.etag.startswith('"')
+    assert c.same_as_local is True
+    assert list(res.jwks) == ["https://example.com/.well-known/jwks.json"]
+    j = res.jwks["https://example.com/.well-known/jwks.json"]
+    assert (j.status, j.cors, j.same_as_local) == (200, "*", True)
+    assert [(s.kid, s.alg, s.valid) for s in res.signatures] == [("chapel-1", "ES256", True)]
+    assert len(res.report) == 0
+
+
+def test_live_bytes_that_differ_from_the_local_build(site: Path, tmp_path: Path) -> None:
+    live = tmp_path / "live-site"
+    shutil.copytree(site, live)
+    config = site.parent / "operator.yaml"
+    set_version(config, "7.0.0")
+    do_build(config)  # the local build moves on; the "live" copy stays old
+    with start_preview(live, port=0) as server:
+        res = live_check(CARD, site_dir=site,
+                         connect_to={"example.com": f"http://127.0.0.1:{server.port}"})
+    assert res.card.same_as_local is False
+    assert res.jwks["https://example.com/.well-known/jwks.json"].same_as_local is True
+    assert _warnings(res) == ["LIVE-DIFFERS"]
+    assert res.ok  # still validly signed: it is the older card
+
+
+@pytest.fixture
+def plain_server(site: Path) -> Iterator[int]:
+    """Python's own static server over the host folder: no CORS, no Cache-Control, no ETag."""
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(site / "example.com"))
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    t = threading.Thread(target=httpd.serve_forever, daemon=True)
+    t.start()
+    try:
+        yield int(httpd.server_address[1])
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_missing_headers_are_reported(site: Path, plain_server: int) -> None:
+    res = live_check(CARD, site_dir=site,
+                     connect_to={"example.com": f"http://127.0.0.1:{plain_server}"})
+    assert res.signatures[0].valid
+    assert res.card.cors is None and res.card.max_age is None and res.card.etag is None
+    # Card and JWKS each: no CORS, no max-age, no ETag.
+    assert _warnings(res) == ["LIVE-CACHE"] * 2 + ["LIVE-CORS"] * 2 + ["LIVE-ETAG"] * 2
+    out = CliRunner().invoke(cli, ["check", CARD, "--live", "--site-dir", str(site), "--connect-to",
+                                   f"example.com=http://127.0.0.1:{plain_server}"])
+    assert out.exit_code == 0, out.output
+    assert "  CORS             -  <- see below" in out.stdout
+    assert "signature 0: kid chapel-1, alg ES256: valid" in out.stdout
+    assert "[LIVE-CORS]" in out.stderr
+    strict = CliRunner().invoke(cli, ["check", CARD, "--live", "--strict", "--connect-to",
+                                      f"example.com=http://127.0.0.1:{plain_server}"])
+    assert strict.exit_code == 1
+
+
+def test_http_errors_size_limit_and_timeout(site: Path) -> None:
+    with start_preview(site, port=0) as server:
+        route = {"example.com": f"http://127.0.0.1:{server.port}"}
+        missing = live_check("https://example.com/.well-known/nothing.json", connect_to=route)
+        assert [f.rule for f in missing.report.errors] == ["LIVE-HTTP"]
+        assert missing.card.status == 404 and not missing.ok
+        small = live_check(CARD, connect_to=route, max_bytes=100)
+        assert [f.rule for f in small.report.errors] == ["LIVE-HTTP"]
+        assert "larger than" in small.report.errors[0].message
+    # A server that accepts the connection and never answers.
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(1)
+    try:
+        start = time.monotonic()
+        res = live_check(CARD, connect_to={"example.com":
+                                           f"http://127.0.0.1:{silent.getsockname()[1]}"},
+                         timeout=0.5)
+        assert time.monotonic() - start < 5
+    finally:
+        silent.close()
+    assert [f.rule for f in res.report.errors] == ["LIVE-HTTP"]
+    assert "timed out" in res.report.errors[0].message
+
+
+def test_a_card_whose_jwks_is_missing_does_not_verify(site: Path) -> None:
+    (site / "example.com/.well-known/jwks.json").unlink()
+    with start_preview(site, port=0) as server:
+        res = live_check(CARD, site_dir=None,
+                         connect_to={"example.com": f"http://127.0.0.1:{server.port}"})
+    assert not res.ok
+    assert res.jwks["https://example.com/.well-known/jwks.json"].status == 404
+    # The signature was not checked (no keys), not found wrong: SIG-KEYS, not SIG-INVALID.
+    assert {f.rule for f in res.report.errors} == {"LIVE-HTTP", "SIG-KEYS"}
+    assert [(s.checked, s.state) for s in res.signatures] == [(False, "NOT CHECKED")]
+    assert res.card.same_as_local is None
+
+
+def test_connect_to_is_a_route_not_a_redirect(site: Path) -> None:
+    """Trial item 10: checking acap serve via --connect-to gave "the card URL redirects to
+    http://127.0.0.1:..." [CARD-URL]; a real redirect through the route is still seen, at
+    the public origin."""
+    import json
+
+    from acap.publisher._live import _get
+
+    with start_preview(site, port=0) as server:
+        local = f"http://127.0.0.1:{server.port}"
+        out = CliRunner().invoke(cli, ["check", CARD, "--live", "--format", "json",
+                                       "--site-dir", str(site),
+                                       "--connect-to", f"example.com={local}"])
+        assert out.exit_code == 0, out.output
+        doc = json.loads(out.stdout)
+        assert [(f["rule"], f["message"]) for f in doc["check"]["findings"]
+                if f["rule"] == "CARD-URL"] == []
+        text = CliRunner().invoke(cli, ["check", CARD, "--live", "--site-dir", str(site),
+                                        "--connect-to", f"example.com={local}"])
+        assert "the card URL redirects" not in text.output
+        # acap serve answers a folder without its slash (and no .html twin) with 301 to
+        # the slash, as GitHub Pages does: the route reports it as the public URL.
+        (site / "ask.example.com" / "moved").mkdir()
+        (site / "ask.example.com" / "moved" / "index.html").write_text("<p>moved</p>")
+        moved = _get("https://ask.example.com/moved", {"ask.example.com": local}, 5.0, 1 << 20)
+        assert (moved.status, moved.url) == (200, "https://ask.example.com/moved/")
+        same = _get(CARD, {"example.com": local}, 5.0, 1 << 20)
+        assert same.url == CARD
