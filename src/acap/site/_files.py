@@ -253,25 +253,27 @@ def swap_in(tmp: Path, site_dir: Path) -> None:
 
 @contextmanager
 def _stops_held() -> Iterator[None]:
-    """Ctrl-C and SIGTERM wait while site/ is swapped in, and are then dropped: the
-    build has done what it was asked, and stopping it half-way through the swap
-    would report a failure for a site/ that was replaced (or leave the old one
-    beside it). Only in the main thread of a POSIX process; elsewhere, nothing."""
+    """Ctrl-C and SIGTERM are ignored while site/ is swapped in: the build has done what
+    it was asked, and stopping it half-way through the swap would report a failure for a
+    site/ that was replaced (or leave the old one beside it). The handlers are replaced,
+    not the signal mask: in a process with other threads (a worker pool, a library's
+    own) the kernel may hand the signal to any thread that does not block it. Only in
+    the main thread, where Python lets a handler be set; elsewhere, nothing."""
     import signal
     import threading
 
-    stops = {signal.SIGINT, signal.SIGTERM}
-    if not hasattr(signal, "pthread_sigmask") or \
-            threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+    stops = [signal.SIGINT, signal.SIGTERM]
+    before = {s: signal.getsignal(s) for s in stops}
+    for s in stops:
+        signal.signal(s, signal.SIG_IGN)
     try:
         yield
     finally:
-        while signal.sigtimedwait(stops, 0) is not None:
-            pass  # a stop request that came during the swap: the build is done
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        for s, handler in before.items():
+            signal.signal(s, handler if handler is not None else signal.SIG_DFL)
 
 
 def real_site_dir(site_dir: Path) -> Path:
