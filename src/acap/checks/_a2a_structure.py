@@ -35,7 +35,7 @@ from acap import schemas
 from acap.checks._facts import Subject, as_dict, as_list
 from acap.checks._urls import Problem, split
 from acap.findings import Finding
-from acap.load import OperatorConfig, dotted, pointer_join, pointer_of
+from acap.load import OperatorConfig, dotted, pointer_join, pointer_of, type_words, value_words
 
 STANDARD_BINDINGS = ("JSONRPC", "GRPC", "HTTP+JSON")
 _BINDING_ALIASES = {"JSON-RPC": "JSONRPC", "JSON_RPC": "JSONRPC", "JSONRPC2": "JSONRPC",
@@ -136,15 +136,8 @@ def version_problems(version: Any, others: list[Any] | None = None) -> list[Prob
 def operator_structure(sub: Subject, cfg: OperatorConfig) -> Iterator[Finding]:
     """A2A-BINDING, A2A-PROTOCOL-VERSION, A2A-SECURITY, A2A-OAUTH-FLOWS in operator.yaml."""
     interfaces = as_list(as_dict(cfg.data.get("agent")).get("interfaces"))
-    versions = [as_dict(i).get("protocolVersion", CURRENT_VERSION) for i in interfaces]
-    for i, itf in enumerate(interfaces):
-        itf = as_dict(itf)
-        for p in binding_problems(itf.get("binding")):
-            yield sub.finding(p.rule, p.level, f"agent.interfaces[{i}].binding: {p.message}",
-                              f"/agent/interfaces/{i}/binding", p.hint)
-        for p in version_problems(itf.get("protocolVersion"), versions):
-            yield sub.finding(p.rule, p.level, f"agent.interfaces[{i}]: {p.message}",
-                              f"/agent/interfaces/{i}/protocolVersion", p.hint)
+    yield from _interface_findings(sub, interfaces, "agent.interfaces", "binding",
+                                   CURRENT_VERSION)
     declared = as_dict(cfg.data.get("signIn"))
     for name, scheme in declared.items():
         ptr = pointer_join("/signIn", name)
@@ -279,42 +272,34 @@ def _schema_findings(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
                               f"{', '.join(SCHEME_KINDS)}, found {len(members)}", ptr,
                               "a SecurityScheme is a proto oneof: one member")
         elif kw == "type":
-            want = _article(err.validator_value)
+            want = type_words(err.validator_value, json=True)
             yield sub.finding("A2A-TYPE", "error", f"{where} must be {want}, found "
-                              f"{_json_type(err.instance)}", ptr, f"write {want} there")
+                              f"{value_words(err.instance, json=True)}", ptr, f"write {want} there")
         else:
             yield sub.finding("A2A-TYPE", "error", f"{where}: {err.message}", ptr)
 
 
-def _article(t: Any) -> str:
-    words = {"object": "an object", "array": "a list", "string": "text", "boolean": "true or false",
-             "integer": "a whole number", "number": "a number"}
-    return " or ".join(words.get(x, str(x)) for x in (t if isinstance(t, list) else [t]))
-
-
-def _json_type(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true or false"
-    if isinstance(v, (int, float)):
-        return "a number"
-    if isinstance(v, str):
-        return "text"
-    return "a list" if isinstance(v, list) else "an object"
-
-
 def _interfaces(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
-    interfaces = as_list(card.get("supportedInterfaces"))
-    versions = [as_dict(i).get("protocolVersion") for i in interfaces]
+    yield from _interface_findings(sub, as_list(card.get("supportedInterfaces")),
+                                   "supportedInterfaces", "protocolBinding", None)
+
+
+def _interface_findings(sub: Subject, interfaces: list[Any], where: str, binding: str,
+                        default_version: str | None) -> Iterator[Finding]:
+    """A2A-BINDING and A2A-PROTOCOL-VERSION for each interface: in operator.yaml
+    (``agent.interfaces``, ``binding``, version 1.0 when left out) or in a card
+    (``supportedInterfaces``, ``protocolBinding``)."""
+    versions = [as_dict(i).get("protocolVersion", default_version) for i in interfaces]
+    ptr = "/" + where.replace(".", "/")
     for i, itf in enumerate(interfaces):
         itf = as_dict(itf)
-        for p in binding_problems(itf.get("protocolBinding")):
-            yield sub.finding(p.rule, p.level, f"supportedInterfaces[{i}]: {p.message}",
-                              f"/supportedInterfaces/{i}/protocolBinding", p.hint)
+        named = f".{binding}" if binding == "binding" else ""  # operator.yaml names the key
+        for p in binding_problems(itf.get(binding)):
+            yield sub.finding(p.rule, p.level, f"{where}[{i}]{named}: {p.message}",
+                              f"{ptr}/{i}/{binding}", p.hint)
         for p in version_problems(itf.get("protocolVersion"), versions):
-            yield sub.finding(p.rule, p.level, f"supportedInterfaces[{i}]: {p.message}",
-                              f"/supportedInterfaces/{i}/protocolVersion", p.hint)
+            yield sub.finding(p.rule, p.level, f"{where}[{i}]: {p.message}",
+                              f"{ptr}/{i}/protocolVersion", p.hint)
 
 
 def _security(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:

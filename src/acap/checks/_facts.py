@@ -46,11 +46,11 @@ class SkillFacts:
         data: the skill mapping as read.
         kind: ``public``, ``on-request`` or ``sign-in`` (in a card: listed in the
             extension, else with securityRequirements, else public).
-        entry: the mapping holding personEntry, assistantAccess and completion (the
-            skill itself in operator.yaml; the params entry in a card), or ``None``.
         entry_ptr: JSON pointer of ``entry``.
         sign_in_ptr: pointer of the skill's sign-in declaration (``signIn`` in
             operator.yaml, ``securityRequirements`` in a card), or ``None``.
+        entry: the mapping holding personEntry, assistantAccess and completion (the
+            skill itself in operator.yaml; the params entry in a card), or ``None``.
         action, waits_on_person, person_acts, reaches_staff: operator.yaml's
             ``action``, ``waitsOnPerson``, ``personActs``, ``reachesStaff`` (``False``
             when not given); ``None`` when unknown (a card, or a value operator.yaml
@@ -61,9 +61,9 @@ class SkillFacts:
     ptr: str
     data: dict[str, Any]
     kind: str
-    entry: dict[str, Any] | None = None
     entry_ptr: str | None = None
     sign_in_ptr: str | None = None
+    entry: dict[str, Any] | None = None
     action: bool | None = None
     waits_on_person: bool | None = None
     person_acts: bool | None = None

@@ -52,7 +52,7 @@ from acap.checks import (
 from acap.checks import (
     _url_fields as url_fields,
 )
-from acap.checks._facts import Locate, from_card, from_operator, reported_pointers
+from acap.checks._facts import Locate, Subject, from_card, from_operator, reported_pointers
 from acap.checks._text import card_size_finding, card_text
 from acap.findings import Finding, Location
 from acap.load import OperatorConfig
@@ -107,13 +107,7 @@ def check_operator(cfg: OperatorConfig) -> list[Finding]:
 def _operator_checks(cfg: OperatorConfig) -> list[Finding]:
     sub = from_operator(cfg)
     private = on_request_values.load_private_values(cfg)
-    out: list[Finding] = []
-    out += declaration.skill_ids_unique(sub)
-    out += declaration.skill_id_form(sub)
-    out += declaration.operator_fields(sub)
-    out += declaration.no_sign_in_on_request(sub)
-    out += declaration.said_on_request(sub)
-    out += person_entry_rules.check(sub)
+    out = _declaration(sub, declaration.operator_fields(sub))
     out += private.findings
     leaks = list(on_request_values.skill_text(sub, private.values))
     out += leaks
@@ -127,6 +121,16 @@ def _operator_checks(cfg: OperatorConfig) -> list[Finding]:
     out += url_fields.operator_urls(sub, cfg)
     out += private_keys.in_operator(cfg)
     return out
+
+
+def _declaration(sub: Subject, own: Iterable[Finding]) -> list[Finding]:
+    """Spec §3 in the order both sources report it: skill ids, then the source's own
+    declaration findings (``own``: operator.yaml's fields, or the card's extension entry),
+    then sign-in, what is said on request, and personEntry (OR-3.4, OR-3.8). The checks
+    are pure: each reads ``sub`` only."""
+    return [*declaration.skill_ids_unique(sub), *declaration.skill_id_form(sub), *own,
+            *declaration.no_sign_in_on_request(sub), *declaration.said_on_request(sub),
+            *person_entry_rules.check(sub)]
 
 
 def check_site(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]]) -> list[Finding]:
@@ -165,14 +169,8 @@ def card_findings(card: dict[str, Any], file: str, locate: Locate,
         Findings, grouped by check.
     """
     sub = from_card(card, file, locate, card_url)
-    out: list[Finding] = []
-    out += a2a_structure.card_structure(sub, card)
-    out += declaration.skill_ids_unique(sub)
-    out += declaration.skill_id_form(sub)
-    out += declaration.card_declaration(sub, card)
-    out += declaration.no_sign_in_on_request(sub)
-    out += declaration.said_on_request(sub)
-    out += person_entry_rules.check(sub)
+    out = list(a2a_structure.card_structure(sub, card))
+    out += _declaration(sub, declaration.card_declaration(sub, card))
     out += on_request_values.money_in_text(sub)
     out += agent_behaviour.sign_in_is_a2a(sub)
     out += agent_behaviour.staff_reachable(sub)

@@ -41,9 +41,11 @@ if TYPE_CHECKING:
     from acap.keys._key import algorithm_for as algorithm_for
     from acap.keys._key import b64url as b64url
     from acap.keys._key import b64url_decode as b64url_decode
+    from acap.keys._key import describe_key as describe_key
     from acap.keys._key import generate_private_key as generate_private_key
     from acap.keys._key import jwks as jwks
     from acap.keys._key import load_signing_key as load_signing_key
+    from acap.keys._key import new_key_file as new_key_file
     from acap.keys._key import parse_private_key as parse_private_key
     from acap.keys._key import private_markers as private_markers
     from acap.keys._key import public_jwk as public_jwk
@@ -63,8 +65,6 @@ if TYPE_CHECKING:
     from acap.keys._rotation import rotate as rotate
     from acap.keys._rotation import rotate_lost as rotate_lost
     from acap.keys._store import ResolvedKey as ResolvedKey
-    from acap.keys._store import describe_key as describe_key
-    from acap.keys._store import new_key_file as new_key_file
     from acap.keys._store import resolve_signing_key as resolve_signing_key
 
 __getattr__, __all__ = exports(__name__)

@@ -372,3 +372,25 @@ def read_jwks(path: Path) -> list[dict[str, Any]]:
             raise KeyProblem(f"{path.name} holds a private key",
                              "it must hold public keys only; delete the private members")
     return keys
+
+
+def describe_key(key: SigningKey) -> str:
+    """A one-line public description: ``kid chapel-1, ES256, thumbprint ...``."""
+    tp = thumbprint(public_jwk(key.private.public_key()))
+    return f"kid {key.kid}, {key.alg}, RFC 7638 thumbprint {tp}"
+
+
+def new_key_file(path: Path, alg: str = "ES256") -> str:
+    """``acap keys new``: write a new private key (mode 0600) at ``path``.
+
+    Returns:
+        The public thumbprint (never the key).
+
+    Raises:
+        FileExistsError: ``path`` exists (a key is never overwritten).
+        KeyProblem: ``alg`` is not one acap creates keys for.
+    """
+    private = generate_private_key(alg)
+    write_private_key(path, private, alg)
+    algorithm_for(private, alg)
+    return thumbprint(public_jwk(private.public_key()))

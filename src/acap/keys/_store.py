@@ -34,15 +34,12 @@ from acap.keys._history import (
 )
 from acap.keys._key import (
     SigningKey,
-    algorithm_for,
     generate_private_key,
     load_signing_key,
-    public_jwk,
     read_jwks,
-    thumbprint,
     write_private_key,
 )
-from acap.load import DEFAULT_KEY_FILE, KEY_ENV, OperatorConfig
+from acap.load import DEFAULT_KEY_FILE, KEY_ENV, OperatorConfig, is_inside
 
 
 @dataclass
@@ -64,21 +61,13 @@ class ResolvedKey:
     site_keys: dict[str, tuple[dict[str, Any], str]] | None = None
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    try:
-        path.resolve().relative_to(folder.resolve())
-    except ValueError:
-        return False
-    return True
-
-
 def _site_dir_at_fault(site_dir: Path, cfg: OperatorConfig) -> bool:
     """True when a key inside the site folder is the folder's fault, not the key's:
     the folder holds operator.yaml, or the place keys belong by default
     (``.acap/signing-key.pem``, e.g. ``--site-dir .acap``). The build then refuses
     the folder itself (SITE-PATH, :mod:`acap.site._guard`), which says what is
     really wrong; a KEY finding would hint to move the key where it already is."""
-    return _inside(cfg.path, site_dir) or _inside(cfg.base_dir / DEFAULT_KEY_FILE, site_dir)
+    return is_inside(cfg.path, site_dir) or is_inside(cfg.base_dir / DEFAULT_KEY_FILE, site_dir)
 
 
 def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = True) -> ResolvedKey:
@@ -108,7 +97,7 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
         published = published_keys(cfg, site_dir, out.site_keys)
         if env:
             out.key = load_signing_key(env.encode("utf-8"), kid=kid, alg_hint=alg)
-        elif _inside(path, site_dir) and not _site_dir_at_fault(site_dir, cfg):
+        elif is_inside(path, site_dir) and not _site_dir_at_fault(site_dir, cfg):
             out.findings.append(Finding(
                 "KEY", "error", f"the signing key file {signing.get('keyFile')} is inside the "
                 "site folder, which is published", loc,
@@ -172,27 +161,5 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
                                     f"{exc.strerror or exc}", loc,
                                     "check the path and its permissions"))
     return out
-
-
-def describe_key(key: SigningKey) -> str:
-    """A one-line public description: ``kid chapel-1, ES256, thumbprint ...``."""
-    tp = thumbprint(public_jwk(key.private.public_key()))
-    return f"kid {key.kid}, {key.alg}, RFC 7638 thumbprint {tp}"
-
-
-def new_key_file(path: Path, alg: str = "ES256") -> str:
-    """``acap keys new``: write a new private key (mode 0600) at ``path``.
-
-    Returns:
-        The public thumbprint (never the key).
-
-    Raises:
-        FileExistsError: ``path`` exists (a key is never overwritten).
-        KeyProblem: ``alg`` is not one acap creates keys for.
-    """
-    private = generate_private_key(alg)
-    write_private_key(path, private, alg)
-    algorithm_for(private, alg)
-    return thumbprint(public_jwk(private.public_key()))
 
 

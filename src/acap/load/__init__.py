@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from acap.load._operator import OperatorConfig as OperatorConfig
     from acap.load._operator import load_operator as load_operator
     from acap.load._operator import private_path_for as private_path_for
+    from acap.load._paths import is_inside as is_inside
     from acap.load._pointer import dotted as dotted
     from acap.load._pointer import pointer_join as pointer_join
     from acap.load._pointer import pointer_of as pointer_of
@@ -58,6 +59,8 @@ if TYPE_CHECKING:
     from acap.load._schema_findings import required_at as required_at
     from acap.load._schema_findings import schema_findings as schema_findings
     from acap.load._schema_findings import text_findings as text_findings
+    from acap.load._schema_findings import type_words as type_words
+    from acap.load._schema_findings import value_words as value_words
     from acap.load._text import CARD_LIMIT as CARD_LIMIT
     from acap.load._text import NAME_LIMIT as NAME_LIMIT
     from acap.load._text import TEXT_LIMIT as TEXT_LIMIT

@@ -135,28 +135,36 @@ def required_at(loaded: Loaded, schema_name: str, ptr: str) -> bool:
     return schema_requires(schemas.schema(schema_name), pointer_tokens(ptr, indexes=True))
 
 
+#: JSON Schema types in words, for operator.yaml (YAML: an object is "keys and values").
 _TYPE_WORDS = {
     "string": "text", "boolean": "true or false", "integer": "a whole number",
     "number": "a number", "array": "a list", "object": "keys and values", "null": "nothing",
 }
+#: The same for a card (JSON: an object is "an object").
+_JSON_TYPE_WORDS = {**_TYPE_WORDS, "object": "an object", "null": "null"}
 
 
-def _type_word(t: Any) -> str:
-    if isinstance(t, list):
-        return " or ".join(_TYPE_WORDS.get(str(x), str(x)) for x in t)
-    return _TYPE_WORDS.get(t, str(t))
+def type_words(t: Any, *, json: bool = False) -> str:
+    """A JSON Schema ``type`` (a name or a list of names) in words: ``"a whole number"``,
+    ``"text or nothing"``; objects are "keys and values" in operator.yaml, "an object"
+    in a card (``json``)."""
+    words = _JSON_TYPE_WORDS if json else _TYPE_WORDS
+    return " or ".join(words.get(str(x), str(x)) for x in (t if isinstance(t, list) else [t]))
 
 
-def _found(v: Any) -> str:
+def value_words(v: Any, *, json: bool = False) -> str:
+    """What a value is, in words: in operator.yaml with the value (``the number 3``, ``the
+    text 'no'``, ``nothing``), in a card by its kind only (``a number``, ``text``, ``null``:
+    a card's values may be long or hostile)."""
     if v is None:
-        return "nothing"
+        return "null" if json else "nothing"
     if isinstance(v, bool):
         return "true or false"
     if isinstance(v, (int, float)):
-        return f"the number {v}"
+        return "a number" if json else f"the number {v}"
     if isinstance(v, str):
-        return f"the text '{v}'"
-    return "a list" if isinstance(v, list) else "keys and values"
+        return "text" if json else f"the text '{v}'"
+    return "a list" if isinstance(v, list) else ("an object" if json else "keys and values")
 
 
 def schema_findings(loaded: Loaded, schema_name: str, skip: set[str | None]) -> list[Finding]:
@@ -231,7 +239,7 @@ def _translate(err: Any, loaded: Loaded, skip: set[str | None],
                             "write a value after the colon" if required_at(loaded, schema_name, ptr)
                             else "write a value after the colon, or delete the line")]
         want = err.validator_value
-        hint = f"write {_type_word(want)}"
+        hint = f"write {type_words(want)}"
         if want == "array":
             item = (f"[{err.instance}]" if isinstance(err.instance, str)
                     else "[first, second]")
@@ -243,16 +251,16 @@ def _translate(err: Any, loaded: Loaded, skip: set[str | None],
             hint = "remove the quotes: write true or false" if quoted else "write true or false"
         elif want in ("integer", "number"):
             example = "2" if want == "integer" else "2.5"
-            hint = (f"remove the quotes: write {_type_word(want)} such as {example}" if quoted
-                    else f"write {_type_word(want)} such as {example}")
+            hint = (f"remove the quotes: write {type_words(want)} such as {example}" if quoted
+                    else f"write {type_words(want)} such as {example}")
         return [Finding(rule, "error",
-                        f"{label} must be {_type_word(want)}, "
-                        f"found {_found(err.instance)}", loc, hint)]
+                        f"{label} must be {type_words(want)}, "
+                        f"found {value_words(err.instance)}", loc, hint)]
     if kw in ("enum", "const"):
         options = [str(o) for o in (sch.get("enum") or [sch.get("const")])]
         near = _close(str(err.instance), options, 0.5)
         hint = f"did you mean '{near[0]}'?" if near else "write one of: " + ", ".join(options)
-        return [Finding(rule, "error", f"{label} cannot be {_found(err.instance)}; "
+        return [Finding(rule, "error", f"{label} cannot be {value_words(err.instance)}; "
                         f"it is one of: {', '.join(options)}", loc, hint)]
     if kw in ("minItems", "minProperties"):
         return [Finding(rule, "error", f"{label} is empty", loc, "give at least one entry")]

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from acap.findings import Finding, Location, Report
+from acap.load import is_inside
 from acap.publisher._git_branch import DEFAULT_BRANCH
 
 
@@ -218,14 +219,6 @@ def _target_for(cfg: Any, host: str, pub: dict[str, Any], options: PublishOption
     return None
 
 
-def _inside(a: Path, b: Path) -> bool:
-    try:
-        a.resolve().relative_to(b.resolve())
-    except ValueError:
-        return False
-    return True
-
-
 #: Folders of an acap project that a mirror must never replace: its keys and build
 #: record (``.acap``), the templates the build reads, and site/ (acap build replaces it).
 PROJECT_PARTS = (".acap", "templates", "site")
@@ -287,12 +280,12 @@ def _dir_problem(cfg: Any, site_dir: Path, target: Path) -> str | None:
     A folder of its own inside a project (the GitHub workflow's ``_site``) is fine.
     """
     project = cfg.base_dir.absolute()
-    if _inside(project, target) or _inside(site_dir, target):
+    if is_inside(project, target) or is_inside(site_dir, target):
         return "it holds your project (or site/): mirroring would delete it"
     for key in (cfg.key_file, cfg.previous_keys_file):
-        if key.exists() and _inside(key, target):
+        if key.exists() and is_inside(key, target):
             return f"it holds your signing keys ({key}): mirroring would delete them"
-    if _inside(target, site_dir):
+    if is_inside(target, site_dir):
         return "it is inside site/, which acap build replaces"
     for above in target.absolute().parents:
         if _is_project(above):
@@ -332,8 +325,8 @@ def _check_target_conflicts(cfg: Any, options: PublishOptions, targets: list[Tar
                                    "give the folder your web server serves for this host"))
         for (kind, other), host in seen.items():
             if t.kind == "dir" and kind == "dir" and host != t.host and (
-                    _inside(Path(other), t.dir or Path()) or
-                    _inside(t.dir or Path(), Path(other))):
+                    is_inside(Path(other), t.dir or Path()) or
+                    is_inside(t.dir or Path(), Path(other))):
                 mine = str((t.dir or Path()).resolve())
                 how = ("into the same folder" if mine == other else
                        f"into folders inside one another ({other} and {mine})")

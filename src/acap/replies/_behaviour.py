@@ -101,11 +101,7 @@ def check_behaviour(ctx: CheckContext, view: ReplyView, markers: list[Marker],
     # Information referred (§6.2 row 1). A marker that is there but invalid was
     # reported already; "no object" is only for a reply with none.
     if opts.activated and not mine:
-        ctx.add("OR-6.1", "error", "the reply refers the question but carries no §6.1 object "
-                "(status on-request)", view.messages[0].pointer if view.messages else "",
-                f"add \"extensions\": [\"{EXTENSION_URI}\"] and metadata {{\"{EXTENSION_URI}\": "
-                f"{{\"status\": \"on-request\", \"skillId\": \"{skill.id}\", "
-                f"\"personEntry\": \"{pe}\"}}}} to the Message")
+        _no_object(ctx, view, skill, "question", ON_REQUEST)
     if not mentions:
         if refs:
             ctx.add("OR-6.2", "error", f"the §6.1 object says {refs[0].status}, but the text "
@@ -159,11 +155,7 @@ def _action(ctx: CheckContext, view: ReplyView, mine: list[Marker], refs: list[M
         return
     # Action referred (§6.2 row 2).
     if opts.activated and not mine:
-        ctx.add("OR-6.1", "error", "the reply refers the action but carries no §6.1 object "
-                "(status action-referred)", view.messages[0].pointer if view.messages else "",
-                f"add \"extensions\": [\"{EXTENSION_URI}\"] and metadata {{\"{EXTENSION_URI}\": "
-                f"{{\"status\": \"action-referred\", \"skillId\": \"{skill.id}\", "
-                f"\"personEntry\": \"{pe}\"}}}} to the Message")
+        _no_object(ctx, view, skill, "action", ACTION_REFERRED)
     for m in refs:
         if m.status == ON_REQUEST:
             ctx.add("OR-6.1", "error", f"status on-request, but {skill.id} is an action; an "
@@ -199,3 +191,14 @@ def check_state(ctx: CheckContext, view: ReplyView, want: str, case: str) -> Non
         return
     ctx.add("REPLY-TASK-STATE", "error", f"the task ends {view.state}; §6.2 gives {want} for "
             f"{case}", view.state_pointer, f"set status.state to {want}")
+
+
+def _no_object(ctx: CheckContext, view: ReplyView, skill: OnRequestSkill, what: str,
+               status: str) -> None:
+    """OR-6.1: an activated referral (of a ``question`` or an ``action``) that carries no
+    §6.1 object; the hint gives the object to add."""
+    ctx.add("OR-6.1", "error", f"the reply refers the {what} but carries no §6.1 object "
+            f"(status {status})", view.messages[0].pointer if view.messages else "",
+            f"add \"extensions\": [\"{EXTENSION_URI}\"] and metadata {{\"{EXTENSION_URI}\": "
+            f"{{\"status\": \"{status}\", \"skillId\": \"{skill.id}\", "
+            f"\"personEntry\": \"{skill.person_entry}\"}}}} to the Message")

@@ -207,9 +207,7 @@ def refer_action(skill: OnRequestSkill, *, activated: bool, message_id: str,
     """Refuse to carry out an action and refer the person (OR-5.7; §6.2 row 2).
 
     Args:
-        skill: the on-request skill asked for.
-        activated: the request activated the extension (mark the Message, OR-6.1).
-        message_id: ``Message.messageId``.
+        skill, activated, message_id: as :func:`refer_information`.
         text: the reply text; default :func:`action_text`. It must say the action was
             not done and give the personEntry.
         action, person_can: words for the default text (``"book this meeting"``, ``"book it"``).

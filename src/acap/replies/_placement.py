@@ -53,6 +53,16 @@ def check_a2a_form(ctx: CheckContext, view: ReplyView) -> None:
                 ctx.add("A2A-REPLY", "error",
                         "a Part needs exactly one of text, raw, url, data", pp, None)
 
+    def required(node: Node, what: str, key: str, shown: str) -> None:
+        if not _nonempty_str(node.data.get(key)):
+            ctx.add("A2A-REPLY", "error", f"the {what} has no {key}", node.pointer,
+                    f"A2A 1.0: {shown} is REQUIRED")
+
+    def no_kind(node: Node, what: str) -> None:
+        if "kind" in node.data:
+            ctx.add("A2A-REPLY", "error", f"the {what} carries `kind`, an A2A 0.3 field",
+                    pointer_join(node.pointer, "kind"), "remove it; A2A 1.0 has no kind")
+
     for n in view.messages:
         role = n.data.get("role")
         if role != "ROLE_AGENT":
@@ -60,25 +70,15 @@ def check_a2a_form(ctx: CheckContext, view: ReplyView) -> None:
                     else "an agent's reply has role ROLE_AGENT")
             ctx.add("A2A-REPLY", "error", f"the reply Message has role {role!r}",
                     pointer_join(n.pointer, "role") if "role" in n.data else n.pointer, hint)
-        if not _nonempty_str(n.data.get("messageId")):
-            ctx.add("A2A-REPLY", "error", "the Message has no messageId", n.pointer,
-                    "A2A 1.0: messageId is REQUIRED")
-        if "kind" in n.data:
-            ctx.add("A2A-REPLY", "error", "the Message carries `kind`, an A2A 0.3 field",
-                    pointer_join(n.pointer, "kind"), "remove it; A2A 1.0 has no kind")
+        required(n, "Message", "messageId", "messageId")
+        no_kind(n, "Message")
         parts(n, "Message")
     for n in view.artifacts:
-        if not _nonempty_str(n.data.get("artifactId")):
-            ctx.add("A2A-REPLY", "error", "the Artifact has no artifactId", n.pointer,
-                    "A2A 1.0: artifactId is REQUIRED")
+        required(n, "Artifact", "artifactId", "artifactId")
         parts(n, "Artifact")
     for n in view.tasks:
-        if not _nonempty_str(n.data.get("id")):
-            ctx.add("A2A-REPLY", "error", "the Task has no id", n.pointer,
-                    "A2A 1.0: Task.id is REQUIRED")
-        if "kind" in n.data:
-            ctx.add("A2A-REPLY", "error", "the Task carries `kind`, an A2A 0.3 field",
-                    pointer_join(n.pointer, "kind"), "remove it; A2A 1.0 has no kind")
+        required(n, "Task", "id", "Task.id")
+        no_kind(n, "Task")
     st = view.final_status
     if st is not None:
         state = st.data.get("state")

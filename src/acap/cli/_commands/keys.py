@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from acap.cli._commands._common import config_option
 from acap.cli._reporters import finding_text
 
 
@@ -29,8 +30,7 @@ def _cfg(config: Path) -> Any:
 
 
 @keys.command("new")
-@click.option("-c", "--config", type=click.Path(path_type=Path), default=Path("operator.yaml"),
-              show_default=True)
+@config_option
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Key file to write [default: signing.keyFile of operator.yaml].")
 @click.option("--alg", type=click.Choice(["ES256", "EdDSA", "RS256", "PS256"]), default=None,
@@ -62,9 +62,8 @@ def keys_new(config: Path, out: Path | None, alg: str | None) -> None:
 
 
 @keys.command("rotate")
-@click.option("-c", "--config", type=click.Path(path_type=Path), default=Path("operator.yaml"),
-              show_default=True)
-@click.option("--kid", default=None,
+@config_option
+@click.option("--kid", default=None, metavar="KID",
               help="kid of the new key [default: signing.kid with its number increased "
                    "(chapel-1 -> chapel-2), else the new key's thumbprint].")
 @click.option("--lost", is_flag=True,
@@ -116,8 +115,7 @@ def keys_rotate(config: Path, kid: str | None, lost: bool, old_kid: str | None,
 
 @keys.command("retire")
 @click.argument("kid")
-@click.option("-c", "--config", type=click.Path(path_type=Path), default=Path("operator.yaml"),
-              show_default=True)
+@config_option
 @click.option("--site-dir", type=click.Path(path_type=Path), default=None,
               help="The last build, whose JWKS and manifest say what was published "
                    "[default: site beside operator.yaml].")
@@ -138,8 +136,7 @@ def keys_retire(kid: str, config: Path, site_dir: Path | None) -> None:
 
 
 @keys.command("list")
-@click.option("-c", "--config", type=click.Path(path_type=Path), default=Path("operator.yaml"),
-              show_default=True)
+@config_option
 def keys_list(config: Path) -> None:
     """Show the current key and previous keys (public facts only)."""
     from acap.keys import describe_key, read_jwks, resolve_signing_key, thumbprint

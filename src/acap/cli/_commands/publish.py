@@ -7,12 +7,11 @@ from pathlib import Path
 
 import click
 
-from acap.cli._commands._common import CONFIG_HELP, FORMATS, reporter
+from acap.cli._commands._common import FORMATS, config_option, reporter
 
 
 @click.command()
-@click.option("-c", "--config", type=click.Path(path_type=Path), default=Path("operator.yaml"),
-              show_default=True, help=CONFIG_HELP)
+@config_option
 @click.option("--site-dir", type=click.Path(path_type=Path), default=None,
               help="The built site [default: site/ beside the operator file].")
 @click.option("--host", "hosts", multiple=True, metavar="HOST",

@@ -7,13 +7,12 @@ from pathlib import Path
 
 import click
 
-from acap.cli._commands._common import CONFIG_HELP
+from acap.cli._commands._common import config_option
 from acap.cli._reporters import report_text
 
 
 @click.command()
-@click.option("-c", "--config", type=click.Path(path_type=Path), default=Path("operator.yaml"),
-              show_default=True, help=CONFIG_HELP)
+@config_option
 @click.option("--site-dir", type=click.Path(path_type=Path), default=None,
               help="The site to serve [default: site/ beside the operator file].")
 @click.option("--bind", default="127.0.0.1", show_default=True,
