@@ -398,3 +398,16 @@ def test_the_operators_page_yaml_is_valid_operator_yaml() -> None:
             sub = dict(root["properties"][key], **{"$defs": root["$defs"]})
             errors = [e.message for e in Draft202012Validator(sub).iter_errors(value)]
             assert errors == [], (key, errors)
+
+
+def test_mkdocs_yml_names_the_hooks_acap_uses() -> None:
+    """`mkdocs serve -f src/acap/spec/mkdocs.yml` (for editing the pages) runs the same
+    hooks as acap's own build."""
+    import yaml
+
+    from acap.builder.specsite._site import HOOKS
+    from support.paths import SRC
+
+    config = yaml.safe_load((SRC / "spec" / "mkdocs.yml").read_text(encoding="utf-8"))
+    [hooks] = config["hooks"]
+    assert (SRC / "spec" / hooks).resolve() == HOOKS.resolve()
