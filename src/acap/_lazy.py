@@ -6,7 +6,7 @@ reads under ``if TYPE_CHECKING:``, one per line::
     if TYPE_CHECKING:
         from acap.keys._key import SigningKey as SigningKey
 
-    __getattr__, __all__ = exports(__name__)
+    __getattr__ = exports(__name__)
 
 At run time those lines are not executed: :func:`exports` reads them from the package's
 own source, and imports a module only when one of its names is first used. ``acap
@@ -33,8 +33,11 @@ __all__ = ["exports"]
 _EXPORT = re.compile(r"^\s+from (acap(?:\.\w+)*) import (\w+) as \2$", re.M)
 
 
-def exports(package: str) -> tuple[Callable[[str], object], list[str]]:
-    """The ``__getattr__`` and ``__all__`` of a package whose names load on first use.
+def exports(package: str) -> Callable[[str], object]:
+    """The ``__getattr__`` of a package whose names load on first use.
+
+    Nothing is read until a name is asked for: then the package's own source gives the
+    table of names (``__all__`` is answered from it too).
 
     Args:
         package: the package's ``__name__``; its ``__init__`` source lists the public
@@ -42,20 +45,24 @@ def exports(package: str) -> tuple[Callable[[str], object], list[str]]:
             docstring).
 
     Returns:
-        ``(__getattr__, __all__)``: the function to assign to the package's
-        ``__getattr__`` (PEP 562), and every public name, sorted.
+        The function to assign to the package's ``__getattr__`` (PEP 562).
 
     Raises:
-        OSError: the package's source cannot be read (acap is installed as files).
+        OSError: (from the returned function) the package's source cannot be read
+            (acap is installed as files).
         AttributeError: (from the returned function) for a name not listed, as Python
             raises for any module attribute that does not exist.
     """
-    init = sys.modules[package].__file__
-    assert init is not None, "acap is installed as files"
-    with open(init, encoding="utf-8") as fh:
-        where = {name: module for module, name in _EXPORT.findall(fh.read())}
+    where: dict[str, str] = {}
 
     def __getattr__(name: str) -> object:
+        if not where:
+            init = sys.modules[package].__file__
+            assert init is not None, "acap is installed as files"
+            with open(init, encoding="utf-8") as fh:
+                where.update((n, m) for m, n in _EXPORT.findall(fh.read()))
+        if name == "__all__":
+            return sorted(where)
         module = where.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
@@ -63,4 +70,4 @@ def exports(package: str) -> tuple[Callable[[str], object], list[str]]:
         setattr(sys.modules[package], name, value)  # the next use finds it directly
         return value
 
-    return __getattr__, sorted(where)
+    return __getattr__

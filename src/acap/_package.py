@@ -5,19 +5,24 @@ acap reads its data files by path beside this module rather than through
 ``importlib.resources``: that module pulls in ``zipfile``, ``tempfile`` and
 their dependencies (about 6 ms at start-up), and ``acap build`` must feel
 instant (issue 7). acap is installed as files (it is not zip-safe: MkDocs and
-Jinja2 read its templates from disk), so the paths are real.
+Jinja2 read its templates from disk), so the paths are real. This module imports
+nothing at start: ``acap --version`` reads the version from here.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
+from typing import TYPE_CHECKING
 
-__all__ = ["PACKAGE_DIR", "__version__", "package_path"]
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = ["__version__", "package_path"]
 
 #: acap's version; also in pyproject.toml (a test keeps the two equal).
 __version__ = "0.1.0"
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+_HERE = os.path.dirname(os.path.realpath(__file__))
 
 
 def package_path(*parts: str) -> Path:
@@ -25,4 +30,6 @@ def package_path(*parts: str) -> Path:
 
     ``package_path("schemas", "operator.schema.json")``.
     """
-    return PACKAGE_DIR.joinpath(*parts)
+    from pathlib import Path  # pathlib costs ~3 ms: only for the commands that read data
+
+    return Path(_HERE).joinpath(*parts)

@@ -36,4 +36,4 @@ if TYPE_CHECKING:
     from acap.builder._steps import Step as Step
     from acap.builder._steps import json_bytes as json_bytes
 
-__getattr__, __all__ = exports(__name__)
+__getattr__ = exports(__name__)

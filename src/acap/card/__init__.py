@@ -51,4 +51,4 @@ if TYPE_CHECKING:
     from acap.card._verifier import uncovered_fields as uncovered_fields
     from acap.card._verifier import verify_card as verify_card
 
-__getattr__, __all__ = exports(__name__)
+__getattr__ = exports(__name__)

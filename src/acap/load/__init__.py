@@ -83,4 +83,4 @@ if TYPE_CHECKING:
     from acap.load._yaml_syntax import explain as explain
     from acap.load._yaml_syntax import explain_reader_error as explain_reader_error
 
-__getattr__, __all__ = exports(__name__)
+__getattr__ = exports(__name__)

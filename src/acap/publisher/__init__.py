@@ -39,4 +39,4 @@ if TYPE_CHECKING:
     from acap.publisher._targets import Target as Target
     from acap.publisher._targets import resolve_targets as resolve_targets
 
-__getattr__, __all__ = exports(__name__)
+__getattr__ = exports(__name__)

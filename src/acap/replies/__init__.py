@@ -60,4 +60,4 @@ if TYPE_CHECKING:
     from acap.uris import EXTENSION_URI as EXTENSION_URI
     from acap.uris import EXTENSIONS_HEADER as EXTENSIONS_HEADER
 
-__getattr__, __all__ = exports(__name__)
+__getattr__ = exports(__name__)

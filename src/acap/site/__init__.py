@@ -47,4 +47,4 @@ if TYPE_CHECKING:
     from acap.site._preview import start_preview as start_preview
     from acap.site._preview import watched_files as watched_files
 
-__getattr__, __all__ = exports(__name__)
+__getattr__ = exports(__name__)

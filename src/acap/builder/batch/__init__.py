@@ -24,4 +24,4 @@ if TYPE_CHECKING:
     from acap.builder.batch._model import BatchResult as BatchResult
     from acap.builder.batch._model import OperatorOutcome as OperatorOutcome
 
-__getattr__, __all__ = exports(__name__)
+__getattr__ = exports(__name__)

@@ -22,4 +22,4 @@ if TYPE_CHECKING:
     from acap.builder.specsite._site import run_mkdocs as run_mkdocs
     from acap.builder.specsite._site import source_date_epoch as source_date_epoch
 
-__getattr__, __all__ = exports(__name__)
+__getattr__ = exports(__name__)
