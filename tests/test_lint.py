@@ -161,3 +161,10 @@ def test_acap_help_imports_no_stage() -> None:
     loaded = proc.stdout.strip().splitlines()[-1]
     stages = [s for s in STAGES if s not in ("acap", "acap.cli")]
     assert not [s for s in stages if f"'{s}'" in loaded or f"'{s}." in loaded], loaded
+
+
+def test_the_version_is_written_once_in_code_and_once_in_pyproject() -> None:
+    import acap
+
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")  # no tomllib on Python 3.10
+    assert re.findall(r'^version = "([^"]+)"$', text, flags=re.M) == [acap.__version__]
