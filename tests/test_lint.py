@@ -168,3 +168,28 @@ def test_the_version_is_written_once_in_code_and_once_in_pyproject() -> None:
 
     text = (REPO / "pyproject.toml").read_text(encoding="utf-8")  # no tomllib on Python 3.10
     assert re.findall(r'^version = "([^"]+)"$', text, flags=re.M) == [acap.__version__]
+
+
+def test_every_reference_in_a_docstring_names_something_that_exists() -> None:
+    """``:func:`acap.x.y``` and the like, in the code and in ARCHITECTURE.md, resolve: a
+    newcomer following them lands on the code."""
+    pattern = re.compile(r":(?:func|mod|class|data|meth|attr|exc):`~?(acap(?:\.\w+)+)`")
+    unresolved = []
+    for path in [*sorted(SRC.rglob("*.py")), REPO / "ARCHITECTURE.md"]:
+        text = path.read_text(encoding="utf-8")
+        for m in pattern.finditer(text):
+            parts = m.group(1).split(".")
+            for i in range(len(parts), 0, -1):
+                try:
+                    obj: object = importlib.import_module(".".join(parts[:i]))
+                except ImportError:
+                    continue
+                rest = parts[i:]
+                break
+            try:
+                for attr in rest:
+                    obj = getattr(obj, attr)
+            except AttributeError:
+                unresolved.append(f"{path.name}:{text[:m.start()].count(chr(10)) + 1}: "
+                                  f"{m.group(1)}")
+    assert unresolved == []

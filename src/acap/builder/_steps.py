@@ -93,7 +93,7 @@ def final_check_site(ctx: BuildContext) -> None:
 
 def final_check_private_keys(ctx: BuildContext) -> None:
     """KEY-PRIVATE: no PEM private key block and no JWK with private members in any
-    built file (:func:`acap.keys._leaks.key_material_in_site`): a private key is never
+    built file (:func:`acap.checks.key_material_in_site`): a private key is never
     written into site/, whatever operator.yaml or templates/ hold."""
     from acap.checks import key_material_in_site, signing_key_in_site
 

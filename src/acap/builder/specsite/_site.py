@@ -304,7 +304,7 @@ def build_spec_site(report: Report, sources: Traversable | None = None) -> dict[
 def add_spec_site(ctx: BuildContext) -> None:
     """Build the site and add its files to ``ctx.files`` under the extension URI.
 
-    Called by the build step :func:`acap.builder._build.step_spec_site` when the spec
+    Called by the build step :func:`acap.builder._steps.step_spec_site` when the spec
     site is on; findings go to ``ctx.report``.
 
     Raises:
