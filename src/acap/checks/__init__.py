@@ -1,8 +1,10 @@
 """Checks: rules -> findings, for operator.yaml at build time and for any card.
 
-Every requirement of the On Request extension that acap can check, and acap's own rules,
-live here, one module per concern (:mod:`acap.requirements` lists every id and where it
-is checked; ``grep -rn '"OR-3.4"' src/acap/checks`` finds its code):
+The requirements a card or operator.yaml shows, and acap's own rules about them, live
+here, one module per concern (:mod:`acap.requirements` lists every id and where it is
+checked; ``grep -rnw 'OR-3.4' src/acap`` finds its code wherever it is: the reply rules
+are in :mod:`acap.replies`, the site's in :mod:`acap.site`, signatures in
+:mod:`acap.card`, publishing in :mod:`acap.publisher`, pages in :mod:`acap.builder`):
 
 * :func:`check_operator`: every check operator.yaml allows (OR-3.x, OR-5.x, A2A structure,
   URLs, text, private values, key material), all faults at once;

@@ -1,4 +1,4 @@
-"""Signing keys: load, create, rotate, and publish them as a JWKS.
+"""Signing keys: read, create and describe them, and publish their public halves as a JWKS.
 
 A key file is PEM (PKCS#8, what acap writes) or a JWK (RFC 7517) JSON object.
 The algorithm follows from the key (RFC 7518 §3.1, RFC 8037): EC P-256/384/521

@@ -1,4 +1,4 @@
-"""Where an operator's keys live, and the ``acap keys`` commands.
+"""Which key signs a build: where an operator's keys live, and the checks before one signs.
 
 * The private key: ``ACAP_SIGNING_KEY`` (PEM or JWK text, for CI secrets) if
   set, else the file ``signing.keyFile`` (default ``.acap/signing-key.pem``,

@@ -48,7 +48,7 @@ def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path,
         result: the batch's outcomes; operators refused here get their error.
         options: the batch's options (``site_dir``, ``prune``, ``pages``).
         tmp: the new site folder, each operator's files staged under
-            :data:`acap.builder.batch._build.STAGING`.
+            :data:`acap.builder.batch._model.STAGING`.
         site_dir: the site folder it replaces (:func:`acap.site._files.real_site_dir`).
 
     Returns:

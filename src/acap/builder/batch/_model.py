@@ -24,7 +24,7 @@ class BatchOptions:
         site_dir: the one output folder for all operators.
         jobs: worker processes (1: build in this process).
         pages: build HTML pages too (``False``: cards, JWKS and hosting files).
-        spec_site: as :class:`~acap.builder._build.BuildOptions` (``None``: as each file says).
+        spec_site: as :class:`~acap.builder.BuildOptions` (``None``: as each file says).
         strict: warnings fail an operator too.
         force: replace a site/ holding files the last build did not write
             (:func:`acap.site._guard.batch_site_findings`).

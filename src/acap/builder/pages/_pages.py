@@ -4,7 +4,7 @@ For every on-request skill whose ``personEntry`` is an https address on a host
 acap builds, one page is written at that address (``/talk`` at ``talk/index.html``
 and ``talk.html``, see :func:`html_twin`): who the operator is, what can be
 asked there (the names of the on-request skills with that personEntry and what
-they are, in words for people: ``forPeople``, see :mod:`.person_text`; never
+they are, in words for people: ``forPeople``, see :mod:`acap.builder.pages._person_text`; never
 their values), how to ask (``contact`` and the ``reachesStaff`` skill) and that
 the operator gives this to the person who asks. What operator.yaml leaves out
 is left out of the page.

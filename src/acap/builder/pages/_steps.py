@@ -1,14 +1,16 @@
 """The personEntry page, and the files static hosts need (issue 4).
 
-Two build steps, listed in :data:`acap.builder._build.STEPS`:
+Two build steps, listed in :data:`acap.builder._steps.STEPS`:
 
 * :func:`step_person_entry_pages`: the page at every https personEntry on a
-  host acap builds, in each page language (:mod:`.pages`), rendered with
-  Jinja2 (:mod:`.templating`), audited to be the same for everyone
-  (:mod:`.audit`, OR-3.8), with JSON-LD for the operator (:mod:`.jsonld`).
+  host acap builds, in each page language (:mod:`acap.builder.pages._pages`),
+  rendered with Jinja2 (:mod:`acap.builder.pages._templating`), audited to be the
+  same for everyone (:mod:`acap.builder.pages._audit`, OR-3.8), with JSON-LD for the
+  operator (:mod:`acap.builder.pages._jsonld`).
 * :func:`step_hosting_files`: ``index.html`` and ``404.html`` on the
   operator's hosts, then ``.nojekyll``, ``CNAME`` and ``_headers`` in every
-  host folder (:mod:`.hosting`). It must run after every step that adds files.
+  host folder (:mod:`acap.builder.pages._hosting`). It must run after every step
+  that adds files.
 
 Nothing here imports jinja2 at module level.
 """
