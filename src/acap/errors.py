@@ -21,9 +21,9 @@ defined; it never leaves :mod:`acap.publisher`.
 
 from __future__ import annotations
 
-__all__ = ["AcapError", "CanonicalizationError", "FetchError", "GitError", "JsonTextError",
-           "KeyProblem", "KeyTextProblem", "KeysUnavailable", "SitePathError",
-           "TemplateLinkOutside"]
+__all__ = ["AcapError", "CanonicalizationError", "CardBuildError", "FetchError", "GitError",
+           "JsonTextError", "KeyProblem", "KeyTextProblem", "KeysUnavailable", "ReplyError",
+           "SitePathError", "TemplateLinkOutside"]
 
 
 class AcapError(Exception):
@@ -43,6 +43,17 @@ class AcapError(Exception):
 class CanonicalizationError(AcapError, ValueError):
     """A card cannot be put in its signed form: a number outside IEEE 754 double
     precision (RFC 8785 §3.2.2.3), or nesting deeper than acap reads (A2A 1.0 §8.4.1)."""
+
+
+class CardBuildError(AcapError, ValueError):
+    """An Agent Card cannot be built from an operator.yaml: it has errors (its findings
+    say which), or a value that its checks should have refused (a bug in acap)."""
+
+
+class ReplyError(AcapError, ValueError):
+    """A reply cannot be built as asked: its text would break On Request §5 or §6 (no
+    personEntry, reads as if the information did not exist, says a deferred action is
+    done), or its arguments do not fit together (a Task id without a context id)."""
 
 
 class KeyProblem(AcapError, ValueError):

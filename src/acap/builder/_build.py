@@ -17,7 +17,7 @@ from pathlib import Path
 
 from acap._package import __version__
 from acap.builder._context import BuildContext, BuildOptions, BuildResult
-from acap.builder._steps import FINAL_CHECKS, STEPS
+from acap.builder._steps import FINAL_CHECKS, STEPS, Step, bug_finding
 from acap.checks import check_operator
 from acap.errors import SitePathError
 from acap.findings import Finding, Location, Report
@@ -67,20 +67,31 @@ def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildC
         # Every finding of a run is reported: the requirement checks run on a file
         # with load or schema errors too (they read any shape, and leave out what
         # those errors already said); the card is built only when there is none.
-        ctx.report.extend(check_operator(cfg))
+        _guarded(ctx, "the requirement checks",
+                 lambda c: c.report.extend(check_operator(c.cfg)))
     if ctx.report.ok():
         for step in STEPS:
-            try:
-                step(ctx)
-            except SitePathError as exc:
-                ctx.report.add(Finding("SITE-PATH", "error", str(exc), Location(cfg.loaded.file),
-                                       "use https URLs with a host and no '..' in the path"))
+            _guarded(ctx, f"the build step {step.__name__}", step)
             if not ctx.report.ok():
                 break
     if ctx.report.ok():
         for final in FINAL_CHECKS:
-            final(ctx)
+            _guarded(ctx, f"the final check {final.__name__}", final)
     return ctx
+
+
+def _guarded(ctx: BuildContext, what: str, run: Step) -> None:
+    """Run one part of the build; what it raises becomes a finding, never a traceback:
+    ``SITE-PATH`` for a URL that cannot be a file of site/, ``ACAP-BUG`` for anything
+    else (a fault of acap's, not of operator.yaml: every check reads any shape)."""
+    try:
+        run(ctx)
+    except SitePathError as exc:
+        ctx.report.add(Finding("SITE-PATH", "error", str(exc), Location(ctx.cfg.loaded.file),
+                               "use https URLs with a host and no '..' in the path"))
+    except Exception as exc:  # see the docstring: a finding, never a traceback
+        ctx.report.add(bug_finding(f"{what} failed: {type(exc).__name__}: {exc}",
+                                   ctx.cfg.loaded.file))
 
 
 def build(options: BuildOptions) -> BuildResult:

@@ -23,7 +23,7 @@ from acap.findings import Finding, Location
 from acap.keys import dropped_kids, jwks, resolve_signing_key
 from acap.uris import SPEC_BASE
 
-__all__ = ["FINAL_CHECKS", "STEPS", "Step", "json_bytes"]
+__all__ = ["FINAL_CHECKS", "STEPS", "Step", "bug_finding", "json_bytes"]
 
 
 def json_bytes(data: Any) -> bytes:
@@ -31,7 +31,8 @@ def json_bytes(data: Any) -> bytes:
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def _bug(message: str, file: str) -> Finding:
+def bug_finding(message: str, file: str) -> Finding:
+    """``ACAP-BUG``: a fault of acap's own, at the operator file, asking for a report."""
     return Finding("ACAP-BUG", "error", message, Location(file),
                    "this is a bug in acap, not in your file: please report it with your "
                    "operator.yaml")
@@ -43,7 +44,7 @@ def step_card(ctx: BuildContext) -> None:
     try:
         card = build_card(cfg)
     except (KeyError, TypeError, ValueError) as exc:  # a check that should have caught it
-        ctx.report.add(_bug(f"the card could not be built from a checked operator.yaml: "
+        ctx.report.add(bug_finding(f"the card could not be built from a checked operator.yaml: "
                             f"{type(exc).__name__}: {exc}", cfg.loaded.file))
         return
     targets = [(schemas.AGENT_CARD, card, "A2A 1.0 AgentCard")]
@@ -51,7 +52,7 @@ def step_card(ctx: BuildContext) -> None:
                 for e in card["capabilities"].get("extensions", ())]
     for name, value, label in targets:
         for err in schemas.errors(name, value):
-            ctx.report.add(_bug(f"the built card breaks the {label} schema at "
+            ctx.report.add(bug_finding(f"the built card breaks the {label} schema at "
                                 f"/{'/'.join(map(str, err.absolute_path))}: {err.message}",
                                 cfg.loaded.file))
     if not ctx.report.ok():
@@ -72,7 +73,7 @@ def step_card(ctx: BuildContext) -> None:
         ctx.report.add(Finding("KEY", "error", str(exc), cfg.at("/signing", key=True), exc.hint))
         return
     except CanonicalizationError as exc:
-        ctx.report.add(_bug(str(exc), cfg.loaded.file))
+        ctx.report.add(bug_finding(str(exc), cfg.loaded.file))
         return
     ctx.files.add(cfg.card_url, json_bytes(ctx.card))
     ctx.files.add(cfg.jwks_url, json_bytes(ctx.jwks))

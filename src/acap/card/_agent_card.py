@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from acap.card._person_entry import normalise_person_entry
+from acap.errors import CardBuildError
 from acap.load import OperatorConfig
 from acap.uris import EXTENSION_URI
 
@@ -34,10 +35,10 @@ def build_card(cfg: OperatorConfig) -> dict[str, Any]:
         The card as a JSON-ready dict, without ``signatures``.
 
     Raises:
-        ValueError: ``cfg`` has error findings (the card would be incomplete).
+        CardBuildError: ``cfg`` has error findings (the card would be incomplete).
     """
     if any(f.level == "error" for f in cfg.findings):
-        raise ValueError(f"{cfg.loaded.file} has errors (see its findings); no card is built")
+        raise CardBuildError(f"{cfg.loaded.file} has errors (see its findings); no card is built")
     d = cfg.data
     agent = d["agent"]
     card: dict[str, Any] = {
@@ -140,7 +141,7 @@ def security_scheme(s: dict[str, Any]) -> dict[str, Any]:
     default and is left out.
 
     Raises:
-        ValueError: the entry names no kind of scheme (a schema-valid file never does).
+        CardBuildError: the entry names no kind of scheme (a schema-valid file never does).
     """
     desc = {"description": s["description"]} if s.get("description") else {}
     if "openIdConnectUrl" in s:
@@ -169,4 +170,4 @@ def security_scheme(s: dict[str, Any]) -> dict[str, Any]:
         # MutualTlsSecurityScheme has only a description: say which certificates count.
         text = " ".join(t for t in (s.get("description"), s.get("mutualTls")) if t)
         return {"mtlsSecurityScheme": {"description": text}}
-    raise ValueError("a signIn entry names no kind of scheme")
+    raise CardBuildError("a signIn entry names no kind of scheme")

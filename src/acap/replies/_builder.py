@@ -26,8 +26,8 @@ When ``activated`` is true (the request's ``A2A-Extensions`` listed the URI, see
 (OR-6.1, Annex C item 3). The text is the same either way (OR-5.1, OR-6.2).
 
 Misuse (text that does not give the personEntry, a deferred action text that
-says it is done) raises :class:`ValueError`: that is a bug in the agent, not a
-user error.
+says it is done) raises :class:`~acap.errors.ReplyError` (a ValueError): that is a bug in
+the agent, not a user error.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from acap.errors import ReplyError
 from acap.replies._decide import (
     ACTION_REFERRED,
     COMPLETED,
@@ -70,10 +71,10 @@ def reply_object(skill: OnRequestSkill, status: str, *,
             optional (MAY); the two referral statuses always carry it.
 
     Raises:
-        ValueError: ``status`` is not a §6.1 status.
+        ReplyError: ``status`` is not a §6.1 status.
     """
     if status not in STATUSES:
-        raise ValueError(f"{status!r} is not a §6.1 status ({', '.join(STATUSES)})")
+        raise ReplyError(f"{status!r} is not a §6.1 status ({', '.join(STATUSES)})")
     obj: JSON = {"status": status, "skillId": skill.id}
     if status != GIVEN_ON_OPT_IN or include_person_entry:
         obj["personEntry"] = skill.person_entry
@@ -123,11 +124,11 @@ def _task(task_id: str, context_id: str, state: str, message: JSON | None = None
 
 def _check_referral_text(text: str, skill: OnRequestSkill) -> None:
     if not mentions_person_entry(text, skill.person_entry):
-        raise ValueError(f"the reply text must give the personEntry {skill.person_entry} "
+        raise ReplyError(f"the reply text must give the personEntry {skill.person_entry} "
                          "(OR-5.3, OR-5.7, OR-6.2)")
     phrase = denies_existence(text)
     if phrase:
-        raise ValueError(f"the reply text reads as if the information did not exist "
+        raise ReplyError(f"the reply text reads as if the information did not exist "
                          f"({phrase!r}); say that it is given on request (OR-5.3)")
 
 
@@ -135,7 +136,7 @@ def _referral(skill: OnRequestSkill, status: str, text: str, *, activated: bool,
               message_id: str, task_id: str | None, context_id: str | None) -> JSON:
     _check_referral_text(text, skill)
     if task_id is not None and not context_id:
-        raise ValueError("a Task needs its contextId as well as its id")
+        raise ReplyError("a Task needs its contextId as well as its id")
     msg = _message(message_id, text, context_id if task_id is None else None)
     if activated:
         msg = mark(msg, reply_object(skill, status))
@@ -189,12 +190,12 @@ def refer_information(skill: OnRequestSkill, *, activated: bool, message_id: str
         for the Annex A.1 ``service-pricing`` skill it is the spec's Annex A.2.
 
     Raises:
-        ValueError: no text and no operator; the text fails OR-5.3/OR-6.2; a task id
+        ReplyError: no text and no operator; the text fails OR-5.3/OR-6.2; a task id
             without a context id.
     """
     if text is None:
         if operator is None:
-            raise ValueError("give the reply text, or the operator's name for the default text")
+            raise ReplyError("give the reply text, or the operator's name for the default text")
         text = information_text(skill, operator, what)
     return _referral(skill, ON_REQUEST, text, activated=activated, message_id=message_id,
                      task_id=task_id, context_id=context_id)
@@ -219,7 +220,7 @@ def refer_action(skill: OnRequestSkill, *, activated: bool, message_id: str,
         ``context_id="c-9"`` for ``arrangement-booking`` it is the spec's Annex A.3.
 
     Raises:
-        ValueError: the text does not give the personEntry; a task id without a context id.
+        ReplyError: the text does not give the personEntry; a task id without a context id.
     """
     if text is None:
         text = action_text(skill, action, person_can)
@@ -244,14 +245,14 @@ def opt_in_artifact(skill: OnRequestSkill, *, activated: bool, artifact_id: str,
             follow up (MAY).
 
     Raises:
-        ValueError: the skill is not opened to assistants (OR-5.4); neither or both of
+        ReplyError: the skill is not opened to assistants (OR-5.4); neither or both of
             ``text`` and ``parts``.
     """
     if not skill.assistant_access:
-        raise ValueError(f"{skill.id} is not opened to assistants (assistantAccess is not true); "
+        raise ReplyError(f"{skill.id} is not opened to assistants (assistantAccess is not true); "
                          "refer instead (OR-5.3, OR-5.4)")
     if (text is None) == (parts is None):
-        raise ValueError("give exactly one of text and parts")
+        raise ReplyError("give exactly one of text and parts")
     art: JSON = {"artifactId": artifact_id}
     if name:
         art["name"] = name
@@ -259,7 +260,7 @@ def opt_in_artifact(skill: OnRequestSkill, *, activated: bool, artifact_id: str,
         art["description"] = description
     art["parts"] = [{"text": text}] if text is not None else [dict(p) for p in parts or ()]
     if not art["parts"]:
-        raise ValueError("an Artifact needs at least one Part")
+        raise ReplyError("an Artifact needs at least one Part")
     if activated:
         art = mark(art, reply_object(skill, GIVEN_ON_OPT_IN,
                                      include_person_entry=include_person_entry))
@@ -279,7 +280,7 @@ def give_on_opt_in(skill: OnRequestSkill, *, activated: bool, task_id: str, cont
         With the ids, name and text of Annex A.4 it is Annex A.4.
 
     Raises:
-        ValueError: as :func:`opt_in_artifact`.
+        ReplyError: as :func:`opt_in_artifact`.
     """
     art = opt_in_artifact(skill, activated=activated, artifact_id=artifact_id, text=text,
                           parts=parts, name=name, description=description,
@@ -302,16 +303,16 @@ def defer_action(skill: OnRequestSkill, *, message_id: str, task_id: str, contex
         operator: the operator's name for the default text.
 
     Raises:
-        ValueError: the skill is not deferred; the text says the action is done.
+        ReplyError: the skill is not deferred; the text says the action is done.
     """
     if not skill.deferred:
-        raise ValueError(f"{skill.id} is not declared with completion: deferred")
+        raise ReplyError(f"{skill.id} is not declared with completion: deferred")
     if text is None:
         who = f"{operator}'s staff" if operator else "a member of staff"
         text = (f"Your request has been passed to {who}, who will complete it. It is not done "
                 f"yet. To follow up: {display_person_entry(skill.person_entry)}")
     phrase = claims_done(text)
     if phrase:
-        raise ValueError(f"the text says the action is done ({phrase!r}); completion is "
+        raise ReplyError(f"the text says the action is done ({phrase!r}); completion is "
                          "deferred (OR-5.8)")
     return _task(task_id, context_id, WORKING, _message(message_id, text, None))

@@ -364,3 +364,19 @@ def test_site_dir_holding_the_project_is_refused_with_a_key_from_the_environment
     assert "holds operator.yaml, which the build reads; a build replaces the whole folder " \
         "[SITE-PATH]" in res.stderr
     assert tree(example.parent) == before
+
+
+def test_a_check_that_fails_is_an_acap_bug_finding_not_a_traceback(
+        example: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fault of acap's own in the requirement checks is a finding; site/ is not written."""
+    import acap.builder._build
+
+    def broken(cfg: Any) -> list[Any]:
+        raise KeyError("skills")
+
+    monkeypatch.setattr(acap.builder._build, "check_operator", broken)
+    result = run_build(example)
+    [f] = result.report.errors
+    assert f.rule == "ACAP-BUG" and f.location.file == str(example)
+    assert f.message == "the requirement checks failed: KeyError: 'skills'"
+    assert not result.written and not (example.parent / "site").exists()
