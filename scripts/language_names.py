@@ -22,7 +22,7 @@ from pathlib import Path
 
 from babel import Locale, UnknownLocaleError, localedata
 
-from acap._package import __version__
+from acap import __version__
 
 OUT = Path(__file__).resolve().parent.parent / "src" / "acap" / "data" / "language-names"
 

@@ -219,3 +219,25 @@ def test_every_reference_in_a_docstring_names_something_that_exists() -> None:
             if rest and not _defined_in(module, rest[0]):
                 wrong.append(f"{where}: {ref} is not defined in {module}")
     assert wrong == []
+
+
+def test_no_stage_imports_another_stages_private_modules() -> None:
+    """Internals look internal: ``acap.x._y`` is imported only inside ``acap.x``; the other
+    stages use ``acap.x``'s public names."""
+    found = []
+    for path in [*SRC.rglob("*.py"), *(REPO / "scripts").rglob("*.py")]:
+        me = ".".join(("acap", *path.relative_to(SRC).with_suffix("").parts)) \
+            if path.is_relative_to(SRC) else "scripts"
+        me = me.removesuffix(".__init__")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.ImportFrom) and node.module and
+                    node.module.startswith("acap.")):
+                continue
+            parts = node.module.split(".")
+            private = next((i for i, p in enumerate(parts) if p.startswith("_")), None)
+            if private is None:
+                continue
+            owner = ".".join(parts[:private])
+            if me != owner and not me.startswith(owner + "."):
+                found.append(f"{path.relative_to(REPO)}:{node.lineno}: {node.module}")
+    assert found == []

@@ -7,7 +7,7 @@ See :mod:`acap.replies._check` for what each rule id checks and what a reply can
 
 from __future__ import annotations
 
-from acap.load._pointer import pointer_join
+from acap.load import pointer_join
 from acap.replies._checking import TASK_STATES, CheckContext, Marker, Options, parts_pointer
 from acap.replies._decide import (
     ACTION_REFERRED,

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from acap.findings import Finding, Level
-from acap.load._document import REPLY, JsonDocument, parse_reply
-from acap.load._pointer import pointer_join
+from acap.load import REPLY, JsonDocument, parse_reply, pointer_join
 from acap.replies._view import Node
 
 TASK_STATES = ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED",

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from acap.findings import Finding
-from acap.load._pointer import pointer_join, pointer_of
+from acap.load import pointer_join, pointer_of
 from acap.replies._checking import TASK_STATES, CheckContext, Marker, Options
 from acap.replies._decide import (
     ACTION_REFERRED,
