@@ -43,8 +43,7 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
 
 def whole_processes(runs: int) -> dict[str, list[float]]:
     """Each case as a fresh process, ``runs`` times, interleaved."""
-    from acap.builder.specsite import source_date_epoch
-    from acap.builder.specsite._site import SOURCES
+    from acap.builder.specsite._site import SOURCES, source_date_epoch
 
     py = sys.executable
     config = str(Path(str(SOURCES)) / "mkdocs.yml")
@@ -74,8 +73,8 @@ def in_process(runs: int) -> dict[str, list[float]]:
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
-    from acap.builder.specsite import build_spec_site, run_mkdocs
-    from acap.builder.specsite._site import HOOKS, SOURCES
+    from acap.builder.specsite import build_spec_site
+    from acap.builder.specsite._site import HOOKS, SOURCES, run_mkdocs
     from acap.findings import Report
 
     config = Path(str(SOURCES)) / "mkdocs.yml"

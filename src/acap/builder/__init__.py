@@ -20,10 +20,8 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
-    from acap.builder._build import assemble as assemble
     from acap.builder._build import build as build
     from acap.builder._build import input_digest as input_digest
-    from acap.builder._build import write_or_report as write_or_report
     from acap.builder._context import BuildContext as BuildContext
     from acap.builder._context import BuildOptions as BuildOptions
     from acap.builder._context import BuildResult as BuildResult
@@ -31,9 +29,5 @@ if TYPE_CHECKING:
     from acap.builder._init_project import ignored_patterns as ignored_patterns
     from acap.builder._init_project import init_project as init_project
     from acap.builder._init_project import pip_spec as pip_spec
-    from acap.builder._steps import FINAL_CHECKS as FINAL_CHECKS
-    from acap.builder._steps import STEPS as STEPS
-    from acap.builder._steps import Step as Step
-    from acap.builder._steps import json_bytes as json_bytes
 
 __getattr__ = exports(__name__)

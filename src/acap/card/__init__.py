@@ -21,13 +21,7 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
-    from acap.card._agent_card import DEFAULT_MODES as DEFAULT_MODES
     from acap.card._agent_card import build_card as build_card
-    from acap.card._agent_card import default_extension_description as default_extension_description
-    from acap.card._agent_card import extension_entry as extension_entry
-    from acap.card._agent_card import security_requirements as security_requirements
-    from acap.card._agent_card import security_scheme as security_scheme
-    from acap.card._canonical import OPTIONAL_FIELDS as OPTIONAL_FIELDS
     from acap.card._canonical import SDK as SDK
     from acap.card._canonical import SPEC as SPEC
     from acap.card._canonical import Mode as Mode
@@ -39,15 +33,11 @@ if TYPE_CHECKING:
     from acap.card._person_entry import normalise_person_entry as normalise_person_entry
     from acap.card._person_entry import parse_phone as parse_phone
     from acap.card._signer import Signer as Signer
-    from acap.card._verifier import ACCEPTED_ALGS as ACCEPTED_ALGS
-    from acap.card._verifier import VERIFY_KEYS_HINT as VERIFY_KEYS_HINT
     from acap.card._verifier import KeyLookup as KeyLookup
     from acap.card._verifier import SignatureCheck as SignatureCheck
     from acap.card._verifier import Verification as Verification
     from acap.card._verifier import Verifier as Verifier
-    from acap.card._verifier import b64url_problem as b64url_problem
     from acap.card._verifier import empty_values as empty_values
-    from acap.card._verifier import signature_problem as signature_problem
     from acap.card._verifier import uncovered_fields as uncovered_fields
     from acap.card._verifier import verify_card as verify_card
 

@@ -26,19 +26,10 @@ from acap._lazy import exports
 
 if TYPE_CHECKING:
     from acap.keys._history import dropped_kids as dropped_kids
-    from acap.keys._history import free_kid as free_kid
     from acap.keys._history import key_history as key_history
-    from acap.keys._history import next_kid as next_kid
-    from acap.keys._history import published_keys as published_keys
     from acap.keys._history import read_retired as read_retired
-    from acap.keys._history import retired_and_reused as retired_and_reused
-    from acap.keys._history import same_public_key as same_public_key
-    from acap.keys._history import site_published_keys as site_published_keys
-    from acap.keys._history import write_previous_keys as write_previous_keys
     from acap.keys._key import PRIVATE_MEMBERS as PRIVATE_MEMBERS
-    from acap.keys._key import SUPPORTED_ALGS as SUPPORTED_ALGS
     from acap.keys._key import SigningKey as SigningKey
-    from acap.keys._key import algorithm_for as algorithm_for
     from acap.keys._key import b64url as b64url
     from acap.keys._key import b64url_decode as b64url_decode
     from acap.keys._key import describe_key as describe_key
@@ -46,21 +37,16 @@ if TYPE_CHECKING:
     from acap.keys._key import jwks as jwks
     from acap.keys._key import load_signing_key as load_signing_key
     from acap.keys._key import new_key_file as new_key_file
-    from acap.keys._key import parse_private_key as parse_private_key
     from acap.keys._key import private_markers as private_markers
     from acap.keys._key import public_jwk as public_jwk
     from acap.keys._key import read_jwks as read_jwks
-    from acap.keys._key import read_key_file_doc as read_key_file_doc
     from acap.keys._key import thumbprint as thumbprint
     from acap.keys._key import write_private_key as write_private_key
-    from acap.keys._leaks import PEM_PRIVATE as PEM_PRIVATE
     from acap.keys._leaks import KeyMaterial as KeyMaterial
     from acap.keys._leaks import holds_private_key as holds_private_key
     from acap.keys._leaks import in_bytes as in_bytes
     from acap.keys._leaks import in_value as in_value
     from acap.keys._leaks import text_place as text_place
-    from acap.keys._rotation import replace_scalar as replace_scalar
-    from acap.keys._rotation import replaced_scalar as replaced_scalar
     from acap.keys._rotation import retire as retire
     from acap.keys._rotation import rotate as rotate
     from acap.keys._rotation import rotate_lost as rotate_lost

@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from acap.load._document import JsonDocument as JsonDocument
     from acap.load._document import for_positions as for_positions
     from acap.load._document import json_lines as json_lines
-    from acap.load._document import locate as locate
     from acap.load._document import parse_document as parse_document
     from acap.load._document import parse_reply as parse_reply
     from acap.load._document import read_card as read_card
@@ -43,9 +42,7 @@ if TYPE_CHECKING:
     from acap.load._fetch import fetch as fetch
     from acap.load._fetch import url_problem as url_problem
     from acap.load._json import json_loads as json_loads
-    from acap.load._json import plain_message as plain_message
     from acap.load._operator import DEFAULT_KEY_FILE as DEFAULT_KEY_FILE
-    from acap.load._operator import DEFAULT_PREVIOUS_KEYS as DEFAULT_PREVIOUS_KEYS
     from acap.load._operator import KEY_ENV as KEY_ENV
     from acap.load._operator import OperatorConfig as OperatorConfig
     from acap.load._operator import load_operator as load_operator
@@ -55,32 +52,19 @@ if TYPE_CHECKING:
     from acap.load._pointer import pointer_join as pointer_join
     from acap.load._pointer import pointer_of as pointer_of
     from acap.load._pointer import pointer_tokens as pointer_tokens
-    from acap.load._schema_findings import place as place
-    from acap.load._schema_findings import required_at as required_at
     from acap.load._schema_findings import schema_findings as schema_findings
-    from acap.load._schema_findings import text_findings as text_findings
     from acap.load._schema_findings import type_words as type_words
     from acap.load._schema_findings import value_words as value_words
     from acap.load._text import CARD_LIMIT as CARD_LIMIT
-    from acap.load._text import NAME_LIMIT as NAME_LIMIT
-    from acap.load._text import TEXT_LIMIT as TEXT_LIMIT
     from acap.load._text import blank as blank
     from acap.load._text import describe as describe
     from acap.load._text import hidden_characters as hidden_characters
-    from acap.load._text import kid_problem as kid_problem
     from acap.load._text import length_limit as length_limit
     from acap.load._text import strings as strings
     from acap.load._yaml import Loaded as Loaded
     from acap.load._yaml import YamlLoader as YamlLoader
-    from acap.load._yaml import expand_tabs as expand_tabs
-    from acap.load._yaml import load_bytes as load_bytes
     from acap.load._yaml import load_file as load_file
     from acap.load._yaml import load_text as load_text
     from acap.load._yaml import schema_properties as schema_properties
-    from acap.load._yaml import schema_requires as schema_requires
-    from acap.load._yaml import tab_lines as tab_lines
-    from acap.load._yaml_syntax import SyntaxProblem as SyntaxProblem
-    from acap.load._yaml_syntax import explain as explain
-    from acap.load._yaml_syntax import explain_reader_error as explain_reader_error
 
 __getattr__ = exports(__name__)

@@ -19,9 +19,7 @@ from acap._lazy import exports
 
 if TYPE_CHECKING:
     from acap.publisher._directory import DirectoryPublisher as DirectoryPublisher
-    from acap.publisher._directory import mirror as mirror
     from acap.publisher._git_branch import BranchPublisher as BranchPublisher
-    from acap.publisher._git_branch import publish_branch as publish_branch
     from acap.publisher._live import HttpFacts as HttpFacts
     from acap.publisher._live import LiveCheck as LiveCheck
     from acap.publisher._live import live_check as live_check
@@ -29,7 +27,6 @@ if TYPE_CHECKING:
     from acap.publisher._plan import Plan as Plan
     from acap.publisher._plan import Published as Published
     from acap.publisher._plan import Publisher as Publisher
-    from acap.publisher._plan import diff as diff
     from acap.publisher._publish import Checked as Checked
     from acap.publisher._publish import HostResult as HostResult
     from acap.publisher._publish import PublishResult as PublishResult
@@ -37,6 +34,5 @@ if TYPE_CHECKING:
     from acap.publisher._publish import publish as publish
     from acap.publisher._targets import PublishOptions as PublishOptions
     from acap.publisher._targets import Target as Target
-    from acap.publisher._targets import resolve_targets as resolve_targets
 
 __getattr__ = exports(__name__)

@@ -33,18 +33,13 @@ if TYPE_CHECKING:
     from acap.site._files import write_site as write_site
     from acap.site._guard import batch_site_findings as batch_site_findings
     from acap.site._guard import site_dir_findings as site_dir_findings
-    from acap.site._guard import stray_files as stray_files
     from acap.site._manifest import MANIFEST as MANIFEST
     from acap.site._manifest import Manifest as Manifest
-    from acap.site._manifest import forget_manifests as forget_manifests
     from acap.site._manifest import read_manifest as read_manifest
     from acap.site._manifest import write_manifest as write_manifest
     from acap.site._preview import PreviewServer as PreviewServer
-    from acap.site._preview import content_type as content_type
     from acap.site._preview import host_from_header as host_from_header
     from acap.site._preview import serve_forever as serve_forever
-    from acap.site._preview import site_hosts as site_hosts
     from acap.site._preview import start_preview as start_preview
-    from acap.site._preview import watched_files as watched_files
 
 __getattr__ = exports(__name__)

@@ -22,15 +22,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from acap.card import Verifier
 from acap.card._verifier import _jws_valid
-from acap.keys import (
-    SigningKey,
-    b64url,
-    b64url_decode,
-    load_signing_key,
-    parse_private_key,
-    public_jwk,
-    thumbprint,
-)
+from acap.keys import SigningKey, b64url, b64url_decode, load_signing_key, public_jwk, thumbprint
+from acap.keys._key import parse_private_key
 from support.cards import new_private
 from support.paths import VECTORS
 

@@ -18,7 +18,8 @@ import pytest
 from click.testing import Result
 
 from acap.card import verify_card
-from acap.keys import PRIVATE_MEMBERS, parse_private_key, public_jwk
+from acap.keys import PRIVATE_MEMBERS, public_jwk
+from acap.keys._key import parse_private_key
 from acap.load import load_operator
 from support.cards import (
     ALGS,

@@ -201,7 +201,7 @@ def test_the_signing_key_in_a_form_no_detector_reads_is_still_refused(example: P
     """Whatever the text around it (here a YAML-style mapping, no JSON), the signing key's
     own private member d never reaches site/: it is searched for as it is."""
     site, before, _ = _first_build(example)
-    from acap.keys import parse_private_key
+    from acap.keys._key import parse_private_key
     from support.cards import private_jwk
 
     key, _, _ = parse_private_key((example.parent / ".acap" / "signing-key.pem").read_bytes())

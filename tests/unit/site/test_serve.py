@@ -251,7 +251,7 @@ def test_watched_files_see_the_private_file_and_same_size_edits(tmp_path: Path) 
     import os
     import shutil
 
-    from acap.site import watched_files
+    from acap.site._preview import watched_files
     from support.paths import EXAMPLE
 
     config = tmp_path / "operator.yaml"

@@ -14,12 +14,8 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
-    from acap.builder.specsite._examples import Example as Example
     from acap.builder.specsite._examples import check_examples as check_examples
-    from acap.builder.specsite._examples import example as example
     from acap.builder.specsite._site import add_spec_site as add_spec_site
     from acap.builder.specsite._site import build_spec_site as build_spec_site
-    from acap.builder.specsite._site import run_mkdocs as run_mkdocs
-    from acap.builder.specsite._site import source_date_epoch as source_date_epoch
 
 __getattr__ = exports(__name__)
