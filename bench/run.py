@@ -4,7 +4,7 @@ Usage::
 
     python bench/run.py                  # all benchmarks, table + bench/results/latest.json
     python bench/run.py --quick          # fewer repeats
-    python bench/run.py --only sign      # one group: process, cli, sign, verify, batch
+    python bench/run.py --only sign      # one group: process, cli, sign, verify, specsite, batch
 
 Timing is the standard library's ``time.perf_counter``; each figure is the
 median of repeated runs with min and max shown. Targets (issue 7) are ratios

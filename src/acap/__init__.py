@@ -52,4 +52,4 @@ if TYPE_CHECKING:
     from acap.replies import check_reply as check_reply
     from acap.replies import decide as decide
 
-__getattr__ = exports(__name__)
+__getattr__, __dir__ = exports(__name__)

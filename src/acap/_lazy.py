@@ -6,7 +6,7 @@ reads under ``if TYPE_CHECKING:``, one per line::
     if TYPE_CHECKING:
         from acap.keys._key import SigningKey as SigningKey
 
-    __getattr__ = exports(__name__)
+    __getattr__, __dir__ = exports(__name__)
 
 At run time those lines are not executed: :func:`exports` reads them from the package's
 own source, and imports a module only when one of its names is first used. ``acap
@@ -33,8 +33,8 @@ __all__ = ["exports"]
 _EXPORT = re.compile(r"^\s+from (acap(?:\.\w+)*) import (\w+) as \2$", re.M)
 
 
-def exports(package: str) -> Callable[[str], object]:
-    """The ``__getattr__`` of a package whose names load on first use.
+def exports(package: str) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
+    """The ``__getattr__`` and ``__dir__`` of a package whose names load on first use.
 
     Nothing is read until a name is asked for: then the package's own source gives the
     table of names (``__all__`` is answered from it too).
@@ -45,7 +45,8 @@ def exports(package: str) -> Callable[[str], object]:
             docstring).
 
     Returns:
-        The function to assign to the package's ``__getattr__`` (PEP 562).
+        ``(__getattr__, __dir__)``: the functions to assign to the package's
+        ``__getattr__`` and ``__dir__`` (PEP 562); ``dir(package)`` lists the public names.
 
     Raises:
         OSError: (from the returned function) the package's source cannot be read
@@ -70,4 +71,9 @@ def exports(package: str) -> Callable[[str], object]:
         setattr(sys.modules[package], name, value)  # the next use finds it directly
         return value
 
-    return __getattr__
+    def __dir__() -> list[str]:
+        names = __getattr__("__all__")
+        assert isinstance(names, list)
+        return names
+
+    return __getattr__, __dir__

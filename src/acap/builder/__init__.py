@@ -30,4 +30,4 @@ if TYPE_CHECKING:
     from acap.builder._init_project import init_project as init_project
     from acap.builder._init_project import pip_spec as pip_spec
 
-__getattr__ = exports(__name__)
+__getattr__, __dir__ = exports(__name__)

@@ -41,4 +41,4 @@ if TYPE_CHECKING:
     from acap.card._verifier import uncovered_fields as uncovered_fields
     from acap.card._verifier import verify_card as verify_card
 
-__getattr__ = exports(__name__)
+__getattr__, __dir__ = exports(__name__)

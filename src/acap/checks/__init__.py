@@ -36,4 +36,4 @@ if TYPE_CHECKING:
     from acap.checks._run import check_operator as check_operator
     from acap.checks._run import check_site as check_site
 
-__getattr__ = exports(__name__)
+__getattr__, __dir__ = exports(__name__)

@@ -56,6 +56,7 @@ from acap.checks._facts import Locate, Subject, from_card, from_operator, report
 from acap.checks._text import card_size_finding, card_text
 from acap.findings import Finding, Location
 from acap.load import OperatorConfig
+from acap.uris import CARD_PATH
 
 #: What ``acap check`` of a card cannot check fully without operator.yaml:
 #: ``(rule id, "part" or "none", why)``.
@@ -149,7 +150,7 @@ def check_site(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]]) -> list[
     private = on_request_values.load_private_values(cfg)
     out = on_request_values.published_files(cfg, files, private.values)
     for rel, raw in files:
-        if rel.endswith("/.well-known/agent-card.json"):
+        if rel.endswith(CARD_PATH):
             big = card_size_finding(len(raw), Location(cfg.loaded.file))
             out += [big] if big else []
     return out

@@ -29,4 +29,4 @@ if TYPE_CHECKING:
     from acap.cli._reporters import report_text as report_text
     from acap.cli._reporters import terminal_safe as terminal_safe
 
-__getattr__ = exports(__name__)
+__getattr__, __dir__ = exports(__name__)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from acap.card import Verification
     from acap.checks import CardCheck
     from acap.publisher import LiveCheck, PublishResult
+    from acap.replies import ReplyCheck
 
 __all__ = ["REPORTERS", "Echo", "JsonReporter", "Reporter", "TextReporter", "finding_json",
            "finding_text", "report_json", "report_text", "terminal_safe"]
@@ -189,6 +190,14 @@ class Reporter:
         """``acap publish``."""
         raise NotImplementedError
 
+    def reply_check(self, result: ReplyCheck, strict: bool) -> None:
+        """``acap check-reply``; ``strict``: warnings fail too."""
+        if result.assumed:  # said whatever the format: the check is partial
+            marked = "" if result.activated else "not "
+            self.err(f"note: checked as {marked}activated, since the reply is {marked}marked; "
+                     "say --activated or --not-activated to check OR-6.1 fully")
+        self.findings(result.report)
+
 
 class TextReporter(Reporter):
     """Text for a person (see the module docstring)."""
@@ -309,6 +318,11 @@ class TextReporter(Reporter):
                      "though another does")
         else:
             self.out("NOT verified")
+
+    def reply_check(self, result: ReplyCheck, strict: bool) -> None:
+        super().reply_check(result, strict)
+        self.out("the reply follows §5 and §6 as far as acap can check" if
+                 result.report.ok(strict) else "the reply does NOT follow §5 and §6")
 
     def publish(self, result: PublishResult, dry_run: bool) -> None:
         self.findings(result.report)

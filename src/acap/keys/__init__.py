@@ -53,4 +53,4 @@ if TYPE_CHECKING:
     from acap.keys._store import ResolvedKey as ResolvedKey
     from acap.keys._store import resolve_signing_key as resolve_signing_key
 
-__getattr__ = exports(__name__)
+__getattr__, __dir__ = exports(__name__)

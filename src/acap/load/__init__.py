@@ -67,4 +67,4 @@ if TYPE_CHECKING:
     from acap.load._yaml import load_text as load_text
     from acap.load._yaml import schema_properties as schema_properties
 
-__getattr__ = exports(__name__)
+__getattr__, __dir__ = exports(__name__)

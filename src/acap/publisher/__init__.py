@@ -35,4 +35,4 @@ if TYPE_CHECKING:
     from acap.publisher._targets import PublishOptions as PublishOptions
     from acap.publisher._targets import Target as Target
 
-__getattr__ = exports(__name__)
+__getattr__, __dir__ = exports(__name__)

@@ -41,8 +41,10 @@ if TYPE_CHECKING:
     from acap.replies._builder import refer_action as refer_action
     from acap.replies._builder import refer_information as refer_information
     from acap.replies._builder import reply_object as reply_object
+    from acap.replies._check import ReplyCheck as ReplyCheck
     from acap.replies._check import carries_object as carries_object
     from acap.replies._check import check_reply as check_reply
+    from acap.replies._check import check_reply_files as check_reply_files
     from acap.replies._check import compare_replies as compare_replies
     from acap.replies._decide import ACTION_REFERRED as ACTION_REFERRED
     from acap.replies._decide import GIVEN_ON_OPT_IN as GIVEN_ON_OPT_IN
@@ -60,4 +62,4 @@ if TYPE_CHECKING:
     from acap.uris import EXTENSION_URI as EXTENSION_URI
     from acap.uris import EXTENSIONS_HEADER as EXTENSIONS_HEADER
 
-__getattr__ = exports(__name__)
+__getattr__, __dir__ = exports(__name__)

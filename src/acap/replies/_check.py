@@ -46,8 +46,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from acap.findings import Finding
-from acap.load import JsonDocument, pointer_join
+from acap.findings import Finding, Report
+from acap.load import JsonDocument, pointer_join, read_card, read_reply
 from acap.replies._behaviour import check_behaviour, mentions_entry
 from acap.replies._checking import CheckContext, Marker, Options, as_document
 from acap.replies._decide import (
@@ -56,6 +56,7 @@ from acap.replies._decide import (
     ON_REQUEST,
     REJECTED,
     OnRequestSkill,
+    activated_extensions,
     extension_entry,
     on_request_skills,
 )
@@ -235,3 +236,67 @@ def compare_replies(activated_reply: JsonDocument | str | bytes | Any,
                            a.at(ra.view.state_pointer),
                            "the same request ends in the same task state for every client"))
     return out
+
+
+@dataclass
+class ReplyCheck:
+    """What ``acap check-reply`` found about one reply (or a pair, with ``compare``).
+
+    Attributes:
+        report: every finding, reading the card and the replies included.
+        activated: whether the reply was checked as activated (``None`` for a pair).
+        assumed: the activation was not given, so it was read from the reply itself (a
+            marked reply counts as activated): OR-6.1 is then checked in part only.
+    """
+
+    report: Report
+    activated: bool | None = None
+    assumed: bool = False
+
+
+def check_reply_files(reply: str, card: str, *, activated: bool | None = None,
+                      request_extensions: str | None = None,
+                      response_extensions: str | None = None, skill_id: str | None = None,
+                      for_named_person: bool | None = None, action: bool | None = None,
+                      safeguards_hold: bool | None = None,
+                      compare: str | None = None) -> ReplyCheck:
+    """``acap check-reply``: read a reply file and a card (a path or https URL), then
+    :func:`check_reply` (or, with ``compare``, :func:`compare_replies` of the two files).
+
+    Args:
+        reply: the reply's file (the activated one, with ``compare``).
+        card: the agent's card, a path or https URL.
+        activated: whether the request activated the extension; ``None`` with
+            ``request_extensions`` given: read from that header value against the card;
+            ``None`` without it: read from the reply (``assumed``).
+        compare: the file of the same request's reply without activation (OR-5.1).
+        request_extensions, response_extensions, skill_id, for_named_person, action,
+            safeguards_hold: as :func:`check_reply`.
+
+    Returns:
+        A :class:`ReplyCheck`; a file that cannot be read is a finding in its report.
+    """
+
+
+    report = Report()
+    cf = read_card(card)
+    report.extend(cf.findings)
+    rf = read_reply(reply)
+    if cf.data is None or rf.data is None:
+        report.extend(rf.findings)
+        return ReplyCheck(report, activated)
+    if compare is not None:
+        report.extend(compare_replies(rf, read_reply(compare), cf.data, skill_id=skill_id,
+                                      for_named_person=for_named_person, action=action,
+                                      safeguards_hold=safeguards_hold))
+        return ReplyCheck(report)
+    assumed = False
+    if request_extensions is not None:
+        activated = EXTENSION_URI in activated_extensions(cf.data, request_extensions)
+    if activated is None:
+        activated, assumed = carries_object(rf), True
+    report.extend(check_reply(rf, cf.data, activated=activated, skill_id=skill_id,
+                              for_named_person=for_named_person, action=action,
+                              safeguards_hold=safeguards_hold,
+                              response_extensions=response_extensions))
+    return ReplyCheck(report, activated, assumed)

@@ -42,4 +42,4 @@ if TYPE_CHECKING:
     from acap.site._preview import serve_forever as serve_forever
     from acap.site._preview import start_preview as start_preview
 
-__getattr__ = exports(__name__)
+__getattr__, __dir__ = exports(__name__)

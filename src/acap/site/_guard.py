@@ -28,12 +28,13 @@ from pathlib import Path
 from acap.findings import Finding, Location
 from acap.load import OperatorConfig
 from acap.site._manifest import MANIFEST, Manifest, read_manifest
+from acap.uris import card_url
 
 #: Folder names suggested for a site folder of its own, in order.
 _CANDIDATES = ("site", "public", "site-out", "acap-site")
 #: The card of the operator.yaml ``acap init`` writes (example.org, RFC 2606): the first
 #: build after you put in your own hosts replaces its site/ without --force.
-PLACEHOLDER_CARD = "https://example.org/.well-known/agent-card.json"
+PLACEHOLDER_CARD = card_url("example.org")
 #: How many stray files a finding names before "and N more".
 _SHOWN = 5
 

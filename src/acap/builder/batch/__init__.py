@@ -22,4 +22,4 @@ if TYPE_CHECKING:
     from acap.builder.batch._model import BatchResult as BatchResult
     from acap.builder.batch._model import OperatorOutcome as OperatorOutcome
 
-__getattr__ = exports(__name__)
+__getattr__, __dir__ = exports(__name__)

@@ -19,4 +19,4 @@ if TYPE_CHECKING:
     from acap.builder.pages._steps import step_hosting_files as step_hosting_files
     from acap.builder.pages._steps import step_person_entry_pages as step_person_entry_pages
 
-__getattr__ = exports(__name__)
+__getattr__, __dir__ = exports(__name__)

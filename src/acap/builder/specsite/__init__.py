@@ -18,4 +18,4 @@ if TYPE_CHECKING:
     from acap.builder.specsite._site import add_spec_site as add_spec_site
     from acap.builder.specsite._site import build_spec_site as build_spec_site
 
-__getattr__ = exports(__name__)
+__getattr__, __dir__ = exports(__name__)

@@ -41,49 +41,17 @@ def check_reply(reply: str, card: str, activated: bool | None, request_extension
                 safeguards_hold: bool | None, compare: str | None, strict: bool,
                 fmt: str) -> None:
     """Check REPLY (a Message, Task or JSON-RPC response, as JSON) against CARD."""
-    from acap.findings import Report
-    from acap.load import read_card
-    from acap.replies import (
-        activated_extensions,
-        carries_object,
-        check_reply,
-        compare_replies,
-        read_reply,
-    )
-    from acap.uris import EXTENSION_URI
+    from acap.replies import check_reply_files
 
     if activated is not None and request_extensions is not None:
         raise click.UsageError("give --activated/--not-activated or --request-extensions, "
                                "not both")
     if compare is not None and activated is False:
         raise click.UsageError("with --compare, REPLY is the activated reply")
-    report = Report()
-    cf = read_card(card)
-    report.extend(cf.findings)
-    rf = read_reply(reply)
-    if cf.data is None or rf.data is None:
-        report.extend(rf.findings)
-        reporter(fmt).findings(report)
-        sys.exit(1)
-    if compare is not None:
-        report.extend(compare_replies(rf, read_reply(compare), cf.data,
-                                      skill_id=skill_id, for_named_person=for_named_person,
-                                      action=action, safeguards_hold=safeguards_hold))
-    else:
-        if request_extensions is not None:
-            activated = EXTENSION_URI in activated_extensions(cf.data, request_extensions)
-        if activated is None:
-            marked = carries_object(rf)
-            activated = marked
-            click.echo(f"note: checked as {'' if marked else 'not '}activated, since the reply "
-                       f"is {'' if marked else 'not '}marked; say --activated or "
-                       "--not-activated to check OR-6.1 fully", err=True)
-        report.extend(check_reply(rf, cf.data, activated=activated, skill_id=skill_id,
-                                     for_named_person=for_named_person, action=action,
-                                     safeguards_hold=safeguards_hold,
-                                     response_extensions=response_extensions))
-    reporter(fmt).findings(report)
-    if fmt == "text":
-        click.echo("the reply follows §5 and §6 as far as acap can check" if report.ok(strict)
-                   else "the reply does NOT follow §5 and §6")
-    sys.exit(0 if report.ok(strict) else 1)
+    result = check_reply_files(reply, card, activated=activated,
+                               request_extensions=request_extensions,
+                               response_extensions=response_extensions, skill_id=skill_id,
+                               for_named_person=for_named_person, action=action,
+                               safeguards_hold=safeguards_hold, compare=compare)
+    reporter(fmt).reply_check(result, strict)
+    sys.exit(0 if result.report.ok(strict) else 1)

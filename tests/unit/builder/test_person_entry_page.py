@@ -1,6 +1,6 @@
 """The personEntry page: content from operator.yaml, safety, languages, overrides.
 
-Browser checks (axe-core, requests, cookies, widths) are in test_landing_browser.py.
+Browser checks (axe-core, requests, cookies, widths) are in test_person_entry_page_browser.py.
 """
 
 from __future__ import annotations
