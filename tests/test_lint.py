@@ -241,3 +241,20 @@ def test_no_stage_imports_another_stages_private_modules() -> None:
             if me != owner and not me.startswith(owner + "."):
                 found.append(f"{path.relative_to(REPO)}:{node.lineno}: {node.module}")
     assert found == []
+
+
+def test_every_function_level_import_says_why_it_is_there() -> None:
+    """Function-local imports stay only where they keep start-up fast (or a platform may
+    lack the module), each with a comment on its line or the line above saying so."""
+    found = []
+    for path in SRC.rglob("*.py"):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for fn in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    line, above = lines[node.lineno - 1], lines[node.lineno - 2].strip()
+                    if "#" not in line and not above.startswith("#"):
+                        found.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert sorted(set(found)) == []

@@ -1,7 +1,6 @@
 """acap: build, sign, check and publish an A2A 1.0 Agent Card with the On Request extension.
 
 The library is the product; the ``acap`` command is a thin layer over it::
-
     from pathlib import Path
     import acap
 

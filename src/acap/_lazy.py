@@ -2,7 +2,6 @@
 
 Each package's ``__init__`` lists its public names once, as the imports a type checker
 reads under ``if TYPE_CHECKING:``, one per line::
-
     if TYPE_CHECKING:
         from acap.keys._key import SigningKey as SigningKey
 

@@ -7,7 +7,6 @@ failed), and the stage that called them turns each into a finding with its rule 
 A program using acap as a library catches :class:`AcapError` to catch them all.
 
 Every error:
-
 * says what is wrong in plain words (``str(error)``), without key material and
   without text from a document acap refused to read;
 * carries :attr:`AcapError.hint`, what to do about it, or ``None`` where only the

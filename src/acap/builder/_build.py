@@ -2,7 +2,6 @@
 
 The pipeline (each step adds files to one in-memory :class:`~acap.site.SiteFiles`
 and findings to one :class:`~acap.findings.Report`)::
-
     load + schema  ->  requirement checks  ->  AgentCard  ->  self-check against
     the A2A and extension schemas  ->  sign (JWS)  ->  JWKS  ->  pages and
     hosting files  ->  final checks over every built file  ->  write site/ atomically
@@ -23,7 +22,15 @@ from acap.errors import SitePathError
 from acap.findings import Finding, Location, Report
 from acap.keys import key_history
 from acap.load import OperatorConfig, load_operator
-from acap.site import Manifest, SiteFiles, write_failure, write_site
+from acap.site import (
+    Manifest,
+    SiteFiles,
+    real_site_dir,
+    site_dir_findings,
+    site_lock,
+    write_failure,
+    write_site,
+)
 
 __all__ = ["assemble", "build", "input_digest", "write_or_report"]
 
@@ -121,7 +128,6 @@ def _guard_and_write(ctx: BuildContext, site_dir: Path) -> bool:
     """Holding the site folder's lock (:func:`acap.site._files.site_lock`): check that the
     folder may be replaced (:mod:`acap.site._guard`), then write it. Returns whether
     site/ was replaced."""
-    from acap.site import real_site_dir, site_dir_findings, site_lock
 
     cfg, options = ctx.cfg, ctx.options
     where = f"--site-dir {site_dir}" if options.site_dir is not None else str(site_dir)

@@ -77,8 +77,14 @@ class BuildContext:
     key: SigningKey | None = None
 
     @property
+    def site_dir(self) -> Path:
+        """The output folder (``options.site_dir``, else ``site`` beside operator.yaml)."""
+        return self.options.resolved_site_dir()
+
+    @property
     def spec_site(self) -> bool:
-        """Whether the specification site is built this time."""
+        """Whether the specification site is built this time (never with ``pages`` off:
+        the spec site is pages too)."""
         if not self.options.pages:
             return False
         if self.options.spec_site is not None:

@@ -1,7 +1,6 @@
 """``acap init``: start a new operator project in a folder.
 
 Writes, from templates shipped in the package (``acap/data/init/``):
-
 * ``operator.yaml``: commented, on reserved example.org placeholders; it
   builds as it is (``acap build`` gives a signed card straight away);
 * ``.gitignore``: keeps site/, the signing key (``.acap/``, ``*.pem``),
@@ -19,8 +18,10 @@ The package stores dotfiles without their dot (``gitignore``,
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
-from importlib import resources
+from importlib import metadata, resources
 from pathlib import Path
 
 from acap._package import __version__
@@ -56,8 +57,6 @@ def pip_spec() -> str:
     ``direct_url.json``), or, when that is unknown (a local or editable
     install), from the ``ACAP_PIP_SPEC`` variable the user sets.
     """
-    import json
-    from importlib import metadata
 
     try:
         raw = metadata.distribution("acap").read_text("direct_url.json")
@@ -93,7 +92,6 @@ def template_text(name: str) -> str:
     """The text of one init template (a key of :data:`FILES`), with ``@ACAP_VERSION@``,
     ``@ACAP_PIP_SPEC@`` (see :func:`pip_spec`) and the comment line ``@ACAP_PIP_COMMENT@``
     (see :func:`pip_comment`) filled in."""
-    import re
 
     raw = resources.files("acap").joinpath(f"data/init/{name}").read_text(encoding="utf-8")
     raw = raw.replace("@ACAP_VERSION@", __version__)

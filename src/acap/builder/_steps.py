@@ -17,7 +17,7 @@ from acap import schemas
 from acap.builder._context import BuildContext
 from acap.builder.pages import step_hosting_files, step_person_entry_pages
 from acap.card import Signer, build_card
-from acap.checks import check_site
+from acap.checks import check_site, key_material_in_site, signing_key_in_site
 from acap.errors import CanonicalizationError, KeyProblem
 from acap.findings import Finding, Location
 from acap.keys import dropped_kids, jwks, resolve_signing_key
@@ -44,8 +44,8 @@ def step_card(ctx: BuildContext) -> None:
     try:
         card = build_card(cfg)
     except (KeyError, TypeError, ValueError) as exc:  # a check that should have caught it
-        ctx.report.add(bug_finding(f"the card could not be built from a checked operator.yaml: "
-                            f"{type(exc).__name__}: {exc}", cfg.loaded.file))
+        ctx.report.add(bug_finding("the card could not be built from a checked operator.yaml: "
+                                   f"{type(exc).__name__}: {exc}", cfg.loaded.file))
         return
     targets = [(schemas.AGENT_CARD, card, "A2A 1.0 AgentCard")]
     targets += [(schemas.EXTENSION, e.get("params"), "On Request params")
@@ -53,20 +53,18 @@ def step_card(ctx: BuildContext) -> None:
     for name, value, label in targets:
         for err in schemas.errors(name, value):
             ctx.report.add(bug_finding(f"the built card breaks the {label} schema at "
-                                f"/{'/'.join(map(str, err.absolute_path))}: {err.message}",
-                                cfg.loaded.file))
+                                       f"/{'/'.join(map(str, err.absolute_path))}: "
+                                       f"{err.message}", cfg.loaded.file))
     if not ctx.report.ok():
         return
-    resolved = resolve_signing_key(cfg, ctx.options.resolved_site_dir(),
-                                   create=ctx.options.create_key)
+    resolved = resolve_signing_key(cfg, ctx.site_dir, create=ctx.options.create_key)
     ctx.report.extend(resolved.findings)
     ctx.notices.extend(resolved.notices)
     if resolved.key is None:
         return
     try:
         ctx.jwks = jwks(resolved.key, resolved.previous)
-        ctx.report.extend(dropped_kids(cfg, ctx.options.resolved_site_dir(), ctx.jwks,
-                                       resolved.site_keys))
+        ctx.report.extend(dropped_kids(cfg, ctx.site_dir, ctx.jwks, resolved.site_keys))
         ctx.card = Signer(resolved.key, jku=cfg.jwks_url).sign(card)
         ctx.key = resolved.key
     except KeyProblem as exc:
@@ -96,13 +94,12 @@ def final_check_private_keys(ctx: BuildContext) -> None:
     """KEY-PRIVATE: no PEM private key block and no JWK with private members in any
     built file (:func:`acap.checks.key_material_in_site`): a private key is never
     written into site/, whatever operator.yaml or templates/ hold."""
-    from acap.checks import key_material_in_site, signing_key_in_site
 
     files = [(rel, ctx.files[rel]) for rel in ctx.files]
-    found = key_material_in_site(ctx.cfg, files, ctx.options.resolved_site_dir())
+    found = key_material_in_site(ctx.cfg, files, ctx.site_dir)
     if not found and ctx.key is not None:
         found = signing_key_in_site(ctx.cfg, ctx.key.private, files,
-                                     ctx.options.resolved_site_dir())
+                                     ctx.site_dir)
     ctx.report.extend(found)
 
 
@@ -113,6 +110,7 @@ def step_spec_site(ctx: BuildContext) -> None:
     loaded only by builds that make the site.
     """
     if ctx.spec_site:
+        # start-up: MkDocs and the spec sources only when the spec site is built
         from acap.builder.specsite import add_spec_site
 
         add_spec_site(ctx)

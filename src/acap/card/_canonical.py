@@ -4,7 +4,6 @@ A2A 1.0 §8.4.1 says what is signed: the card without ``signatures``, with
 default-valued fields removed by protocol-buffer presence rules (§5.7), then
 canonicalized with RFC 8785. Two readings exist in practice, and a verifier
 must accept cards signed under either:
-
 * :data:`SDK` — what the official SDKs do (a2a-sdk 1.3 Python and @a2a-js/sdk
   1.3): parse into the proto types (fields outside A2A 1.0 vanish), drop every
   empty string, array, object and null anywhere (inside ``params`` too) and every

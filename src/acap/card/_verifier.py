@@ -16,6 +16,7 @@ specification keeps), and a ``jku`` on another origin than the card's.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -410,6 +411,7 @@ def _check_one(i: int, sig: Any, payloads: list[tuple[str, str]], lookup: KeyLoo
 def _public_key(jwk: dict[str, Any]) -> Any:
     """The jwcrypto key of a public JWK (private members dropped), or ``None`` when the
     JWK is not a key jwcrypto can verify with (bad members, a point off its curve ...)."""
+    # start-up: jwcrypto only when a signature is verified (a build signs without it)
     from jwcrypto import jwk as jwcrypto_jwk
 
     try:
@@ -423,6 +425,7 @@ def _public_key(jwk: dict[str, Any]) -> Any:
 def _jws_valid(protected: str, payload: str, signature: str, key: Any, alg: str) -> bool:
     """True when the JWS verifies. ``key``: a public JWK (dict) or a key from
     :func:`_public_key`."""
+    # start-up: jwcrypto only when a signature is verified (a build signs without it)
     from jwcrypto import jws as jwcrypto_jws
 
     if isinstance(key, dict):
@@ -462,7 +465,6 @@ def b64url_problem(text: str) -> str | None:
     alphabet, no padding, unused bits zero, so that one string encodes the bytes),
     as words ending a sentence that starts with the member's name; ``None`` when
     it is canonical."""
-    import re
 
     shown = text if len(text) <= 24 else text[:21] + "..."
     odd = sorted(set(re.sub(r"[A-Za-z0-9_-]", "", text)))

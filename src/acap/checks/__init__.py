@@ -5,7 +5,6 @@ here, one module per concern (:mod:`acap.requirements` lists every id and where 
 checked; ``grep -rnw 'OR-3.4' src/acap`` finds its code wherever it is: the reply rules
 are in :mod:`acap.replies`, the site's in :mod:`acap.site`, signatures in
 :mod:`acap.card`, publishing in :mod:`acap.publisher`, pages in :mod:`acap.builder`):
-
 * :func:`check_operator`: every check operator.yaml allows (OR-3.x, OR-5.x, A2A structure,
   URLs, text, private values, key material), all faults at once;
 * :func:`check_site`: the finished site (OR-3.9 in every built file; card size);

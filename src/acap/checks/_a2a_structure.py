@@ -2,7 +2,6 @@
 that become it.
 
 Rule ids:
-
 * ``A2A-REQUIRED``: every REQUIRED field is present and not empty (a required
   list has at least one element: skills, tags, supportedInterfaces, the
   default modes).
@@ -207,6 +206,7 @@ def legacy_fields(sub: Subject, card: dict[str, Any]) -> list[str]:
 
 def card_structure(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
     """Every A2A 1.0 structure check of a card."""
+    # start-up: a card's signed form (rfc8785) only when a card is checked, not operator.yaml
     from acap.card import empty_values, uncovered_fields
 
     legacy = legacy_fields(sub, card)

@@ -3,7 +3,6 @@ OR-5.7, OR-5.9 and OR-5.10.
 
 OR-5.1 to OR-5.4 and OR-5.8 are about replies (the reply checker); what a card
 can show of §5 is here:
-
 * OR-5.5: turning ``assistantAccess`` on accepts the assistant's own word (warning).
 * OR-5.6 / OR-5.7: an action opened to assistants needs the four safeguards of
   OR-5.6, declared under ``safeguards`` in operator.yaml; each one missing is a

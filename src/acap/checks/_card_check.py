@@ -15,9 +15,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import yaml
+
 from acap.checks._run import CARD_SKIPS, card_findings
 from acap.findings import Finding, Location, Report
-from acap.load import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, JsonDocument, pointer_join, read_card
+from acap.load import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_TIMEOUT,
+    JsonDocument,
+    YamlLoader,
+    for_positions,
+    pointer_join,
+    read_card,
+)
 from acap.uris import CARD_PATH, EXTENSION_URI, url_for_site_file
 
 
@@ -126,9 +136,7 @@ def _http_findings(cf: JsonDocument, source: str) -> list[Finding]:
 def duplicate_keys(cf: JsonDocument) -> list[Finding]:
     """CARD-JSON: a key twice in one object (JSON parsers keep one silently; RFC 8785
     signing needs unique names, RFC 7493)."""
-    import yaml
 
-    from acap.load import YamlLoader, for_positions
 
     try:
         root = yaml.compose(for_positions(cf.raw.decode("utf-8-sig")), Loader=YamlLoader)

@@ -19,6 +19,7 @@ from typing import Any
 from acap.checks._facts import Subject, as_list, is_near_extension_uri
 from acap.checks._words import mentions
 from acap.findings import Finding, Level
+from acap.load import describe, hidden_characters
 from acap.uris import EXTENSION_URI
 
 COMPLETIONS = ("in-conversation", "deferred")
@@ -68,7 +69,6 @@ def skill_id_problem(sid: str) -> str | None:
     full-width ``ｓ`` (U+FF53), which looks like ``s`` and is not. Invisible format
     characters are left to ``TEXT-INVISIBLE``.
     """
-    from acap.load import describe, hidden_characters
 
     hidden = set(hidden_characters(sid))
     for ch in sid:

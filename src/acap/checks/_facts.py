@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from acap import schemas
 from acap.findings import Finding, Level, Location
-from acap.load import OperatorConfig, pointer_join, pointer_tokens
+from acap.load import OperatorConfig, pointer_join, pointer_tokens, schema_properties
 from acap.uris import EXTENSION_URI
 
 Source = Literal["operator", "card"]
@@ -182,10 +183,8 @@ def reported_pointers(cfg: OperatorConfig) -> set[str]:
 
 def _meant(ptr: str) -> str | None:
     """The pointer of the known key nearest to the unknown key at ``ptr``, or ``None``."""
-    import difflib
+    import difflib  # start-up: only for a did-you-mean
 
-    from acap import schemas
-    from acap.load import schema_properties
 
     parent = ptr.rpartition("/")[0]
     key = pointer_tokens(ptr)[-1]

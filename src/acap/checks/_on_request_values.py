@@ -4,14 +4,12 @@ acap cannot know a price it was never told. The operator lists the values it
 gives on request in the **private part of its configuration**,
 ``operator.private.yaml`` beside operator.yaml, which acap reads and never
 publishes (keep it out of version control; ``.gitignore`` lists it)::
-
     # operator.private.yaml: never published.
     service-pricing:
       - "£2,450"
       - direct cremation from £1,395
 
 Then:
-
 * a value found in the text of any skill (name, description, forPeople, tags, examples) is
   an error at that line (:func:`skill_text`); an amount of money in a value is
   found however it is written (``£2,450``, ``£2450``, ``£ 2 450``, ``GBP 2450``,
@@ -198,7 +196,7 @@ def _not_on_request(skill: str, kinds: dict[str, str], on_request: list[str],
                     at: Location) -> Finding:
     """PRIVATE-VALUES: a key of the private file that names no on-request skill. An error:
     a typo here would make acap stop looking for the values listed under it."""
-    import difflib
+    import difflib  # start-up: only for a did-you-mean
 
     if skill in kinds:
         message = (f"'{skill}' is a {kinds[skill]} skill, not an on-request one: nothing it "

@@ -18,7 +18,7 @@ from typing import Any
 
 from acap.checks._facts import Locate
 from acap.findings import Finding, Location
-from acap.keys import KeyMaterial, in_bytes, in_value, text_place
+from acap.keys import KeyMaterial, in_bytes, in_value, private_markers, text_place
 from acap.load import OperatorConfig
 
 RULE = "KEY-PRIVATE"
@@ -134,7 +134,6 @@ def signing_key_in_site(cfg: OperatorConfig, private: Any, files: Iterable[tuple
         One error per built file holding it, at operator.yaml's line when the text is
         there too; the key is never quoted.
     """
-    from acap.keys import private_markers
 
     marks = [m.encode() for m in private_markers(private)]
     hits = [rel for rel, data in files if any(m in data for m in marks)]

@@ -3,7 +3,6 @@
 Every finding cites a rule id from the requirement registry
 (``acap/data/requirements.json``); ``grep -rn '"OR-3.4"' src/acap/checks`` finds the
 code that raises it. One module per concern:
-
 ============================  ==================================================
 module                        rule ids
 ============================  ==================================================

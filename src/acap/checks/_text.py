@@ -6,13 +6,16 @@ REQUIRES some strings: ``A2A-REQUIRED``, else ``A2A-EMPTY``).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from acap import schemas
 from acap.findings import Finding, Location
 from acap.load import (
     CARD_LIMIT,
     blank,
     describe,
+    dotted,
     hidden_characters,
     length_limit,
     pointer_of,
@@ -45,10 +48,7 @@ def card_text(card: dict[str, Any], locate: Any) -> list[Finding]:
         card schema's ``minLength``), ``A2A-EMPTY`` warnings for other blank text,
         ``TEXT-INVISIBLE`` errors, ``TEXT-LENGTH`` warnings (the card's size too).
     """
-    import json
 
-    from acap import schemas
-    from acap.load import dotted
 
     out: list[Finding] = []
     blanks: list[str] = []

@@ -1,7 +1,6 @@
 """URL rules that apply to every URL acap writes or reads, and the card's own URL.
 
 Rule ids:
-
 * ``URL-FORM``: a URL is absolute, parses, and has no whitespace, control
   character, backslash or user name/password; a host name has no final dot.
 * ``URL-IDN``: an internationalised host is written as A-labels (IDNA 2008,

@@ -18,11 +18,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from acap.errors import KeyProblem
+from acap.errors import KeyProblem, SitePathError
 from acap.findings import Finding, Location
 from acap.keys._key import PRIVATE_MEMBERS, SigningKey, read_key_file_doc, thumbprint
 from acap.load import KEY_ENV, OperatorConfig
-from acap.site import write_file_atomic
+from acap.site import MANIFEST, read_manifest, url_to_path, write_file_atomic
 
 
 def published_keys(cfg: OperatorConfig, site_dir: Path,
@@ -62,8 +62,6 @@ def site_published_keys(cfg: OperatorConfig, site_dir: Path
     since, unless retired; only when the manifest is of this card: a site/ of another
     project replaced with ``acap build --force`` says nothing about this one's kids).
     ``{kid: (public JWK, where it was found)}``."""
-    from acap.errors import SitePathError
-    from acap.site import MANIFEST, read_manifest, url_to_path
 
     out: dict[str, tuple[dict[str, Any], str]] = {}
     sources: list[tuple[Path, str, str]] = []

@@ -4,7 +4,6 @@ A pure detector: it reads data and bytes and says where key material is; the
 findings (rule ``KEY-PRIVATE``, ``PUBLISH-PRIVATE-KEY``) are made by its callers
 (:mod:`acap.checks._private_keys` for operator.yaml, cards and every built file,
 :mod:`acap.publisher` for what it would publish and for a target folder). What it finds:
-
 * a PEM private key block of any kind: PKCS#8 ``PRIVATE KEY``, ``EC``, ``RSA``,
   ``ENCRYPTED``, ``OPENSSH``, and PGP's ``PRIVATE KEY BLOCK`` (RFC 7468 §10-§11
   labels; OpenSSH and OpenPGP use the same armour);
@@ -21,8 +20,12 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
+
+from acap.keys._key import PRIVATE_MEMBERS
+from acap.load import pointer_join
 
 #: A PEM private key block header of any kind (see the module docstring).
 PEM_PRIVATE = re.compile(rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
@@ -69,8 +72,6 @@ def in_value(value: Any, pointer: str = "") -> list[KeyMaterial]:
         strings), objects that are private JWKs, and strings whose text is the
         JSON of a private JWK.
     """
-    from acap.keys._key import PRIVATE_MEMBERS
-    from acap.load import pointer_join
 
     if not _may_hold(value):  # the common case, without making a pointer per value
         return []
@@ -117,7 +118,6 @@ def _jwk_in_text(text: str, depth: int = 0) -> int | None:
     (within :data:`_JWK_REACH`), as the start of a JSON value
     (:meth:`json.JSONDecoder.raw_decode`); a value that holds a private JWK
     (:func:`in_value`) is a hit."""
-    from bisect import bisect_left
 
     decoder = json.JSONDecoder()
     members = [m.start() for m in _PRIVATE_MEMBER.finditer(text)]  # a private JWK has one
@@ -151,7 +151,7 @@ def _jwk_in_any_form(text: str, depth: int = 0) -> int | None:
     character references (``&quot;``, ``&#34;``) and single quotes (a Python dict).
     The offset is that of the form it was found in (the same line: none of these
     forms adds or removes a line break)."""
-    import html
+    import html  # start-up: only for text that may hide a JWK in HTML escapes
 
     forms = [text]
     unescaped = text
@@ -222,7 +222,7 @@ def in_bytes(data: bytes, name: str = "") -> list[KeyMaterial]:
     text = data.decode("utf-8", "replace")
     hits = list(_PEM_TEXT.finditer(text))
     if not hits and "&" in text:
-        import html
+        import html  # start-up: only for text that may hide a JWK in HTML escapes
 
         text = html.unescape(text)
         hits = list(_PEM_TEXT.finditer(text))

@@ -16,6 +16,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from acap.errors import KeyProblem
 from acap.keys._history import (
     free_kid,
@@ -36,7 +38,7 @@ from acap.keys._key import (
     thumbprint,
     write_private_key,
 )
-from acap.load import KEY_ENV, OperatorConfig
+from acap.load import KEY_ENV, OperatorConfig, YamlLoader
 from acap.site import write_file_atomic
 
 
@@ -273,9 +275,7 @@ def replaced_scalar(cfg: OperatorConfig, pointer: str, value: str) -> str:
     Raises:
         KeyProblem: the file changed in a way that hides the scalar, or it spans lines.
     """
-    import yaml
 
-    from acap.load import YamlLoader
 
     text = cfg.path.read_bytes().decode("utf-8")  # bytes: keep CRLF line ends as they are
     bom = "\ufeff" if text.startswith("\ufeff") else ""

@@ -16,10 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from acap.errors import FetchError, JsonTextError
 from acap.findings import Finding, Location
 from acap.load._fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, Response, allowed_url, fetch
 from acap.load._json import json_loads
+from acap.load._pointer import pointer_join
+from acap.load._yaml import YamlLoader
 
 _SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
@@ -237,10 +241,7 @@ def for_positions(text: str) -> str:
 
 def json_lines(text: str) -> dict[str, tuple[int, int]]:
     """JSON pointer -> 1-based (line, column) of each value in a JSON text; ``{}`` on failure."""
-    import yaml
 
-    from acap.load._pointer import pointer_join
-    from acap.load._yaml import YamlLoader
 
     out: dict[str, tuple[int, int]] = {}
     try:

@@ -16,7 +16,16 @@ from typing import Any
 from acap import schemas
 from acap.findings import Finding
 from acap.load._pointer import pointer_join, pointer_of, pointer_tokens
-from acap.load._yaml import Loaded
+from acap.load._text import (
+    NAME_LIMIT,
+    blank,
+    describe,
+    hidden_characters,
+    kid_problem,
+    length_limit,
+    strings,
+)
+from acap.load._yaml import Loaded, schema_requires
 
 
 def text_findings(loaded: Loaded, schema_name: str, skip: set[str | None]) -> list[Finding]:
@@ -33,15 +42,6 @@ def text_findings(loaded: Loaded, schema_name: str, skip: set[str | None]) -> li
         bidirectional controls and other hidden characters, ``TEXT-LENGTH``
         warnings for overlong text.
     """
-    from acap.load._text import (
-        NAME_LIMIT,
-        blank,
-        describe,
-        hidden_characters,
-        kid_problem,
-        length_limit,
-        strings,
-    )
 
     out: list[Finding] = []
     for ptr, text, is_key in strings(loaded.data, keys=True):
@@ -130,7 +130,6 @@ def required_at(loaded: Loaded, schema_name: str, ptr: str) -> bool:
     """True when the schema requires the key that holds ``ptr`` (a list item of a
     required list counts as required), so that a hint never says "delete the line"
     where deleting it is an error too."""
-    from acap.load._yaml import schema_requires
 
     return schema_requires(schemas.schema(schema_name), pointer_tokens(ptr, indexes=True))
 
@@ -187,7 +186,7 @@ def schema_findings(loaded: Loaded, schema_name: str, skip: set[str | None]) -> 
 
 def _close(word: str, options: list[str], cutoff: float) -> list[str]:
     """The nearest of ``options`` to ``word`` (difflib, imported only when there is an error)."""
-    import difflib
+    import difflib  # start-up: only for a did-you-mean
 
     return difflib.get_close_matches(word, options, n=1, cutoff=cutoff)
 

@@ -23,6 +23,8 @@ UAX #9).
 
 from __future__ import annotations
 
+from acap.load._pointer import pointer_join
+
 __all__ = ["CARD_LIMIT", "NAME_LIMIT", "TEXT_LIMIT", "blank", "describe", "hidden_characters",
            "kid_problem", "length_limit", "strings"]
 
@@ -131,7 +133,6 @@ def strings(data: Any, ptr: str = "", keys: bool = False) -> Iterator[tuple[str,
 
     Keys are included with ``keys=True`` (their pointer is the pointer of their value).
     """
-    from acap.load._pointer import pointer_join
 
     stack: list[tuple[str, Any]] = [(ptr, data)]
     while stack:

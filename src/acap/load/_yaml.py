@@ -4,7 +4,6 @@ PyYAML (with libyaml when present) parses the file into a node tree; this
 module then turns the tree into plain JSON-shaped data itself, guided by the
 JSON Schema the data must match. It does so for two reasons that PyYAML's own
 constructors cannot serve:
-
 * **YAML 1.1 surprises.** PyYAML resolves plain scalars by YAML 1.1 rules, so
   ``no`` becomes ``False``, ``1.10`` the float ``1.1``, ``10:30`` the integer
   630, ``01234`` the octal 668 and ``2026-01-01`` a date. Here a plain scalar
@@ -177,6 +176,7 @@ def load_text(text: str, schema: Mapping[str, Any], file: str) -> Loaded:
     try:
         root = yaml.compose(text, Loader=YamlLoader)
     except yaml.MarkedYAMLError as exc:
+        # start-up: the syntax explainer loads only for a file that is not valid YAML
         from acap.load._yaml_syntax import explain
 
         problem = explain(text, exc, YamlLoader)
@@ -185,6 +185,7 @@ def load_text(text: str, schema: Mapping[str, Any], file: str) -> Loaded:
         out.findings[:0] = loaded_tabs
         return out
     except yaml.reader.ReaderError as exc:
+        # start-up: the syntax explainer loads only for a file that is not valid YAML
         from acap.load._yaml_syntax import explain_reader_error
 
         problem = explain_reader_error(text, exc)

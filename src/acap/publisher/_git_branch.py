@@ -21,6 +21,7 @@ content gives the same tree, and unchanged content makes no commit at all.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -267,7 +268,6 @@ def _published_host(repo: _Repo, tip: str, message: str, has_cname: bool) -> str
     git's own trailer parser); for commits of acap versions before that trailer, the
     subject ``Publish <host>`` they always had, else the tree's ``CNAME``. ``None``
     when none of these says."""
-    import re
 
     trailer = repo.run(["log", "-1", f"--format=%(trailers:key={HOST_TRAILER},valueonly)", tip],
                        what="read the tip's trailers").split()

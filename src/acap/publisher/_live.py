@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from acap.card import SignatureCheck
-from acap.errors import FetchError
+from acap.card import SignatureCheck, Verifier
+from acap.errors import FetchError, SitePathError
 from acap.findings import Finding, Location, Report
 from acap.load import (
     DEFAULT_MAX_BYTES,
@@ -32,8 +32,10 @@ from acap.load import (
     Response,
     fetch,
     json_loads,
+    parse_document,
     url_problem,
 )
+from acap.site import url_to_path
 
 _MAX_AGE = re.compile(r"(?:^|[,\s])(?:s-)?max-age\s*=\s*\"?(\d+)", re.IGNORECASE)
 
@@ -126,9 +128,6 @@ def _facts(url: str, resp: Response) -> HttpFacts:
 
 
 def _local_file(site_dir: Path | None, url: str) -> Path | None:
-    from acap.errors import SitePathError
-    from acap.site import url_to_path
-
     if site_dir is None:
         return None
     try:
@@ -184,8 +183,6 @@ def live_check(url: str, *, site_dir: Path | None = Path("site"),
         they are findings (``LIVE-HTTP`` for a failed fetch or a status other
         than 200).
     """
-    from acap.card import Verifier
-    from acap.load import parse_document
 
     route = {k.lower(): v for k, v in (connect_to or {}).items()}
     bodies: dict[str, bytes] = {}

@@ -10,6 +10,7 @@ its root, A2A §8.2).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Iterator
@@ -17,8 +18,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from acap.card import Verifier
+from acap.checks import SOURCES_HINT
 from acap.findings import Finding, Location, Report
-from acap.load import json_loads
+from acap.keys import in_bytes
+from acap.load import JsonDocument, json_loads, parse_document
 from acap.publisher._targets import Target
 from acap.site import Manifest
 from acap.uris import CARD_PATH
@@ -48,7 +52,6 @@ def read_host_files(site_dir: Path, host: str, manifest: Manifest,
         (one byte is enough) or that is missing is a ``PUBLISH-INTEGRITY``
         error in ``report``.
     """
-    import hashlib
 
     root = site_dir / host
     expected = {rel[len(host) + 1:]: digest
@@ -84,8 +87,6 @@ def private_key_findings(files: dict[str, bytes], root: Path) -> list[Finding]:
     carrying private members (RFC 7518 §6.2.2, §6.3.2, §6.4.1; RFC 8037 §2) in
     any JSON file, found by :func:`acap.keys._leaks.in_bytes` (the detector
     ``acap build`` and ``acap check`` use too)."""
-    from acap.checks import SOURCES_HINT
-    from acap.keys import in_bytes
 
     out: list[Finding] = []
     for rel, data in sorted(files.items()):
@@ -109,8 +110,6 @@ def signature_findings(files: dict[str, bytes], host: str, root: Path) -> list[F
         ``PUBLISH-SIGNATURE`` errors (one per signature that does not verify)
         and the findings of :meth:`acap.card.Verifier.verify`.
     """
-    from acap.card import Verifier
-    from acap.load import JsonDocument, parse_document
 
     out: list[Finding] = []
     # The cards a client fetches sit at the well-known path (A2A §8.2); other JSON

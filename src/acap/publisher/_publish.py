@@ -3,7 +3,6 @@
 One target per host, from ``hosts.<host>.publish`` in operator.yaml, or from
 the command line (``--host``, ``--remote``, ``--branch``, ``--dir``;
 :mod:`acap.publisher._targets`):
-
 * a **git branch** (GitHub Pages; default ``gh-pages``): the host folder
   becomes the tree of a new commit on top of the branch's tip, pushed to any
   git remote (:mod:`acap.publisher._git_branch`);
@@ -19,7 +18,6 @@ refused even with ``--force`` (``PUBLISH-TARGET``).
 
 Nothing goes out unless every check passes for every host being published
 (:func:`preflight`, :mod:`acap.publisher._preflight`):
-
 * site/ was built from the current operator.yaml, templates/ and keys
   (the build manifest's ``inputs`` equal :func:`acap.builder._build.input_digest`),
   otherwise "run acap build" (``PUBLISH-STALE``);
@@ -43,7 +41,12 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from acap.builder import input_digest
+from acap.errors import GitError
 from acap.findings import Finding, Location, Report
+from acap.load import load_operator
+from acap.publisher._directory import DirectoryPublisher
+from acap.publisher._git_branch import BranchPublisher, commit_date
 from acap.publisher._plan import ForeignFiles, Plan, Publisher
 from acap.publisher._preflight import (
     origin_findings,
@@ -53,6 +56,7 @@ from acap.publisher._preflight import (
     signature_findings,
 )
 from acap.publisher._targets import PublishOptions, Target, resolve_targets
+from acap.site import MANIFEST, read_manifest
 from acap.uris import CARD_PATH
 
 __all__ = ["Checked", "HostResult", "PublishOptions", "PublishResult", "Target", "preflight",
@@ -119,9 +123,6 @@ def preflight(options: PublishOptions) -> Checked:
     Returns:
         A :class:`Checked`; nothing may be published unless ``report.ok()``.
     """
-    from acap.builder import input_digest
-    from acap.load import load_operator
-    from acap.site import MANIFEST, read_manifest
 
     report = Report()
     cfg = load_operator(options.config)
@@ -180,7 +181,6 @@ def publish(options: PublishOptions) -> PublishResult:
         reason (git's own message included); that target is left as it was
         and the other targets are still published.
     """
-    from acap.errors import GitError
 
     checked = preflight(options)
     result = PublishResult(checked.report)
@@ -221,11 +221,8 @@ def publish(options: PublishOptions) -> PublishResult:
 def _publisher(target: Target, cfg: Any) -> Publisher:
     """The :class:`~acap.publisher._plan.Publisher` of ``target``."""
     if target.kind == "branch":
-        from acap.publisher._git_branch import BranchPublisher, commit_date
-
         assert target.remote is not None
         return BranchPublisher(target.remote, target.branch, commit_date(cfg.base_dir))
-    from acap.publisher._directory import DirectoryPublisher
 
     assert target.dir is not None
     return DirectoryPublisher(target.dir)

@@ -10,14 +10,17 @@ errors; built hosts a run leaves unpublished are ``PUBLISH-TARGET`` warnings.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from acap.findings import Finding, Location, Report
+from acap.keys import holds_private_key
 from acap.load import is_inside
-from acap.publisher._git_branch import DEFAULT_BRANCH
+from acap.publisher._git_branch import DEFAULT_BRANCH, check_branch_name
 
 
 @dataclass
@@ -156,7 +159,6 @@ def resolve_targets(cfg: Any, options: PublishOptions, site_hosts: list[str],
 
 def person_entry_urls(cfg: Any) -> dict[str, str]:
     """``{host: personEntry URL}`` of the card's on-request skills (first URL per host)."""
-    from urllib.parse import urlsplit
 
     out: dict[str, str] = {}
     for _ptr, skill in cfg.on_request_skills():
@@ -234,7 +236,6 @@ def _is_project(folder: Path) -> bool:
 def _holds_private_key(path: Path) -> bool:
     """A PEM private key block, or a JWK with private members (RFC 7518 §6) in JSON
     (:func:`acap.keys._leaks.holds_private_key`)."""
-    from acap.keys import holds_private_key
 
     try:
         if path.stat().st_size > _KEY_SCAN_LIMIT:
@@ -249,7 +250,6 @@ def project_content(folder: Path) -> str | None:
     """What in ``folder`` a mirror must never delete, or ``None``: an acap project
     (operator.yaml or ``.acap/``, at any depth) or a private key. Symbolic links
     are not followed."""
-    import os
 
     for name in ("operator.yaml", ".acap"):
         if (folder / name).exists():
@@ -303,8 +303,6 @@ def _dir_problem(cfg: Any, site_dir: Path, target: Path) -> str | None:
 
 def _check_target_conflicts(cfg: Any, options: PublishOptions, targets: list[Target],
                             report: Report) -> None:
-    from acap.publisher._git_branch import check_branch_name
-
     site_dir = options.resolved_site_dir()
     seen: dict[tuple[str, str], str] = {}
     for t in targets:

@@ -1,7 +1,6 @@
 """Replies that follow the On Request extension's §5 and §6, for agent developers.
 
 Decide, then build (A2A 1.0 JSON)::
-
     from acap.replies import Outcome, decide, refer_information
 
     d = decide(card, "service-pricing",
@@ -12,7 +11,6 @@ Decide, then build (A2A 1.0 JSON)::
     # send `reply`, with the response header A2A-Extensions: d.echo_header (if not None)
 
 Check a reply::
-
     from acap.replies import check_reply
     findings = check_reply(reply, card, activated=True)
 

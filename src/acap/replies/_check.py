@@ -7,7 +7,6 @@ one from a client that activated the extension and one from a client that did
 not, must both withhold or both give.
 
 What each rule id checks here, and where a reply cannot show everything:
-
 * **OR-6.1** (activated): the §6.1 object is valid (``#/$defs/reply`` of
   on-request-extension.schema.json); its ``skillId`` is an on-request skill of the
   card and its ``personEntry`` the card's; it sits where §6.2 puts it (a referral

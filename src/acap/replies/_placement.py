@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
+from acap import schemas
 from acap.findings import Finding
 from acap.load import pointer_join, pointer_of
 from acap.replies._checking import TASK_STATES, CheckContext, Marker, Options
@@ -109,7 +111,6 @@ def _schema_message(err: Any) -> str:
 def _person_entry_fault(value: Any) -> str:
     """What makes a personEntry in a §6.1 object break its pattern (an https URL without
     query or fragment, or a global tel: number), in words."""
-    from urllib.parse import urlsplit
 
     text = str(value)
     low = text.lower()
@@ -132,7 +133,6 @@ def _query_or_fragment(value: Any) -> str | None:
     fragment), in words, or ``None``."""
     if not isinstance(value, str) or not value.lower().startswith("https://"):
         return None
-    from urllib.parse import urlsplit
 
     parts = urlsplit(value)
     if parts.query or value.endswith("?"):
@@ -145,7 +145,6 @@ def _query_or_fragment(value: Any) -> str | None:
 def find_markers(ctx: CheckContext, view: ReplyView) -> list[Marker]:
     """Every §6.1 object of the reply, each checked against the schema, its status
     against its place (§6.2) and its carrier's ``extensions`` list (OR-6.1, OR-3.8)."""
-    from acap import schemas
 
     found: list[Marker] = []
     for kind, nodes in (("message", view.messages), ("artifact", view.artifacts)):

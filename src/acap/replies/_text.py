@@ -34,6 +34,7 @@ def _norm_url(url: str) -> str | None:
 def display_person_entry(person_entry: str) -> str:
     """How a person reads personEntry: a URL as is, a ``tel:`` number as ``+44 20 7946 0000``."""
     if person_entry.lower().startswith("tel:"):
+        # start-up: phone numbers (phonenumbers) only for a tel: personEntry
         from acap.card import parse_phone
 
         phone = parse_phone(person_entry)
@@ -67,6 +68,7 @@ def mentions_person_entry(text: str, person_entry: str) -> bool:
 def _mentions_phone(text: str, tel: str) -> bool:
     import phonenumbers  # imported on first use: its metadata is large
 
+    # start-up: phone numbers (phonenumbers) only for a tel: personEntry
     from acap.card import parse_phone
 
     phone = parse_phone(tel)

@@ -1,7 +1,6 @@
 """Reading an A2A 1.0 reply of any shape into the parts §6.2 talks about.
 
 A reply as an agent sends it can be:
-
 * a Message (``{"messageId", "role", "parts", ...}``), Annex A.2;
 * a Task (``{"id", "status", "artifacts"?, ...}``), Annex A.3 and A.4;
 * a ``SendMessageResponse`` or ``StreamResponse`` (``{"message": ...}``,

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -121,7 +122,6 @@ class SiteBusy:
 
     def finding(self, shown: Path) -> Finding:
         """The ``SITE-BUSY`` error for the folder as the user named it."""
-        from acap.findings import Finding, Location
 
         return Finding("SITE-BUSY", "error", f"another acap build is writing {shown} now; "
                        "this one wrote nothing", Location(str(shown)),
@@ -142,7 +142,7 @@ def site_lock(site_dir: Path) -> Iterator[SiteBusy | None]:
     is locked. Own code: the standard library has no cross-process lock.
     """
     try:
-        import fcntl
+        import fcntl  # not on every platform (Windows has no flock)
     except ImportError:  # pragma: no cover - not POSIX
         yield None
         return
@@ -259,8 +259,7 @@ def _stops_held() -> Iterator[None]:
     not the signal mask: in a process with other threads (a worker pool, a library's
     own) the kernel may hand the signal to any thread that does not block it. Only in
     the main thread, where Python lets a handler be set; elsewhere, nothing."""
-    import signal
-    import threading
+    import signal  # start-up: only the swap of a build needs it
 
     if threading.current_thread() is not threading.main_thread():
         yield

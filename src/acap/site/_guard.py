@@ -2,7 +2,6 @@
 
 A build replaces the whole site folder (:func:`acap.site._files.write_site`), so it
 first makes sure that nothing is lost and nothing private is published:
-
 * the folder must not hold what the build reads (operator.yaml, templates/,
   the previous keys) nor lie inside templates/ (its files would change what the
   next build reads), nor hold the signing key (everything in it is published);

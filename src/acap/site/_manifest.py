@@ -2,15 +2,12 @@
 and what it read. This module is the one reader and writer of its format.
 
 The manifest lies outside every host folder, so it is never published. Two shapes:
-
 * one operator (``acap build``)::
-
     {"acap": version, "card": card URL, "inputs": digest of what the build read,
      "files": {path under site/: sha256 hex}, "publishedKeys": [public JWK, ...]}
 
 * a batch (``acap build DIR``): ``files`` for the whole site, and one record per
   operator, keyed by its card URL (which stays the same when its file moves)::
-
     {"acap": version, "files": {...},
      "operators": {card URL: {"card", "config", "configFromSite", "inputs", "hosts",
                               "keys"}}}

@@ -2,7 +2,6 @@
 
 Hosts are told apart by the request's ``Host`` header (the way a static host
 serves many sites on one address):
-
 * ``http://example.com.localhost:8000/`` serves ``site/example.com/``
   (browsers and curl send ``*.localhost`` to the loopback address);
 * a request with ``Host: example.com`` does the same (``curl -H``, tests,
@@ -30,6 +29,7 @@ import hashlib
 import mimetypes
 import threading
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -37,6 +37,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
+
+from acap.load import load_operator, private_path_for
+from acap.site._manifest import read_manifest
 
 #: What GitHub Pages sends (10 minutes); A2A §8.6.1 asks for a max-age.
 CACHE_CONTROL = "max-age=600"
@@ -137,8 +140,6 @@ def site_hosts(site_dir: Path) -> list[str]:
 
 
 def _default_host(site_dir: Path) -> str | None:
-    from acap.site._manifest import read_manifest
-
     man = read_manifest(site_dir)
     card = man.card if man is not None else None
     if card is not None:
@@ -224,9 +225,7 @@ def watched_files(config: Path) -> dict[Path, tuple[int, int, int]]:
     edits: operator.yaml, operator.private.yaml, every file under templates/, and the
     previous keys file. The CRC sees an edit that keeps the size within one tick of
     the file system's clock."""
-    import zlib
 
-    from acap.load import load_operator, private_path_for
 
     paths = [config, private_path_for(config)]
     tpl = config.parent / "templates"

@@ -4,7 +4,6 @@ A batch site holds many operators, each in its own host folders; the build
 manifest records, per operator (keyed by its card URL, which stays the same
 when the checkout moves), its operator file, inputs and hosts. Rules, in the
 order they apply:
-
 * **A host belongs to one operator** (``SITE-HOST``). An operator that claims a
   host the last build gave to another operator (one that is kept: not in this
   batch, or in it but failed) fails, and the owner keeps it. Two operators of

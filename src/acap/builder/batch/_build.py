@@ -17,16 +17,32 @@ was, and a batch holds the site folder's lock while it runs
 
 from __future__ import annotations
 
+import gc
 import os
+import shutil
 import signal
 import sys
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from acap.builder import BuildOptions
+from acap.builder._build import assemble, input_digest
+from acap.builder.batch._assemble import assemble_site
 from acap.builder.batch._model import STAGING, BatchOptions, BatchResult, OperatorOutcome
 from acap.findings import Finding, Location, Report
-from acap.site import write_failure
+from acap.keys import thumbprint
+from acap.load import OperatorConfig
+from acap.site import (
+    SiteBusy,
+    batch_site_findings,
+    new_site_folder,
+    real_site_dir,
+    site_lock,
+    write_failure,
+    write_files,
+)
 
 
 def find_configs(paths: Iterable[Path]) -> list[Path]:
@@ -81,9 +97,6 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
         Its :class:`OperatorOutcome`; ``digests`` is empty when it failed (a file
         that cannot be written is a ``SITE-WRITE`` error of this operator).
     """
-    from acap.builder import BuildOptions
-    from acap.builder._build import assemble, input_digest
-    from acap.site import write_files
 
     opts = BuildOptions(config=config, site_dir=site_dir, spec_site=spec_site, strict=strict,
                         pages=pages, create_key=new_keys)
@@ -103,8 +116,6 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
                           key_place=cfg.at("/signing/keyFile") if "keyFile" in cfg.signing
                           else cfg.at("/signing", key=True))
     if ctx.jwks is not None:
-        from acap.keys import thumbprint
-
         out.key_thumbprints = [thumbprint(k) for k in ctx.jwks.get("keys", [])]
     if not ctx.report.ok(strict):
         return out
@@ -126,7 +137,6 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
 def _host_places(cfg: object) -> dict[str, Location]:
     """Where operator.yaml names each host it builds: ``cardHost`` (else
     ``operator.website``) for the card host, the key under ``hosts:`` for the others."""
-    from acap.load import OperatorConfig
 
     assert isinstance(cfg, OperatorConfig)
     out: dict[str, Location] = {}
@@ -169,11 +179,7 @@ def build_many(options: BatchOptions) -> BatchResult:
     Raises:
         Nothing for bad input; a site/ that cannot be written is a finding.
     """
-    import gc
-    import shutil
 
-    from acap.builder.batch._assemble import assemble_site
-    from acap.site import SiteBusy, batch_site_findings, new_site_folder, real_site_dir, site_lock
 
     gc.enable()  # many operators: let the collector run (the CLI turns it off)
     configs = find_configs(options.configs)
@@ -218,7 +224,6 @@ def _build_all(result: BatchResult, options: BatchOptions, configs: list[Path],
     if jobs == 1:
         result.outcomes = _build_chunk((numbered, *args))
         return
-    import multiprocessing
 
     # Contiguous chunks, several per worker: each worker compiles schemas and
     # templates once and keeps them for all the operators it builds. A pool whose
@@ -228,6 +233,8 @@ def _build_all(result: BatchResult, options: BatchOptions, configs: list[Path],
     chunks = [numbered[i:i + size] for i in range(0, len(numbered), size)]
     # Ctrl-C and SIGTERM wait while the pool starts (Pool() itself does not stop the
     # workers it started when interrupted), and are let through inside the `with`.
+    import multiprocessing  # start-up: worker processes only with -j 2 or more
+
     stops = {signal.SIGINT, signal.SIGTERM}
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
     try:
@@ -250,7 +257,7 @@ def _worker_start(parent: int) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     if sys.platform.startswith("linux"):
-        import ctypes
+        import ctypes  # start-up: only in a worker process, only on Linux
 
         pr_set_pdeathsig = 1  # <linux/prctl.h>
         with suppress(OSError, AttributeError):
@@ -264,8 +271,6 @@ def _terminate_on_sigterm() -> Iterator[None]:
     """While building, SIGTERM (a CI cancel, ``timeout``, a supervisor) stops the batch as
     Ctrl-C does: the workers are terminated and the new folder removed on the way
     out. Outside the main thread signals cannot be handled; nothing is changed."""
-    import threading
-
     if threading.current_thread() is not threading.main_thread():
         yield
         return

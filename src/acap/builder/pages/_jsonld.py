@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from markupsafe import Markup
+
 if TYPE_CHECKING:
     from markupsafe import Markup
 
@@ -74,7 +76,6 @@ def script_text(data: Any) -> Markup:
     JSON escapes ``\\u003c``, ``\\u003e``, ``\\u0026`` (still the same JSON
     value); U+2028 and U+2029 too, for old JavaScript parsers.
     """
-    from markupsafe import Markup
 
     text = json.dumps(data, ensure_ascii=False, indent=2)
     for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import quote, urlsplit, urlunsplit
 
+from markupsafe import Markup
+
 from acap.builder.pages import (
     _csp as csp,
 )
@@ -39,6 +41,7 @@ from acap.builder.pages import (
 from acap.builder.pages import (
     _templating as templating,
 )
+from acap.builder.pages._language_tags import is_well_formed, primary_language_is_reserved
 from acap.builder.pages._words import (
     REFERENCE,
     Words,
@@ -273,7 +276,6 @@ def tag_problem(tag: str) -> str | None:
     a well-formed tag whose language subtag has 4 to 8 letters (``english``) names no
     language.
     """
-    from acap.builder.pages._language_tags import is_well_formed, primary_language_is_reserved
 
     if not is_well_formed(tag):
         return f"'{tag}' is not a language tag"
@@ -594,7 +596,6 @@ def render_page(cfg: OperatorConfig, t: templating.Templates, name: str,
     Returns:
         ``(html, findings)``; ``html`` is ``None`` when there is an error.
     """
-    from markupsafe import Markup
 
     file = cfg.loaded.file
     css, found = templating.render(t, "page.css", {**context, "style": "", "csp": ""}, file)
@@ -611,6 +612,7 @@ def render_page(cfg: OperatorConfig, t: templating.Templates, name: str,
     # reaches them only autoescaped, so without overrides there is nothing to find.
     if t.override_dir is None:
         return html, []
+    # start-up: the page audit (html.parser) only for an operator's own templates
     from acap.builder.pages import _audit as audit
 
     problems = audit.audit(html, host)

@@ -1,7 +1,6 @@
 """The personEntry page, and the files static hosts need (issue 4).
 
 Two build steps, listed in :data:`acap.builder._steps.STEPS`:
-
 * :func:`step_person_entry_pages`: the page at every https personEntry on a
   host acap builds, in each page language (:mod:`acap.builder.pages._pages`),
   rendered with Jinja2 (:mod:`acap.builder.pages._templating`), audited to be the
@@ -19,6 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from acap.builder.pages import _hosting as hosting
+
 if TYPE_CHECKING:
     from acap.builder._context import BuildContext
 
@@ -29,8 +30,8 @@ def step_person_entry_pages(ctx: BuildContext) -> None:
     """Render the personEntry pages into ``ctx.files``; findings into ``ctx.report``."""
     if not ctx.options.pages:
         return
-    from acap.builder.pages import _pages as pages
-    from acap.builder.pages import _templating as templating
+    from acap.builder.pages import _pages as pages  # start-up: Jinja2 only with pages
+    from acap.builder.pages import _templating as templating  # start-up: as above
 
     t = templating.templates(templating.override_dir_for(ctx.cfg.base_dir))
     rendered = pages.person_entry_pages(ctx.cfg, t)
@@ -42,12 +43,11 @@ def step_person_entry_pages(ctx: BuildContext) -> None:
 def step_hosting_files(ctx: BuildContext) -> None:
     """Root and 404 pages for the operator's hosts, then ``.nojekyll``, ``CNAME`` and
     ``_headers`` for every host folder. Keep it last in ``STEPS``."""
-    from acap.builder.pages import _hosting as hosting
-    from acap.builder.pages import _pages as pages
-    from acap.builder.pages import _templating as templating
-
     cfg = ctx.cfg
     for host, settings in cfg.hosts.items() if ctx.options.pages else ():
+        from acap.builder.pages import _pages as pages  # start-up: Jinja2 only with pages
+        from acap.builder.pages import _templating as templating  # start-up: as above
+
         t = templating.templates(templating.override_dir_for(cfg.base_dir))
         index = not settings.get("ownPages", False) and f"{host}/index.html" not in ctx.files
         rendered = pages.host_pages(cfg, t, host, index=index)

@@ -3,7 +3,6 @@
 One environment per override folder, built once per process and cached
 (a batch build of many operators that share no ``templates/`` folder compiles
 each template once). The loader looks, in order, in:
-
 1. the operator's ``templates/`` folder next to operator.yaml, when it exists
    (overrides by name, like MkDocs' ``custom_dir``);
 2. acap's own templates under the prefix ``acap/``, so that an override can
@@ -28,6 +27,18 @@ from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from jinja2 import (
+    ChoiceLoader,
+    Environment,
+    FileSystemBytecodeCache,
+    FileSystemLoader,
+    PrefixLoader,
+    StrictUndefined,
+    TemplateNotFound,
+    TemplateSyntaxError,
+    UndefinedError,
+)
+
 from acap._package import package_path
 from acap.errors import TemplateLinkOutside
 from acap.findings import Finding, Location
@@ -39,7 +50,6 @@ def _confined_loader(folder: Path) -> Any:
     """A ``jinja2.FileSystemLoader`` for the operator's templates/ that refuses a file
     whose real path is outside the folder (:class:`TemplateLinkOutside`). Jinja2 follows
     symbolic links and has no option against it, hence this subclass."""
-    from jinja2 import FileSystemLoader
 
     root = folder.resolve()
 
@@ -82,13 +92,6 @@ def templates(override_dir: Path | None) -> Templates:
     kept (Jinja2 checks the file's modification time, so an edited override is
     picked up by a long-running process such as ``acap serve``).
     """
-    from jinja2 import (
-        ChoiceLoader,
-        Environment,
-        FileSystemLoader,
-        PrefixLoader,
-        StrictUndefined,
-    )
 
     # acap's templates by path (see acap._package), which is what PackageLoader would
     # find for an installed acap, without its importlib.resources lookup.
@@ -116,7 +119,6 @@ def _bytecode_cache() -> Any:
     source), so that a one-off ``acap build`` does not recompile the templates each
     time (about 30 ms). ``None`` when that folder cannot be made; writing into it
     never fails a build."""
-    from jinja2 import FileSystemBytecodeCache
 
     class _Quiet(FileSystemBytecodeCache):
         def dump_bytecode(self, bucket: Any) -> None:
@@ -149,7 +151,6 @@ def source(t: Templates, name: str) -> Source | None:
         TemplateLinkOutside: the operator's file is a link out of templates/ (see
             :func:`link_finding`).
     """
-    from jinja2 import TemplateNotFound
 
     try:
         text, filename, _ = t.env.loader.get_source(t.env, name)
@@ -211,7 +212,6 @@ def render(t: Templates, name: str, context: Mapping[str, Any], operator_file: s
         and line, naming the undefined name, the syntax error or the missing
         template.
     """
-    from jinja2 import TemplateNotFound, TemplateSyntaxError, UndefinedError
 
     try:
         return t.env.get_template(name).render(context), []

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from markupsafe import Markup, escape
+
 from acap._package import package_path
 from acap.findings import Finding, Location
 from acap.load import load_text
@@ -57,7 +59,6 @@ class Words(NamedTuple):
             KeyError: no such key (the files are checked on loading, so only a
                 template asking for a key that no words file has gets this).
         """
-        from markupsafe import Markup, escape
 
         text = self.texts[key]
         if not values:

@@ -8,7 +8,6 @@ schemas or the placement rules of §6.2 fails the build with a ``SPEC-EXAMPLE``
 finding that names the example file and line.
 
 What is checked:
-
 * A.1 (Agent Card): the A2A 1.0 AgentCard schema (``a2a-agent-card.schema.json``),
   the extension's ``params`` against ``on-request-extension.schema.json``,
   OR-3.1 (uri, ``required: false``), OR-3.3 (ids name skills of the card, no
@@ -33,6 +32,8 @@ has one), so the reply and request shapes are checked here field by field.
 
 from __future__ import annotations
 
+import email.parser
+import email.policy
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -265,9 +266,6 @@ def _reply_problems(ex: Example, doc: _Doc, card: Any) -> Iterator[Finding]:
 
 
 def _http_problems(ex: Example, text: str, source: str, card: Any) -> Iterator[Finding]:
-    import email.parser
-    import email.policy
-
     fix = "the request follows A2A §3.2.6 and §9 (JSON-RPC): compare it with Annex A.5"
     lines = text.split("\n")
     try:

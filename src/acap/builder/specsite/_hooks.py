@@ -2,7 +2,6 @@
 
 MkDocs loads this file by its path, as a plugin. It makes the pages from the
 package's sources without copying them anywhere:
-
 * ``on_page_markdown`` expands the ``<!-- acap:NAME ARG -->`` directives of each
   page (:func:`acap.builder.specsite._site.expand`): requirement tables from the registry,
   the Annex A example files from ``docs/examples/``, the §6.2 table;
@@ -17,16 +16,21 @@ Imports stay inside the functions: MkDocs puts this file's folder on
 
 from __future__ import annotations
 
+from importlib import resources
+from pathlib import Path
 from typing import Any
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
+
+from acap import schemas
+from acap.builder.specsite._site import expand
 
 
 def on_files(files: Any, config: Any) -> Any:
     """Add the three schemas of ``acap/schemas/`` to the site's files (MkDocs event)."""
-    from importlib import resources
 
-    from mkdocs.structure.files import File
 
-    from acap import schemas
 
     folder = str(resources.files(schemas.__name__))
     for name in schemas.ALL:
@@ -42,11 +46,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     Raises:
         mkdocs.exceptions.PluginError: a bad directive or a missing example file.
     """
-    from pathlib import Path
 
-    from mkdocs.exceptions import PluginError
 
-    from acap.builder.specsite._site import expand
 
     examples = Path(config.docs_dir) / "examples"
     try:

@@ -10,7 +10,6 @@ example files.
 The sources live in the package, ``acap/spec/``: ``mkdocs.yml``, ``docs/*.md``,
 ``docs/examples/`` (Annex A.1 to A.5) and ``theme/`` (our own template and
 stylesheet). A build:
-
 1. checks every example (:func:`acap.builder.specsite._examples.check_examples`): a broken
    example is a ``SPEC-EXAMPLE`` finding and nothing is built;
 2. runs MkDocs on the package's sources (``mkdocs.config.load_config`` and
@@ -34,6 +33,7 @@ from __future__ import annotations
 
 import calendar
 import html
+import logging
 import os
 import re
 import tempfile
@@ -43,6 +43,10 @@ from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from mkdocs.exceptions import MkDocsException
 
 from acap.builder.specsite._examples import CARRIER, TASK_STATE, check_examples, example
 from acap.findings import Finding, Location, Report
@@ -224,11 +228,7 @@ def run_mkdocs(config: Path, site_dir: Path) -> list[str]:
     Returns:
         The problems: empty when the site was built.
     """
-    import logging
 
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-    from mkdocs.exceptions import MkDocsException
 
     problems: list[str] = []
 

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from acap.builder import BuildOptions
+from acap.builder import build as run_build
 from acap.cli._commands._common import FORMATS, reporter
 
 if TYPE_CHECKING:
@@ -52,6 +54,7 @@ def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
     if config is not None and configs:
         raise click.UsageError("give operator files as arguments or with -c, not both")
     if len(configs) > 1 or (configs and configs[0].is_dir()):
+        # start-up: the batch machinery only for several operator files
         from acap.builder.batch import BatchOptions, default_jobs
 
         _batch(BatchOptions(configs=configs, site_dir=site_dir or Path("site"),
@@ -60,8 +63,6 @@ def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
         return
     if prune or new_keys:
         raise click.UsageError("--prune and --new-keys are for several operator files")
-    from acap.builder import BuildOptions
-    from acap.builder import build as run_build
 
     config = config or (configs[0] if configs else Path("operator.yaml"))
     result = run_build(BuildOptions(config=config, site_dir=site_dir, spec_site=spec_site,
@@ -71,6 +72,7 @@ def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
 
 
 def _batch(options: BatchOptions, fmt: str) -> None:
+    # start-up: the batch machinery only for several operator files
     from acap.builder.batch import build_many
 
     result = build_many(options)

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import click
 
+from acap.checks import check_card, check_card_file
 from acap.cli._commands._common import FORMATS, reporter
+from acap.load import JsonDocument
 
 
 @click.command()
@@ -41,14 +43,13 @@ def check(card: str, url: str | None, strict: bool, fmt: str, timeout: float, li
     an action) are listed as notes; signatures are checked by `acap verify`, or
     here with --live.
     """
-    from acap.checks import check_card, check_card_file
 
     if live and not card.startswith(("https://", "http://")):
         raise click.UsageError("--live checks a URL: give the card's https URL")
     if live:
+        # start-up: the live check (http.client, ssl) only with --live
         from acap.cli._commands.live_check import pairs
-        from acap.load import JsonDocument
-        from acap.publisher import live_check as run_live
+        from acap.publisher import live_check as run_live  # start-up: as above
 
         lr = run_live(card, site_dir=site_dir if site_dir.is_dir() else None,
                       connect_to=pairs(connect_to), timeout=timeout)

@@ -41,6 +41,7 @@ def check_reply(reply: str, card: str, activated: bool | None, request_extension
                 safeguards_hold: bool | None, compare: str | None, strict: bool,
                 fmt: str) -> None:
     """Check REPLY (a Message, Task or JSON-RPC response, as JSON) against CARD."""
+    # start-up: the reply checker loads when the command runs, not when click lists it
     from acap.replies import check_reply_files
 
     if activated is not None and request_extensions is not None:

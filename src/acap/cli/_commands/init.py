@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from acap.builder import ignored_patterns, init_project, pip_spec
+
 
 @click.command()
 @click.argument("folder", type=click.Path(path_type=Path, file_okay=False), default=Path("."),
@@ -18,7 +20,6 @@ def init(folder: Path) -> None:
     .gitignore, templates/README.md and .github/workflows/pages.yml (GitHub
     Actions: build, check, deploy to Pages). Existing files are left alone.
     """
-    from acap.builder import init_project
 
     result = init_project(folder)
     for p in result.created:
@@ -26,18 +27,13 @@ def init(folder: Path) -> None:
     for p in result.skipped:
         click.echo(f"exists, left as it is: {_show(p, folder)}", err=True)
     if any(p.name == ".gitignore" for p in result.skipped):
-        from acap.builder import ignored_patterns
-
         click.echo("  make sure your .gitignore keeps these out of git: "
                    + "  ".join(ignored_patterns()), err=True)
-    if any(p.name == "pages.yml" for p in result.created):
-        from acap.builder import pip_spec
-
-        if not pip_spec():
-            click.echo("note: the GitHub workflow needs to know where to install acap from: "
-                       "set the repository variable ACAP_PIP_SPEC "
-                       "(e.g. acap @ git+https://github.com/OWNER/acap@COMMIT); see "
-                       "README.md, Publishing > GitHub Actions", err=True)
+    if any(p.name == "pages.yml" for p in result.created) and not pip_spec():
+        click.echo("note: the GitHub workflow needs to know where to install acap from: "
+                   "set the repository variable ACAP_PIP_SPEC "
+                   "(e.g. acap @ git+https://github.com/OWNER/acap@COMMIT); see "
+                   "README.md, Publishing > GitHub Actions", err=True)
     if result.created:
         where = "" if folder == Path(".") else f"cd {folder} && "
         click.echo(f"next: edit operator.yaml, then {where}acap build && acap serve")

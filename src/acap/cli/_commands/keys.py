@@ -10,6 +10,8 @@ import click
 
 from acap.cli._commands._common import config_option
 from acap.cli._reporters import finding_text
+from acap.errors import KeyProblem
+from acap.keys import describe_key, new_key_file, read_jwks, thumbprint
 
 
 @click.group()
@@ -18,7 +20,7 @@ def keys() -> None:
 
 
 def _cfg(config: Path) -> Any:
-    from acap.load import load_operator
+    from acap.load import load_operator  # start-up: `acap keys new --out` reads no operator.yaml
 
     cfg = load_operator(config)
     errors = [f for f in cfg.findings if f.level == "error"]
@@ -37,8 +39,6 @@ def _cfg(config: Path) -> Any:
               help="Algorithm [default: signing.algorithm, else ES256].")
 def keys_new(config: Path, out: Path | None, alg: str | None) -> None:
     """Write a new private key file (mode 0600). Never overwrites one."""
-    from acap.errors import KeyProblem
-    from acap.keys import new_key_file
 
     if out is None:
         if not config.exists():
@@ -78,7 +78,7 @@ def keys_new(config: Path, out: Path | None, alg: str | None) -> None:
 def keys_rotate(config: Path, kid: str | None, lost: bool, old_kid: str | None,
                 site_dir: Path | None) -> None:
     """Make a new current key; keep the old public key in the JWKS."""
-    from acap.errors import KeyProblem
+    # start-up: rotation only for `acap keys rotate`
     from acap.keys import rotate, rotate_lost
 
     if old_kid is not None and not lost:
@@ -121,7 +121,7 @@ def keys_rotate(config: Path, kid: str | None, lost: bool, old_kid: str | None,
                    "[default: site beside operator.yaml].")
 def keys_retire(kid: str, config: Path, site_dir: Path | None) -> None:
     """Take KID out of the JWKS for good (a previous key, or a published kid that left it)."""
-    from acap.errors import KeyProblem
+    # start-up: rotation only for `acap keys retire`
     from acap.keys import retire
 
     cfg = _cfg(config)
@@ -139,9 +139,10 @@ def keys_retire(kid: str, config: Path, site_dir: Path | None) -> None:
 @config_option
 def keys_list(config: Path) -> None:
     """Show the current key and previous keys (public facts only)."""
-    from acap.keys import describe_key, read_jwks, resolve_signing_key, thumbprint
 
     cfg = _cfg(config)
+    from acap.keys import read_retired, resolve_signing_key  # start-up: as _cfg
+
     res = resolve_signing_key(cfg, cfg.base_dir / "site", create=False)
     for f in res.findings:
         click.echo(finding_text(f), err=True)
@@ -150,7 +151,6 @@ def keys_list(config: Path) -> None:
     for k in read_jwks(cfg.previous_keys_file):
         click.echo(f"previous: kid {k.get('kid')}, {k.get('alg', '?')}, "
                    f"RFC 7638 thumbprint {thumbprint(k)}")
-    from acap.keys import read_retired
 
     for kid in read_retired(cfg.previous_keys_file):
         click.echo(f"retired:  kid {kid} (not used again)")

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from acap.cli._commands._common import FORMATS, reporter
+from acap.publisher import live_check as run
 
 
 def pairs(values: tuple[str, ...]) -> dict[str, str]:
@@ -50,7 +51,6 @@ def live_check(url: str, site_dir: Path, connect_to: tuple[str, ...], timeout: f
     whether each signature verifies with the keys named by jku, and whether
     the bytes equal the local build in site/.
     """
-    from acap.publisher import live_check as run
 
     result = run(url, site_dir=site_dir if site_dir.is_dir() else None,
                  connect_to=pairs(connect_to), timeout=timeout)

@@ -8,6 +8,8 @@ from pathlib import Path
 import click
 
 from acap.cli._commands._common import FORMATS, config_option, reporter
+from acap.publisher import PublishOptions
+from acap.publisher import publish as run_publish
 
 
 @click.command()
@@ -41,8 +43,6 @@ def publish(config: Path, site_dir: Path | None, hosts: tuple[str, ...], remote:
     verifies against the built JWKS; no private key anywhere; the target
     serves the host's origin at its root. Nothing goes out if one fails.
     """
-    from acap.publisher import PublishOptions
-    from acap.publisher import publish as run_publish
 
     if remote is not None and directory is not None:
         raise click.UsageError("give --remote or --dir, not both")

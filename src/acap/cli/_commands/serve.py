@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import gc
+import socket
 import sys
 from pathlib import Path
 
 import click
 
+from acap.builder import BuildOptions, build
 from acap.cli._commands._common import config_option
 from acap.cli._reporters import report_text
+from acap.site import serve_forever, start_preview
 
 
 @click.command()
@@ -33,21 +37,16 @@ def serve(config: Path, site_dir: Path | None, bind: str, port: int, build_first
     http://localhost:8000/ serves the card's host. JSON is served as
     application/json with Access-Control-Allow-Origin: *, as GitHub Pages does.
     """
-    import gc
 
-    from acap.builder import BuildOptions, build
-    from acap.site import serve_forever, start_preview
 
     gc.enable()  # a long-running server (the CLI turns the collector off)
 
     site = site_dir if site_dir is not None else config.parent / "site"
     if port:  # a port in use fails now, not after a build
-        import socket
-
         try:
             socket.create_server((bind, port)).close()
         except OSError as exc:
-            import os
+            import os  # start-up: only to word a port that cannot be used
 
             why = os.strerror(exc.errno) if exc.errno else str(exc)
             click.echo(f"cannot listen on {bind}:{port}: {why} "

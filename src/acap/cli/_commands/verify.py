@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from acap.card import verify_card
 from acap.cli._commands._common import FORMATS, reporter
 
 
@@ -15,7 +16,6 @@ from acap.cli._commands._common import FORMATS, reporter
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True)
 def verify(card: str, jwks: str | None, fmt: str) -> None:
     """Check every signature of CARD (a path or an https URL)."""
-    from acap.card import verify_card
 
     res = verify_card(card, jwks)
     reporter(fmt).verification(res)
