@@ -25,6 +25,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "verify": ("verify", "verify", "Check every signature of CARD (a path or an https URL)."),
     "check-reply": ("check_reply", "check_reply", "Check an agent's reply against §5-§6 of "
                                                   "the extension."),
+    "words": ("words", "words", "Write acap's page words for a language, to translate or "
+                                "reword."),
     "keys": ("keys", "keys", "Make, rotate and retire signing keys (never printed)."),
     "serve": ("serve", "serve", "Preview site/ on localhost; rebuild when operator.yaml "
                                 "changes."),

@@ -241,7 +241,8 @@ def test_a_private_use_page_language_builds_with_its_words_file(tmp_path: Path) 
     [f] = run_build(config).report.errors
     assert (f.rule, f.message) == ("PAGE-WORDS", "acap has no words for the language x-klingon "
                                                  "for the page yet")
-    assert f.hint is not None and f.hint.startswith("add templates/words/x-klingon.yaml")
+    assert f.hint == ("run `acap words x-klingon`: it writes templates/words/x-klingon.yaml "
+                      "next to operator.yaml, acap's words to translate into x-klingon")
     words = tmp_path / "templates" / "words"
     words.mkdir(parents=True)
     src = SRC / "templates" / "words" / "en.yaml"

@@ -303,8 +303,8 @@ def _words_for(cfg: OperatorConfig, t: templating.Templates, tag: str, loc: Loca
     which = f"in {lang} ({tag})" if lang else f"for the language {tag}"
     return None, [Finding(
         "PAGE-WORDS", "error", f"acap has no words {which} for the page yet", loc,
-        f"add templates/words/{tag}.yaml next to operator.yaml: a translated copy of acap's "
-        "words/en.yaml (README.md, 'The personEntry page')")]
+        f"run `acap words {tag}`: it writes templates/words/{tag}.yaml next to "
+        f"{cfg.path.name}, acap's words to translate into {lang or tag}")]
 
 
 # -- the pages ---------------------------------------------------------------------------
