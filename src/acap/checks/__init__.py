@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from acap.checks._card_check import check_card as check_card
     from acap.checks._card_check import check_card_file as check_card_file
     from acap.checks._card_check import duplicate_keys as duplicate_keys
+    from acap.checks._country import operator_country as operator_country
+    from acap.checks._country import phone_example as phone_example
+    from acap.checks._country import phone_hint as phone_hint
     from acap.checks._money import Amount as Amount
     from acap.checks._money import amounts as amounts
     from acap.checks._money import same_amount as same_amount

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from urllib.parse import unquote
 
 from acap.card import looks_like_phone, parse_phone
+from acap.checks._country import phone_example, phone_hint
 from acap.checks._facts import SkillFacts, Subject
 from acap.checks._urls import Problem, split, url_problems
 from acap.checks._words import revealing_word
@@ -26,7 +27,6 @@ _IDENTIFIER = re.compile(
     r"|(?=[0-9a-z]*[0-9])(?=[0-9a-z]*[a-z])[0-9a-z]{16,}"  # a long token of letters and digits
     r"|[0-9]{6,}",  # a long number
     re.IGNORECASE)
-_EXAMPLE_NUMBER = "+44 20 7946 0000"
 #: The final dot of an origin's host (``https://ask.example.com.:8443``): URL-FORM's fault.
 _FINAL_DOT = re.compile(r"\.+(?=(:[0-9]*)?$)")
 
@@ -80,10 +80,10 @@ def _phone(value: str, sub: Subject, skill: SkillFacts) -> list[Problem]:
     if phone is None:
         if not value.strip().startswith(("+", "tel:+", "TEL:+")):
             return [Problem("OR-3.4", "error", f"'{value}' is not in international form",
-                            f"start with + and the country code, e.g. {_EXAMPLE_NUMBER}")]
+                            phone_hint(value, sub.country()))]
         return [Problem("OR-3.4", "error", f"'{value}' is not a valid telephone number",
-                        f"check the digits; write it in international form, e.g. "
-                        f"{_EXAMPLE_NUMBER}")]
+                        f"check the digits and the country code, e.g. "
+                        f"{phone_example(sub.country())}")]
     if skill.person_acts:
         return [Problem("OR-3.4", "error", "the person carries this action out themselves "
                         "(personActs: true), so personEntry must be an https address, not a "

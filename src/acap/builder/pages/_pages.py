@@ -51,6 +51,7 @@ from acap.builder.pages._words import (
 )
 from acap.card import Phone, normalise_person_entry
 from acap.card import parse_phone as _parse_phone
+from acap.checks import operator_country, phone_hint
 from acap.errors import SitePathError, TemplateLinkOutside
 from acap.findings import Finding, Location
 from acap.load import OperatorConfig, pointer_join
@@ -507,7 +508,7 @@ def contact_findings(cfg: OperatorConfig) -> Iterator[Finding]:
         yield Finding("PAGE-PHONE", "error",
                       f"contact.phone '{c['phone']}' is not a telephone number in "
                       "international form", cfg.at("/contact/phone"),
-                      "write it with + and the country code, e.g. +44 20 7946 0000")
+                      phone_hint(c["phone"], operator_country(cfg.data)))
     email = c.get("email")
     if isinstance(email, str) and not _EMAIL_RE.match(email.strip()):
         yield Finding("PAGE-EMAIL", "warning",
