@@ -95,8 +95,8 @@ def _tel_in_card(value: str) -> list[Problem]:
     phone = parse_phone(value)
     fix = f"write {phone.tel}" if phone else "write tel:+<country code>-<number>"
     if any(ch.isspace() for ch in value):
-        return [Problem("OR-3.4", "error", f"'{value}' has spaces; a tel: URI has none "
-                        "(RFC 3966)", fix)]
+        return [Problem("OR-3.4", "error", f"'{value}' has spaces; a tel: address has "
+                        "none", fix)]
     if not value[4:].startswith("+"):
         return [Problem("OR-3.4", "error", f"'{value}' is not a global number (tel:+...)",
                         fix)]
@@ -161,9 +161,11 @@ def _own_origin(host: str, port: int | None, sub: Subject) -> list[Problem]:
     if sub.own_origins is not None:
         if origin in {_FINAL_DOT.sub("", o) for o in sub.own_origins}:
             return []
-        return [Problem("OR-3.4", "error", f"{origin} is not an origin you declare as your own",
-                        f"add {origin} to ownOrigins (or hosts, if acap builds it), or use an "
-                        "address on your own website")]
+        return [Problem("OR-3.4", "error", f"{origin} is not one of the websites you declare as "
+                        "your own", "give the address of a page on your own website (it may "
+                        f"link to this one); add {origin} to ownOrigins only if you control "
+                        "this address, that is, you decide what it shows (a page of yours on "
+                        "a booking platform is the platform's, not yours)")]
     # A card: the operator's origins are not known. Accept the provider's host, the card's
     # host and their subdomains; anything else is worth a look, not an error.
     bases = set()

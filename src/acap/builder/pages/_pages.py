@@ -227,7 +227,8 @@ def plan_languages(cfg: OperatorConfig, t: templating.Templates) -> Plan:
         problem = tag_problem(tag)
         if problem:
             plan.findings.append(Finding("PAGE-LANGUAGE", "error", problem, loc,
-                                         "write a BCP 47 tag: en, fr, de-CH, pt-BR"))
+                                         "write a language code: en, fr, de, or with a "
+                                         "country: de-CH, pt-BR"))
             continue
         if tag.lower() in seen:
             plan.findings.append(Finding("PAGE-LANGUAGE", "error", f"'{tag}' is listed twice",
@@ -518,12 +519,11 @@ def contact_findings(cfg: OperatorConfig) -> Iterator[Finding]:
     for i, tag in enumerate(c.get("languages") or ()):
         problem = tag_problem(str(tag))
         if problem is None and not known_language(str(tag)):
-            problem = (f"'{tag}' is a language tag, but acap has no name for its language "
-                       "(CLDR)")
+            problem = f"acap knows no name for the language '{tag}'"
         if problem:
             yield Finding("PAGE-LANGUAGE", "warning", f"contact.languages: {problem}; the page "
                           "shows it as written", cfg.at(f"/contact/languages/{i}"),
-                          "write a BCP 47 tag: en, fr, cy, de-CH")
+                          "write a language code: en, fr, cy, or with a country: de-CH")
 
 
 def _translation_warnings(cfg: OperatorConfig, plan: Plan, shown: list[dict[str, Any]]

@@ -220,8 +220,9 @@ def render(t: Templates, name: str, context: Mapping[str, Any], operator_file: s
     except TemplateSyntaxError as exc:
         file = display_name(t, exc.filename or name, operator_file)
         return None, [Finding(RULE, "error", f"template syntax: {exc.message}",
-                              Location(file, exc.lineno), "see the Jinja2 template "
-                              "documentation; the line above names where it stopped")]
+                              Location(file, exc.lineno), "the line above names where "
+                              "the template stopped making sense: look for an unclosed {% or "
+                              "{{ there, or just above")]
     except TemplateNotFound as exc:
         where = _template_frame(t, exc)
         loc = Location(display_name(t, where[0], operator_file), where[1]) if where else \
