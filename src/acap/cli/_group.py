@@ -50,6 +50,17 @@ class LazyGroup(click.Group):
         command: click.Command = getattr(module, entry[1])
         return command
 
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        """click's lookup, with a did-you-mean over acap's commands (``acap biuld`` ->
+        ``Did you mean 'build'?``): click draws its suggestions from ``self.commands``,
+        which a lazy group leaves empty."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.exceptions.NoSuchCommand as exc:
+            raise click.exceptions.NoSuchCommand(
+                exc.command_name, possibilities=self.list_commands(ctx), ctx=ctx) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command; Ctrl-C ends it with status 130 (128 + SIGINT, what shells
         report) and says what was kept, instead of click's "Aborted!" and status 1,
