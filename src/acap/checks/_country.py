@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from acap._package import package_path
-from acap.card import parse_phone
+from acap.card import parse_local_phone, parse_phone
 from acap.checks._words import fold
 
 #: The example when the country is not known: a UK number reserved for drama (Ofcom).
@@ -156,17 +156,8 @@ def phone_example(country: str | None) -> str:
 def international_form(value: str, country: str | None) -> str | None:
     """``value``, a number as dialled in ``country`` (``089 1234567``), in international
     form (``+49 89 1234567``); ``None`` when it is not a valid number there."""
-    if not country:
-        return None
-    import phonenumbers
-
-    try:
-        num = phonenumbers.parse(value, country)
-    except phonenumbers.NumberParseException:
-        return None
-    if not phonenumbers.is_valid_number(num):
-        return None
-    return str(phonenumbers.format_number(num, phonenumbers.PhoneNumberFormat.INTERNATIONAL))
+    phone = parse_local_phone(value, country) if country else None
+    return phone.display if phone else None
 
 
 def phone_hint(value: str, country: str | None) -> str:

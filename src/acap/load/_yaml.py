@@ -187,10 +187,11 @@ def load_text(text: str, schema: Mapping[str, Any], file: str) -> Loaded:
             "to check the rest of the file)"))
     if spaces:
         text = _LEAD.sub(lambda m: _ODD_SPACE.sub(" ", m.group(0)), text)
-    if dash_candidates(text):
+    candidates = dash_candidates(text)
+    if candidates:
         from acap.load._yaml_syntax import missing_dash_spaces
 
-        dashes = missing_dash_spaces(text, YamlLoader)
+        dashes = missing_dash_spaces(text, YamlLoader, candidates)
         for n, c, key in dashes:
             loaded_tabs.append(Finding(
                 "YAML-SYNTAX", "error", f"not valid YAML: line {n} starts a list item without "

@@ -229,7 +229,8 @@ def _key_problem(text: str, lines: list[str], line: int, col: int,
                          "level")
 
 
-def missing_dash_spaces(text: str, loader: Any) -> list[tuple[int, int, str]]:
+def missing_dash_spaces(text: str, loader: Any, candidates: list[tuple[int, int, str]]
+                        ) -> list[tuple[int, int, str]]:
     """The lines that start a list item without a space after the dash (``-id: x``), as
     YAML really reads them: ``(line, 0-based column of the dash, key)``.
 
@@ -243,10 +244,11 @@ def missing_dash_spaces(text: str, loader: Any) -> list[tuple[int, int, str]]:
     Args:
         text: the YAML text.
         loader: the PyYAML loader class (:data:`acap.load._yaml.YamlLoader`).
-    """
-    from acap.load._yaml import dash_candidates
+        candidates: :func:`acap.load._yaml.dash_candidates` of ``text``.
 
-    candidates = dash_candidates(text)
+    Returns:
+        The candidates that are such lines.
+    """
     try:
         root = yaml.compose(text, Loader=loader)
     except yaml.YAMLError:

@@ -158,18 +158,6 @@ def test_acap_words_refuses_what_is_not_a_language_tag(tmp_path: Path, tag: str,
     assert not (tmp_path / "templates").exists()
 
 
-def test_the_missing_words_error_says_which_command_writes_the_file(tmp_path: Path) -> None:
-    data = example_in("en")
-    data["page"] = {"languages": ["en", "cy"]}
-    cfg = write_yaml(tmp_path, data)
-    [f] = run_build(cfg).report.errors
-    assert (f.rule, f.message) == ("PAGE-WORDS", "acap has no words in Welsh (cy) for the page "
-                                                 "yet")
-    assert f.hint == ("run `acap words cy`: it writes templates/words/cy.yaml next to "
-                      "operator.yaml, acap's words to translate into Welsh")
-    assert re.fullmatch(r"\s*- cy", cfg.read_text().splitlines()[f.location.line - 1])
-
-
 def test_write_words_file_returns_what_it_wrote(tmp_path: Path) -> None:
     w = write_words_file(tmp_path, "pt-BR")
     assert (w.tag, w.language, w.shipped) == ("pt-BR", "Brazilian Portuguese", "words/pt.yaml")
