@@ -101,6 +101,14 @@ def test_heuristic_phrases() -> None:
     assert not mentions("reachesStaff", "Opening hours of the chapel")
 
 
+def test_heuristic_phrases_in_portuguese() -> None:
+    assert mentions("onRequest", "Valores dos serviços sob consulta.")
+    assert mentions("onRequest", "Informamos os preços mediante solicitação.")
+    assert mentions("signIn", "É preciso fazer login no portal da família.")
+    assert not mentions("onRequest", "Consulta de rotina e limpeza.")
+    assert not mentions("signIn", "Sessão de fisioterapia de uma hora.")
+
+
 # -- URLs ----------------------------------------------------------------------------------
 
 
