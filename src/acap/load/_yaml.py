@@ -239,6 +239,9 @@ _ODD = "\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\ufeff"
 _ODD_SPACE = re.compile(f"[{_ODD}]")
 #: The indentation of a line as a person sees it: any kind of space, and list markers.
 _LEAD = re.compile(f"(?m)^[ \\t{_ODD}]*(?:-[ \\t{_ODD}]+)*")
+#: Quick test for :data:`_DASH_KEY` (a literal newline first, which the regex engine finds
+#: fast): a dash right before a letter at the start of a line, after spaces and dashes.
+_DASH_HINT = re.compile(r"\n[ -]*-[A-Za-z_]")
 #: A line that starts a list item with no space after its dash: ``  -id: x``.
 _DASH_KEY = re.compile(r"(?m)^(?P<lead>[ ]*(?:-[ ]+)*)-(?P<key>[A-Za-z_][^\s:#]*):(?=\s|$)")
 
@@ -249,10 +252,12 @@ def odd_space_lines(text: str) -> list[tuple[int, int, str]]:
     ``(line, column, its name)``, 1-based, the name in words (``no-break space
     (U+00A0)``). libyaml reports such a line as misaligned, often at the line after.
     """
+    if text.isascii() or not _ODD_SPACE.search(text):  # every such character is not ASCII
+        return []
     import unicodedata
 
     out = []
-    for n, m in enumerate(_LEAD.finditer(text), 1) if _ODD_SPACE.search(text) else ():
+    for n, m in enumerate(_LEAD.finditer(text), 1):
         odd = _ODD_SPACE.search(m.group(0))
         if odd:
             ch = odd.group(0)
@@ -265,7 +270,7 @@ def dash_candidates(text: str) -> list[tuple[int, int, str]]:
     """Lines that look like a list item written without the space after its dash
     (``  -id: x``): ``(line, 0-based column of the dash, the key)``. Only candidates:
     :func:`acap.load._yaml_syntax.missing_dash_spaces` checks how YAML reads them."""
-    if "-" not in text:
+    if not _DASH_HINT.search("\n" + text):
         return []
     import bisect
 
