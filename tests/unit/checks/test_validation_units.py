@@ -99,9 +99,7 @@ def test_heuristic_phrases() -> None:
     assert mentions("onRequest", "Prix sur demande.")
     assert not mentions("signIn", "A blog post about logins")
     assert not mentions("reachesStaff", "Opening hours of the chapel")
-
-
-def test_heuristic_phrases_in_portuguese() -> None:
+    # Portuguese
     assert mentions("onRequest", "Valores dos serviços sob consulta.")
     assert mentions("onRequest", "Informamos os preços mediante solicitação.")
     assert mentions("signIn", "É preciso fazer login no portal da família.")
