@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from acap.uris import SPEC_BASE
+from acap.uris import RULES_PAGE, SPEC_BASE
 
 Level = Literal["error", "warning"]
 
@@ -67,10 +67,15 @@ class Finding:
     hint: str | None = None
 
     @property
-    def doc(self) -> str | None:
-        """The rule's anchor on the specification site, ``SPEC_BASE#OR-3.8``, for
-        On Request requirement ids; ``None`` for acap's own rules."""
-        return f"{SPEC_BASE}#{self.rule}" if self.rule.startswith("OR-") else None
+    def doc(self) -> str:
+        """Where the rule is explained, in full, for the reader who wants more than the
+        message's plain words (the spec section, the RFC, the standard's name): for an
+        On Request requirement, its anchor on the specification page
+        (``SPEC_BASE#OR-3.8``); for acap's own rules, its row in the table of them on
+        the conformance page (``SPEC_BASE + "conformance.html#URL-IDN"``)."""
+        if self.rule.startswith("OR-"):
+            return f"{SPEC_BASE}#{self.rule}"
+        return f"{RULES_PAGE}#{self.rule}"
 
 
 

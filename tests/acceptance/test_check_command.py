@@ -44,24 +44,33 @@ def test_the_built_example_card_has_no_error(example: Path) -> None:
     assert code == 0, out
 
 
-def test_the_example_warns_once_and_annex_a3s_level_1_adds_the_referral_warnings(
+def test_the_example_acknowledges_or_5_5_and_annex_a3s_level_1_adds_the_referral_warnings(
         example: Path) -> None:
-    """The bundled chapel opens a booking to assistants: the build says that it accepts
-    the assistant's word (OR-5.5). With Annex A.3's level-1 attestation it also warns
-    that bookings must be referred (OR-5.6 (a), OR-5.7), and still builds."""
+    """The bundled chapel opens a booking to assistants and says, with
+    acceptAssistantsWord, that it takes the assistant's word (OR-5.5): no warning, and
+    --strict passes. Without that line the build says it (OR-5.5). With Annex A.3's
+    level-1 attestation it also warns that bookings must be referred (OR-5.6 (a),
+    OR-5.7), and still builds."""
     text = example.read_text(encoding="utf-8")
     lines = text.splitlines()
     access = next(i for i, line in enumerate(lines, 1) if "assistantAccess: true" in line)
     level = next(i for i, line in enumerate(lines, 1) if "attestationLevel: 2" in line)
     result = build(BuildOptions(config=example, write=False))
+    assert result.report.findings == []
+    strict = ["build", "-c", str(example), "--strict", "--no-spec-site"]
+    assert CliRunner().invoke(cli, strict).exit_code == 0
+    example.write_text(re.sub(r"\n *acceptAssistantsWord: true[^\n]*", "", text),
+                       encoding="utf-8")
+    result = build(BuildOptions(config=example, write=False))
     assert sorted((f.rule, f.level, f.location.line) for f in result.report) == \
         [("OR-5.5", "warning", access)]
+    res = CliRunner().invoke(cli, strict)
+    assert res.exit_code == 1 and "[OR-5.5]" in res.stderr
     example.write_text(text.replace("attestationLevel: 2", "attestationLevel: 1"),
                        encoding="utf-8")
     result = build(BuildOptions(config=example, write=False))
     got = sorted((f.rule, f.level, f.location.line) for f in result.report)
-    assert got == [("OR-5.5", "warning", access), ("OR-5.6", "warning", level),
-                   ("OR-5.7", "warning", access)]
+    assert got == [("OR-5.6", "warning", level), ("OR-5.7", "warning", access)]
     assert result.report.ok()
 
 

@@ -107,3 +107,28 @@ def test_no_page_scrolls_sideways(browser: Any, site: Path, width: int) -> None:
                                  "document.documentElement.clientWidth")
         assert overflow <= 0, (html.name, width, overflow)
     page.close()
+
+
+def test_on_a_phone_the_text_comes_before_the_contents(browser: Any, site: Path) -> None:
+    """Issue 15: at 360 px the page showed its 25 links of contents before any text. The
+    text comes first; a link at the top leads to the contents, which follow the text."""
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    page.goto((site / SPEC_DIR / "index.html").resolve().as_uri())
+    box = ("(s) => { const r = document.querySelector(s).getBoundingClientRect(); "
+           "return [r.top + window.scrollY, r.left]; }")
+    first_text, _ = page.evaluate(box, "main p")
+    toc_top, _ = page.evaluate(box, "nav.toc")
+    assert first_text < 740 / 2, first_text  # text in the first half of the first screen
+    assert toc_top > first_text
+    assert page.locator("nav.toc a").count() >= 20  # the links the text now comes before
+    page.get_by_role("link", name="Contents of this page").click()
+    assert page.url.endswith("#toc")
+    assert page.evaluate("document.querySelector(':target').id") == "toc"
+    page.close()
+    wide = browser.new_page(viewport={"width": 1280, "height": 800})
+    wide.goto((site / SPEC_DIR / "index.html").resolve().as_uri())
+    assert not wide.get_by_role("link", name="Contents of this page").is_visible()
+    main_top, main_left = wide.evaluate(box, "main")
+    toc_top, toc_left = wide.evaluate(box, "nav.toc")
+    assert toc_left > main_left and abs(toc_top - main_top) < 40  # beside the text, as before
+    wide.close()

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from acap.card._person_entry import Phone as Phone
     from acap.card._person_entry import looks_like_phone as looks_like_phone
     from acap.card._person_entry import normalise_person_entry as normalise_person_entry
+    from acap.card._person_entry import parse_local_phone as parse_local_phone
     from acap.card._person_entry import parse_phone as parse_phone
     from acap.card._signer import Signer as Signer
     from acap.card._verifier import KeyLookup as KeyLookup

@@ -39,15 +39,27 @@ def parse_phone(value: str) -> Phone | None:
         A :class:`Phone`, or ``None`` when it is not a valid number in global
         form (a local number without ``+country`` is not: callers are anywhere).
     """
-    import phonenumbers  # imported on first use: its metadata is large
-
     text = value.strip()
     if text.lower().startswith("tel:"):
         text = text[4:].split(";", 1)[0]
     if not text.startswith("+"):
         return None
+    return _parse(text, None)
+
+
+def parse_local_phone(value: str, region: str) -> Phone | None:
+    """Parse a number as it is dialled in ``region`` (ISO 3166, ``DE``): ``089 1234567``
+    -> the :class:`Phone` whose ``display`` is ``+49 89 1234567``; ``None`` when it is not
+    a valid number there. For hints only: operator.yaml takes numbers in international
+    form (:func:`parse_phone`), since callers are anywhere."""
+    return _parse(value.strip(), region)
+
+
+def _parse(text: str, region: str | None) -> Phone | None:
+    import phonenumbers  # imported on first use: its metadata is large
+
     try:
-        num = phonenumbers.parse(text, None)
+        num = phonenumbers.parse(text, region)
     except phonenumbers.NumberParseException:
         return None
     if not phonenumbers.is_valid_number(num):

@@ -25,6 +25,13 @@ if TYPE_CHECKING:
     from acap.checks._card_check import CardCheck as CardCheck
     from acap.checks._card_check import check_card as check_card
     from acap.checks._card_check import check_card_file as check_card_file
+    from acap.checks._card_check import duplicate_keys as duplicate_keys
+    from acap.checks._country import operator_country as operator_country
+    from acap.checks._country import phone_example as phone_example
+    from acap.checks._country import phone_hint as phone_hint
+    from acap.checks._money import Amount as Amount
+    from acap.checks._money import amounts as amounts
+    from acap.checks._money import same_amount as same_amount
     from acap.checks._on_request_values import PrivateValue as PrivateValue
     from acap.checks._on_request_values import PrivateValues as PrivateValues
     from acap.checks._on_request_values import load_private_values as load_private_values
@@ -34,5 +41,6 @@ if TYPE_CHECKING:
     from acap.checks._run import card_findings as card_findings
     from acap.checks._run import check_operator as check_operator
     from acap.checks._run import check_site as check_site
+    from acap.checks._words import fold as fold
 
 __getattr__, __dir__ = exports(__name__)

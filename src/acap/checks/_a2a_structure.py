@@ -83,7 +83,7 @@ def binding_problems(binding: Any) -> list[Problem]:
 
     near_list = difflib.get_close_matches(key, STANDARD_BINDINGS, n=1, cutoff=0.5)
     hint = (f"did you mean {near_list[0]}?" if near_list else
-            "write JSONRPC, GRPC or HTTP+JSON; a custom binding is named by a URI (A2A §5.8)")
+            "write JSONRPC, GRPC or HTTP+JSON; a binding of your own is named by a URI")
     return [Problem("A2A-BINDING", "error", f"protocolBinding '{binding}' is neither "
                     f"{', '.join(STANDARD_BINDINGS)} nor a URI", hint)]
 
@@ -123,7 +123,8 @@ def version_problems(version: Any, others: list[Any] | None = None) -> list[Prob
                         f"write {CURRENT_VERSION}")]
     if major_minor in A2A_VERSIONS:  # 1.0.1, v1.0: the right version, written otherwise
         return [Problem(rule, "warning", f"protocolVersion '{version}' is written otherwise "
-                        "than Major.Minor", f"write {major_minor} (A2A §3.6: no patch number)")]
+                        "than Major.Minor",
+                        f"write {major_minor}: the version has no third number")]
     return [Problem(rule, "warning", f"protocolVersion '{version}' is not a version A2A "
                     f"defines for this card ({', '.join(A2A_VERSIONS)})",
                     f"write {CURRENT_VERSION}")]
@@ -323,5 +324,5 @@ def _security(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
                 ptr = pointer_join(pointer_join("/securitySchemes", name),
                                    f"oauth2SecurityScheme/flows/{flow}")
                 yield sub.finding("A2A-OAUTH-FLOWS", "warning", f"the {flow} flow of '{name}' is "
-                                  "deprecated in A2A 1.0 (OAuth 2.0 Security BCP)", ptr,
+                                  "no longer allowed in A2A 1.0: it is not safe", ptr,
                                   "use authorizationCode (with PKCE) or deviceCode")

@@ -85,8 +85,8 @@ def skill_id_problem(sid: str) -> str | None:
         if unicodedata.category(ch).startswith("C"):  # private use, unassigned
             return f"the character {describe(ch)}"
         if unicodedata.normalize("NFKC", ch) != ch:
-            return (f"the character '{ch}' ({unicodedata.name(ch, 'unnamed')}), which Unicode "
-                    f"normalisation (NFKC) reads as '{unicodedata.normalize('NFKC', ch)}'")
+            return (f"the character '{ch}' ({unicodedata.name(ch, 'unnamed')}), a look-alike "
+                    f"that other programs may read as '{unicodedata.normalize('NFKC', ch)}'")
         if not (ch.isalnum() or ch in ID_PUNCTUATION):
             return f"the character '{ch}'"
     if sid == "." or ".." in sid:

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from acap import schemas
+from acap.checks._country import country_of_hosts, operator_country
 from acap.findings import Finding, Level, Location
 from acap.load import OperatorConfig, pointer_join, pointer_tokens, schema_properties
 from acap.uris import EXTENSION_URI
@@ -120,6 +122,9 @@ class Subject:
         card_url: where the card is (or will be) served, when known.
         reported: in operator.yaml, the pointers :func:`reported_pointers` gives: a
             check passes over what they hold (it is not known); empty for a card.
+        country: returns the operator's country (ISO 3166 region, for a hint that
+            suggests a telephone number), or ``None``; worked out on the first call
+            (:mod:`acap.checks._country`).
     """
 
     source: Source
@@ -131,6 +136,7 @@ class Subject:
     provider_url: str | None = None
     card_url: str | None = None
     reported: set[str] = field(default_factory=set)
+    country: Callable[[], str | None] = field(default=lambda: None)
 
     def at(self, pointer: str, *, key: bool = False) -> Location:
         """The location of ``pointer`` (of its key with ``key=True``, where known)."""
@@ -231,7 +237,8 @@ def from_operator(cfg: OperatorConfig) -> Subject:
                       lambda ptr, key: cfg.at(ptr, key=key),
                       own_origins=cfg.own_origins if _origins_known(cfg, reported) else None,
                       provider_url=cfg.website or None,
-                      card_url=cfg.card_url if cfg.card_host else None, reported=reported)
+                      card_url=cfg.card_url if cfg.card_host else None, reported=reported,
+                      country=cache(lambda: operator_country(cfg.data)))
     for i, (ptr, s) in enumerate(cfg.skills()):
         kind = _kind(s, ptr, reported)
         subject.skills.append(SkillFacts(
@@ -269,9 +276,10 @@ def from_card(card: dict[str, Any], file: str, locate: Locate,
     """The :class:`Subject` of a parsed card (any shape: wrong types are skipped here
     and reported by the A2A structure checks)."""
     provider = as_dict(card.get("provider")).get("url")
+    hosts = [urlsplit(u).hostname or "" for u in (provider, card_url) if isinstance(u, str)]
     subject = Subject("card", file, locate,
                       provider_url=provider if isinstance(provider, str) else None,
-                      card_url=card_url)
+                      card_url=card_url, country=cache(lambda: country_of_hosts(hosts)))
     exts = as_list(as_dict(card.get("capabilities")).get("extensions"))
     for i, ext in enumerate(exts):
         if isinstance(ext, dict) and (is_extension_uri(ext.get("uri"))

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from urllib.parse import unquote
 
 from acap.card import looks_like_phone, parse_phone
+from acap.checks._country import phone_example, phone_hint
 from acap.checks._facts import SkillFacts, Subject
 from acap.checks._urls import Problem, split, url_problems
 from acap.checks._words import revealing_word
@@ -26,7 +27,6 @@ _IDENTIFIER = re.compile(
     r"|(?=[0-9a-z]*[0-9])(?=[0-9a-z]*[a-z])[0-9a-z]{16,}"  # a long token of letters and digits
     r"|[0-9]{6,}",  # a long number
     re.IGNORECASE)
-_EXAMPLE_NUMBER = "+44 20 7946 0000"
 #: The final dot of an origin's host (``https://ask.example.com.:8443``): URL-FORM's fault.
 _FINAL_DOT = re.compile(r"\.+(?=(:[0-9]*)?$)")
 
@@ -80,10 +80,10 @@ def _phone(value: str, sub: Subject, skill: SkillFacts) -> list[Problem]:
     if phone is None:
         if not value.strip().startswith(("+", "tel:+", "TEL:+")):
             return [Problem("OR-3.4", "error", f"'{value}' is not in international form",
-                            f"start with + and the country code, e.g. {_EXAMPLE_NUMBER}")]
+                            phone_hint(value, sub.country()))]
         return [Problem("OR-3.4", "error", f"'{value}' is not a valid telephone number",
-                        f"check the digits; write it in international form, e.g. "
-                        f"{_EXAMPLE_NUMBER}")]
+                        f"check the digits and the country code, e.g. "
+                        f"{phone_example(sub.country())}")]
     if skill.person_acts:
         return [Problem("OR-3.4", "error", "the person carries this action out themselves "
                         "(personActs: true), so personEntry must be an https address, not a "
@@ -95,8 +95,8 @@ def _tel_in_card(value: str) -> list[Problem]:
     phone = parse_phone(value)
     fix = f"write {phone.tel}" if phone else "write tel:+<country code>-<number>"
     if any(ch.isspace() for ch in value):
-        return [Problem("OR-3.4", "error", f"'{value}' has spaces; a tel: URI has none "
-                        "(RFC 3966)", fix)]
+        return [Problem("OR-3.4", "error", f"'{value}' has spaces; a tel: address has "
+                        "none", fix)]
     if not value[4:].startswith("+"):
         return [Problem("OR-3.4", "error", f"'{value}' is not a global number (tel:+...)",
                         fix)]
@@ -161,9 +161,11 @@ def _own_origin(host: str, port: int | None, sub: Subject) -> list[Problem]:
     if sub.own_origins is not None:
         if origin in {_FINAL_DOT.sub("", o) for o in sub.own_origins}:
             return []
-        return [Problem("OR-3.4", "error", f"{origin} is not an origin you declare as your own",
-                        f"add {origin} to ownOrigins (or hosts, if acap builds it), or use an "
-                        "address on your own website")]
+        return [Problem("OR-3.4", "error", f"{origin} is not one of the websites you declare as "
+                        "your own", "give the address of a page on your own website (it may "
+                        f"link to this one); add {origin} to ownOrigins only if you control "
+                        "this address, that is, you decide what it shows (a page of yours on "
+                        "a booking platform is the platform's, not yours)")]
     # A card: the operator's origins are not known. Accept the provider's host, the card's
     # host and their subdomains; anything else is worth a look, not an error.
     bases = set()

@@ -53,6 +53,7 @@ from acap.checks import (
 )
 from acap.checks._facts import Locate, Subject, from_card, from_operator, reported_pointers
 from acap.checks._text import card_size_finding, card_text
+from acap.checks._urls import one_finding_per_host
 from acap.findings import Finding, Location
 from acap.load import OperatorConfig
 from acap.uris import CARD_PATH
@@ -85,7 +86,8 @@ def check_operator(cfg: OperatorConfig) -> list[Finding]:
     the schema already reported an error (``cfg.findings``, same JSON pointer; see
     :func:`~acap.checks._facts.reported_pointers`) is left out, and so is a URL
     finding on a value whose invisible character is reported (``TEXT-INVISIBLE``),
-    so that one fault is said once.
+    so that one fault is said once; a host written with letters beyond a to z is one
+    error wherever it appears (:func:`~acap.checks._urls.one_finding_per_host`).
 
     Args:
         cfg: a loaded operator.yaml (``cfg.findings`` may hold errors).
@@ -98,10 +100,11 @@ def check_operator(cfg: OperatorConfig) -> list[Finding]:
         return []
     reported = reported_pointers(cfg)
     hidden = {f.location.pointer for f in cfg.findings if f.rule == "TEXT-INVISIBLE"}
-    return [f for f in _operator_checks(cfg)
-            if not (f.location.file == cfg.loaded.file and (
-                f.location.pointer in reported
-                or (f.rule.startswith("URL-") and f.location.pointer in hidden)))]
+    return one_finding_per_host([
+        f for f in _operator_checks(cfg)
+        if not (f.location.file == cfg.loaded.file and (
+            f.location.pointer in reported
+            or (f.rule.startswith("URL-") and f.location.pointer in hidden)))])
 
 
 def _operator_checks(cfg: OperatorConfig) -> list[Finding]:

@@ -19,10 +19,11 @@ operator.yaml and card checks attach the place.
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import replace
 from typing import NamedTuple
 from urllib.parse import SplitResult, urlsplit
 
-from acap.findings import Level
+from acap.findings import Finding, Level
 from acap.uris import CARD_PATH
 
 #: Hosts where plain http is accepted (previews and tests).
@@ -139,8 +140,10 @@ def host_problems(host: str, *, what: str = "the host") -> list[Problem]:
             return [Problem("URL-IDN", "error", f"{what} '{host}' is not a valid "
                             f"internationalised host name ({exc})",
                             "check the spelling of the host")]
-        out = [Problem("URL-IDN", "error", f"{what} '{host}' is not written in A-labels",
-                       f"write it as {alabel} (IDNA 2008 A-labels, the form DNS uses)")]
+        letters = "".join(dict.fromkeys(c for c in host if not c.isascii()))
+        out = [Problem("URL-IDN", "error", f"{what} '{host}' must be written in letters a "
+                       f"to z only, as DNS spells names with {_listed(letters)}",
+                       f"write {alabel} (browsers show it as {idna.decode(alabel)})")]
         out.extend(_script_problems(idna.decode(alabel), what))
         return out
     out = []
@@ -150,18 +153,59 @@ def host_problems(host: str, *, what: str = "the host") -> list[Problem]:
         try:
             ulabel = idna.decode(label)
             back = idna.encode(ulabel).decode("ascii")
-        except (idna.IDNAError, UnicodeError) as exc:
-            out.append(Problem("URL-IDN", "error", f"{what}: '{label}' is not a valid A-label "
-                               f"({exc})", "write the host in its Unicode form once and let "
-                               "an IDNA 2008 converter give its A-label"))
+        except (idna.IDNAError, UnicodeError):
+            # The library's reason (a code point and its position) goes unsaid: the
+            # see: link's page names the standard.
+            out.append(Problem("URL-IDN", "error", f"{what}: '{label}' starts with xn--, the "
+                               "mark of a name with letters beyond a to z, but spells no such "
+                               "name", "write the host as a browser shows it (with its accents) "
+                               "and acap tells you the form to use"))
             continue
         if back != label.lower():
-            out.append(Problem("URL-IDN", "error", f"{what}: the A-label '{label}' does not "
-                               f"round-trip (it decodes to '{ulabel}', which encodes to '{back}')",
-                               f"write {back}"))
+            out.append(Problem("URL-IDN", "error", f"{what}: '{label}' is not how DNS spells "
+                               f"'{ulabel}'", f"write {back}"))
             continue
         shown = ".".join(ulabel if part == label else part for part in host.split("."))
         out.extend(_script_problems(shown, what, only=ulabel))
+    return out
+
+
+def _listed(letters: str) -> str:
+    """``"ü"`` -> ``"ü"``; ``"äö"`` -> ``"ä and ö"``; ``"äöü"`` -> ``"ä, ö and ü"``."""
+    if len(letters) <= 1:
+        return letters or "other letters"
+    return ", ".join(letters[:-1]) + " and " + letters[-1]
+
+
+def one_finding_per_host(findings: list[Finding]) -> list[Finding]:
+    """A host written with letters beyond a to z (``URL-IDN``, "write xn--..."), wherever
+    it appears in operator.yaml, is one error: at its first place, naming the lines of the
+    others, rather than one error per occurrence of the same fix.
+
+    Args:
+        findings: findings of one file, in the order found.
+
+    Returns:
+        The findings with each such group merged into its first.
+    """
+    groups: dict[str, list[int]] = {}
+    for i, f in enumerate(findings):
+        if f.rule == "URL-IDN" and f.hint and f.hint.startswith("write ") and "xn--" in f.hint:
+            groups.setdefault(f.hint, []).append(i)
+    drop = {i for idx in groups.values() for i in idx[1:]}
+    out = []
+    for i, f in enumerate(findings):
+        if i in drop:
+            continue
+        idx = groups.get(f.hint or "", [])
+        lines = sorted({n for j in idx[1:] if (n := findings[j].location.line) is not None}
+                       - {f.location.line})
+        if idx and idx[0] == i and lines:
+            also = " and ".join([", ".join(map(str, lines[:-1])), str(lines[-1])]
+                                if len(lines) > 1 else [str(lines[0])])
+            f = replace(f, message=f"{f.message} (the same host is on line"
+                        f"{'s' if len(lines) > 1 else ''} {also} too)")
+        out.append(f)
     return out
 
 
@@ -252,11 +296,11 @@ def card_url_problems(url: str) -> list[Problem]:
     elif prefix is not None:
         out.append(Problem("CARD-URL", "error",
                            f"the card is under {prefix}/, not at the root of its origin: clients "
-                           f"look for https://{host}{CARD_PATH} (A2A §8.2)",
+                           f"look for https://{host}{CARD_PATH}",
                            "publish it at the root of the host"))
     else:
         out.append(Problem("CARD-URL", "error",
-                           f"the card is at {parts.path or '/'}, not at {CARD_PATH} "
-                           "(A2A §8.2 well-known location)",
+                           f"the card is at {parts.path or '/'}, not at {CARD_PATH}, "
+                           "where clients look for it",
                            f"publish it at https://{host}{CARD_PATH}"))
     return out

@@ -25,6 +25,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "verify": ("verify", "verify", "Check every signature of CARD (a path or an https URL)."),
     "check-reply": ("check_reply", "check_reply", "Check an agent's reply against §5-§6 of "
                                                   "the extension."),
+    "words": ("words", "words", "Write acap's page words for a language, to translate or "
+                                "reword."),
     "keys": ("keys", "keys", "Make, rotate and retire signing keys (never printed)."),
     "serve": ("serve", "serve", "Preview site/ on localhost; rebuild when operator.yaml "
                                 "changes."),
@@ -47,6 +49,17 @@ class LazyGroup(click.Group):
         module = importlib.import_module(f"acap.cli._commands.{entry[0]}")
         command: click.Command = getattr(module, entry[1])
         return command
+
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        """click's lookup, with a did-you-mean over acap's commands (``acap biuld`` ->
+        ``Did you mean 'build'?``): click draws its suggestions from ``self.commands``,
+        which a lazy group leaves empty."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.exceptions.NoSuchCommand as exc:
+            raise click.exceptions.NoSuchCommand(
+                exc.command_name, possibilities=self.list_commands(ctx), ctx=ctx) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command; Ctrl-C ends it with status 130 (128 + SIGINT, what shells

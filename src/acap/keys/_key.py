@@ -131,7 +131,8 @@ def algorithm_for(key: PrivateKey | PublicKey, hint: str | None = None) -> str:
     elif isinstance(key, (rsa.RSAPrivateKey, rsa.RSAPublicKey)):
         if key.key_size < 2048:
             raise KeyProblem(f"the RSA key has {key.key_size} bits",
-                             "use at least 2048 bits (RFC 7518 §3.3), or an EC P-256 key")
+                             "use an RSA key of at least 2048 bits, or let acap make a key: "
+                             "acap keys new")
         if hint not in ("RS256", "PS256"):
             raise KeyProblem("an RSA key can sign RS256 or PS256, and acap does not guess",
                              "set signing.algorithm: RS256 (or PS256) in operator.yaml")
@@ -278,7 +279,8 @@ def _parse_jwk(text: bytes) -> tuple[PrivateKey, str | None, str | None]:
         oct_key, has_private = key.get("kty") == "oct", key.has_private
     except Exception as exc:  # jwcrypto raises many types for bad input
         raise KeyTextProblem("this is not a valid JWK",
-                             "check the JSON of the key (RFC 7517)") from exc
+                             "check that the key's JSON text is whole, or use the PEM file "
+                             "`acap keys new` writes") from exc
     if oct_key:
         raise KeyProblem("a symmetric (oct) key cannot sign an Agent Card",
                          "use an EC P-256, Ed25519 or RSA key pair")
@@ -375,9 +377,10 @@ def read_jwks(path: Path) -> list[dict[str, Any]]:
 
 
 def describe_key(key: SigningKey) -> str:
-    """A one-line public description: ``kid chapel-1, ES256, thumbprint ...``."""
+    """A one-line public description: ``kid chapel-1, ES256, fingerprint ...``; the
+    fingerprint is the key's RFC 7638 thumbprint, called by its everyday name."""
     tp = thumbprint(public_jwk(key.private.public_key()))
-    return f"kid {key.kid}, {key.alg}, RFC 7638 thumbprint {tp}"
+    return f"kid {key.kid}, {key.alg}, fingerprint {tp}"
 
 
 def new_key_file(path: Path, alg: str = "ES256") -> str:

@@ -101,7 +101,8 @@ def rotate(cfg: OperatorConfig, new_kid: str | None = None,
     new_alg = alg or old.alg
     private = generate_private_key(new_alg if new_alg in ("EdDSA", "RS256", "PS256") else "ES256")
     if new_kid and not pinned:
-        raise KeyProblem("operator.yaml names no signing.kid, so keys are named by thumbprint",
+        raise KeyProblem("operator.yaml names no signing.kid, so keys are named by their "
+                         "fingerprint",
                          "add signing.kid to operator.yaml first, or rotate without --kid")
     if pinned:
         kid = new_kid or next_kid(pinned)
@@ -169,7 +170,7 @@ def rotate_lost(cfg: OperatorConfig, site_dir: Path | None = None,
     old_kid = cfg.signing.get("kid")
     if not isinstance(old_kid, str) or not old_kid:
         raise KeyProblem("operator.yaml names no signing.kid, so a new key gets a kid of its "
-                         "own (its thumbprint)", "add `kid: OLD-KID` under `signing:` (the kid "
+                         "own (its fingerprint)", "add `kid: OLD-KID` under `signing:` (the kid "
                          "the lost key was published under), then run this again")
     site = site_dir or cfg.base_dir / "site"
     published = published_keys(cfg, site)

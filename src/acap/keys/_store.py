@@ -39,6 +39,7 @@ from acap.keys._key import (
     read_jwks,
     write_private_key,
 )
+from acap.keys._key_file_names import similar_key_file
 from acap.load import DEFAULT_KEY_FILE, KEY_ENV, OperatorConfig, is_inside
 
 
@@ -105,6 +106,12 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
             return out
         else:
             if not path.exists():
+                meant = similar_key_file(cfg, path)
+                if meant is not None:  # a typo: said before anything about a lost key
+                    out.findings.append(Finding(
+                        "KEY", "error", f"the signing key file {cfg.display_path(path)} does not "
+                        f"exist; did you mean {meant}?", loc, f"write keyFile: {meant}"))
+                    return out
                 if not create:
                     out.findings.append(Finding(
                         "KEY", "error", f"no signing key at {cfg.display_path(path)}", loc,

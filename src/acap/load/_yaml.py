@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from acap.load._pointer import pointer_join
 
-__all__ = ["Loaded", "YamlLoader", "expand_tabs", "load_bytes", "load_file", "load_text",
-           "schema_properties", "schema_requires", "tab_lines"]
+__all__ = ["Loaded", "YamlLoader", "dash_candidates", "expand_tabs", "load_bytes",
+           "load_file", "load_text", "odd_space_lines", "schema_properties", "schema_requires",
+           "tab_lines"]
 
 import re
 from collections.abc import Mapping
@@ -164,7 +165,10 @@ def load_text(text: str, schema: Mapping[str, Any], file: str) -> Loaded:
     A tab in the indentation of a line is a ``YAML-TAB`` error for each such
     line; the text is then read on with those tabs expanded to spaces (as if
     the user had replaced them), so that the file's other faults are reported
-    in the same run.
+    in the same run. The same for a space that is not one to YAML (a no-break
+    space, ``YAML-SPACE``) and for a list item without its space after the dash
+    (``-id: x``, ``YAML-SYNTAX``): each is reported at its own line, which a
+    parser's error would miss, and read as meant.
     """
     tabs = tab_lines(text)
     loaded_tabs = [Finding("YAML-TAB", "error", f"line {n} is indented with a tab",
@@ -173,6 +177,31 @@ def load_text(text: str, schema: Mapping[str, Any], file: str) -> Loaded:
                            "the rest of the file)") for n, c in tabs]
     if tabs:
         text = expand_tabs(text, [n for n, _ in tabs])
+    spaces = odd_space_lines(text)
+    for n, c, name in spaces:
+        loaded_tabs.append(Finding(
+            "YAML-SPACE", "error", f"line {n} is indented with a {name}, which looks like a "
+            "space but is not one to YAML", Location(file, n, c),
+            f"retype the spaces at the start of line {n} (acap read it as an ordinary space "
+            "to check the rest of the file)"))
+    if spaces:
+        text = _LEAD.sub(lambda m: _ODD_SPACE.sub(" ", m.group(0)), text)
+    candidates = dash_candidates(text)
+    if candidates:
+        from acap.load._yaml_syntax import missing_dash_spaces  # start-up: only for a broken file
+
+        dashes = missing_dash_spaces(text, YamlLoader, candidates)
+        for n, c, key in dashes:
+            loaded_tabs.append(Finding(
+                "YAML-SYNTAX", "error", f"not valid YAML: line {n} starts a list item without "
+                f"a space after the dash ('-{key}:')", Location(file, n, c + 1),
+                f"write '- {key}:', with a space after the dash (acap read it so to check the "
+                "rest of the file)"))
+        if dashes:
+            rows = text.split("\n")
+            for n, c, _ in dashes:
+                rows[n - 1] = rows[n - 1][:c + 1] + " " + rows[n - 1][c + 1:]
+            text = "\n".join(rows)
     try:
         root = yaml.compose(text, Loader=YamlLoader)
     except yaml.MarkedYAMLError as exc:
@@ -205,6 +234,50 @@ def load_text(text: str, schema: Mapping[str, Any], file: str) -> Loaded:
 
 #: The indentation of a line: spaces and tabs, and list markers ("- ") among them.
 _INDENT = re.compile(r"[ \t]*(?:-[ \t]+)*")
+#: Characters that look like a space but are not one to YAML (Unicode's other space
+#: separators, and the zero-width no-break space an editor may leave).
+_ODD = "\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\ufeff"
+_ODD_SPACE = re.compile(f"[{_ODD}]")
+#: The indentation of a line as a person sees it: any kind of space, and list markers.
+_LEAD = re.compile(f"(?m)^[ \\t{_ODD}]*(?:-[ \\t{_ODD}]+)*")
+#: Quick test for :data:`_DASH_KEY` (a literal newline first, which the regex engine finds
+#: fast): a dash right before a letter at the start of a line, after spaces and dashes.
+_DASH_HINT = re.compile(r"\n[ -]*-[A-Za-z_]")
+#: A line that starts a list item with no space after its dash: ``  -id: x``.
+_DASH_KEY = re.compile(r"(?m)^(?P<lead>[ ]*(?:-[ ]+)*)-(?P<key>[A-Za-z_][^\s:#]*):(?=\s|$)")
+
+
+def odd_space_lines(text: str) -> list[tuple[int, int, str]]:
+    """Lines whose indentation holds a character that looks like a space but is not one
+    to YAML (a no-break space, U+00A0, which word processors and web pages put in):
+    ``(line, column, its name)``, 1-based, the name in words (``no-break space
+    (U+00A0)``). libyaml reports such a line as misaligned, often at the line after.
+    """
+    if text.isascii() or not _ODD_SPACE.search(text):  # every such character is not ASCII
+        return []
+    import unicodedata  # start-up: only for a file holding odd spaces
+
+    out = []
+    for n, m in enumerate(_LEAD.finditer(text), 1):
+        odd = _ODD_SPACE.search(m.group(0))
+        if odd:
+            ch = odd.group(0)
+            name = unicodedata.name(ch, "space").lower()
+            out.append((n, odd.start() + 1, f"{name} (U+{ord(ch):04X})"))
+    return out
+
+
+def dash_candidates(text: str) -> list[tuple[int, int, str]]:
+    """Lines that look like a list item written without the space after its dash
+    (``  -id: x``): ``(line, 0-based column of the dash, the key)``. Only candidates:
+    :func:`acap.load._yaml_syntax.missing_dash_spaces` checks how YAML reads them."""
+    if not _DASH_HINT.search("\n" + text):
+        return []
+    import bisect  # start-up: only when a list item lost its space
+
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    return [(bisect.bisect_right(starts, m.start()), len(m.group("lead")), m.group("key"))
+            for m in _DASH_KEY.finditer(text)]
 
 
 def tab_lines(text: str) -> list[tuple[int, int]]:

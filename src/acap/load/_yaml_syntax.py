@@ -16,7 +16,7 @@ every such line (``YAML-TAB``) and reads on with the tabs expanded.
 
 from __future__ import annotations
 
-__all__ = ["SyntaxProblem", "explain", "explain_reader_error"]
+__all__ = ["SyntaxProblem", "explain", "explain_reader_error", "missing_dash_spaces"]
 
 from dataclasses import dataclass
 from typing import Any
@@ -227,6 +227,46 @@ def _key_problem(text: str, lines: list[str], line: int, col: int,
     return SyntaxProblem(line, col, f"line {line} is not lined up with the lines above it",
                          "indent it by the same number of spaces as the other keys at its "
                          "level")
+
+
+def missing_dash_spaces(text: str, loader: Any, candidates: list[tuple[int, int, str]]
+                        ) -> list[tuple[int, int, str]]:
+    """The lines that start a list item without a space after the dash (``-id: x``), as
+    YAML really reads them: ``(line, 0-based column of the dash, key)``.
+
+    Such a line is a key named ``-id`` to YAML. libyaml then reports the line after it
+    as misaligned, or none at all when the file still parses (``skills: {-id: x}``),
+    and the schema a wrong shape elsewhere. A candidate from
+    :func:`acap.load._yaml.dash_candidates` counts when YAML reads it as a key starting
+    with ``-`` (the file parses), or when the file does not parse and the line is not
+    inside a text that runs over several lines (``description: |`` and the lines under it).
+
+    Args:
+        text: the YAML text.
+        loader: the PyYAML loader class (:data:`acap.load._yaml.YamlLoader`).
+        candidates: :func:`acap.load._yaml.dash_candidates` of ``text``.
+
+    Returns:
+        The candidates that are such lines.
+    """
+    try:
+        root = yaml.compose(text, Loader=loader)
+    except yaml.YAMLError:
+        spans = [(t.start_mark.line + 1, t.end_mark.line + 1) for t in _tokens_before(
+            text, len(text), 0, loader) if isinstance(t, yaml.ScalarToken)]
+        return [c for c in candidates if not any(a < c[0] <= b for a, b in spans)]
+    keys: set[int] = set()
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if isinstance(k, yaml.ScalarNode) and not k.style and k.value.startswith("-"):
+                    keys.add(k.start_mark.line + 1)
+                stack += [k, v]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
+    return [c for c in candidates if c[0] in keys]
 
 
 def explain_reader_error(text: str, exc: yaml.reader.ReaderError) -> SyntaxProblem:

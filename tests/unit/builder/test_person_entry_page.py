@@ -404,14 +404,15 @@ def test_an_untranslated_text_is_marked_with_its_language_and_warned(tmp_path: P
 
 def test_a_language_acap_has_no_words_for_is_an_error_on_its_line(tmp_path: Path) -> None:
     data = example_data()
-    data["page"] = {"languages": ["en", "de"]}
+    data["page"] = {"languages": ["en", "cy"]}
     cfg = write_yaml(tmp_path, data)
-    line = next(i for i, t in enumerate(cfg.read_text().splitlines(), 1) if t.strip() == "- de")
+    line = next(i for i, t in enumerate(cfg.read_text().splitlines(), 1) if t.strip() == "- cy")
     result = run_build(cfg)
     [f] = [f for f in result.report.errors if f.rule == "PAGE-WORDS"]
     assert f.location.line == line
-    assert "German (de)" in f.message
-    assert "templates/words/de.yaml" in (f.hint or "")
+    assert f.message == "acap has no words in Welsh (cy) for the page yet"
+    assert f.hint == ("run `acap words cy`: it writes templates/words/cy.yaml next to "
+                      "operator.yaml, acap's words to translate into Welsh")
 
 
 def _words_en() -> str:
@@ -420,17 +421,33 @@ def _words_en() -> str:
 
 def test_a_words_file_in_templates_adds_a_language(tmp_path: Path) -> None:
     data = example_data()
-    data["page"] = {"languages": ["de"]}
+    data["page"] = {"languages": ["cy"]}
     cfg = write_yaml(tmp_path, data)
     (tmp_path / "templates" / "words").mkdir(parents=True)
-    de = _words_en().replace("How to ask\n", "So fragen Sie uns\n")
-    (tmp_path / "templates" / "words" / "de.yaml").write_text(de, encoding="utf-8")
+    cy = _words_en().replace("How to ask\n", "Sut i ofyn\n")
+    (tmp_path / "templates" / "words" / "cy.yaml").write_text(cy, encoding="utf-8")
     result = run_build(cfg)
     assert result.report.ok(), report_text(result.report)
     s = scan(page_text(result, TALK))
-    assert s.find("html")[0]["lang"] == "de"
-    assert "So fragen Sie uns" in s.all_text()
-    assert "Languages we speak Englisch" in s.all_text()  # CLDR's German name
+    assert s.find("html")[0]["lang"] == "cy"
+    assert "Sut i ofyn" in s.all_text()
+    assert "Languages we speak Saesneg" in s.all_text()  # CLDR's Welsh name
+
+
+def test_a_words_file_in_templates_rewords_a_shipped_language(tmp_path: Path) -> None:
+    data = example_data()
+    data["page"] = {"languages": ["de"]}
+    cfg = write_yaml(tmp_path, data)
+    (tmp_path / "templates" / "words").mkdir(parents=True)
+    shipped = (templating.package_templates_dir() / "words" / "de.yaml").read_text("utf-8")
+    de = shipped.replace("howHeading: So erreichen Sie uns", "howHeading: So fragen Sie uns")
+    assert de != shipped
+    (tmp_path / "templates" / "words" / "de.yaml").write_text(de, encoding="utf-8")
+    result = run_build(cfg)
+    assert result.report.ok(), report_text(result.report)
+    s = scan(page_text(result, TALK)).all_text()
+    assert "So fragen Sie uns" in s and "So erreichen Sie uns" not in s
+    assert "Wir sprechen Englisch" in s  # the rest of acap's German words, and CLDR's name
 
 
 def test_an_incomplete_words_file_names_the_missing_key(tmp_path: Path) -> None:

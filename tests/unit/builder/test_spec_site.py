@@ -24,7 +24,7 @@ from acap.builder.specsite import _site as spec_site
 from acap.builder.specsite import check_examples
 from acap.cli import finding_json, finding_text, report_text
 from acap.findings import Finding, Location, Report
-from acap.requirements import requirements
+from acap.requirements import own_rules, requirements
 from acap.site import url_to_path
 from acap.uris import SPEC_BASE
 
@@ -178,7 +178,17 @@ def test_a_finding_links_to_its_anchor_on_that_page(site: Path) -> None:
     assert finding_text(finding).splitlines()[-1] == f"    see: {doc}"
     url, fragment = str(doc).split("#")
     assert fragment in page(site, url_to_path(url).removeprefix(SPEC_DIR + "/")).ids
-    assert Finding("YAML-SYNTAX", "error", "x", Location("f")).doc is None
+
+
+
+def test_a_finding_of_acaps_own_rules_links_to_its_row_on_the_conformance_page(
+        site: Path) -> None:
+    """Every own rule id has its anchor there, so every finding has a see: link that works."""
+    conformance = page(site, "conformance.html").ids
+    for rule, _statement in own_rules():
+        doc = Finding(rule, "error", "x", Location("f")).doc
+        assert doc == f"https://agent-capability.org/ext/on-request/v1/conformance.html#{rule}"
+        assert rule in conformance, rule
 
 
 def test_the_conformance_page_lists_every_requirement_and_where_it_is_checked(site: Path) -> None:

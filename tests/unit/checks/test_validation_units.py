@@ -24,6 +24,7 @@ from acap.cli import report_json, report_text
 from acap.findings import Location
 from acap.requirements import checked_at, requirements, rule_ids
 from support.cases import CARD_CASES, OPERATOR_CASES
+from support.languages import shipped_languages
 from support.paths import SRC
 
 # -- OR-3.8 word list -----------------------------------------------------------------------
@@ -41,6 +42,27 @@ from support.paths import SRC
     ("/sfratto", "sfratto"),  # it
     ("/debt-advice", "debt"),
     ("/ivf", "ivf"),
+    # a dental practice's pages that say the person is afraid, in pain or in trouble
+    ("/angstpatienten", "angstpatienten"),  # de
+    ("/notfall/schmerzen", "notfall"),  # de, the first revealing word
+    ("/praxis/Zahnschmerzen", "zahnschmerzen"),  # de, inside a compound
+    ("/zahnaerztlicher-notdienst", "notdienst"),  # de
+    ("/Zahnarztphobie", "zahnarztphobie"),
+    ("/emergency-dentist", "emergency"),  # en
+    ("/nervous-patients", "nervous"),
+    ("/urgences", "urgences"),  # fr
+    ("/anxiete", "anxiete"),
+    ("/urgencias-dentales", "urgencias"),  # es
+    ("/duelo", "duelo"),
+    ("/pazienti-con-paura", "paura"),  # it
+    ("/spoedgeval", "spoedgeval"),  # nl
+    ("/kiespijn", "kiespijn"),
+    ("/tandartsangst", "tandartsangst"),
+    ("/luto", "luto"),  # pt
+    ("/vel%C3%B3rio", "velorio"),
+    ("/falecimento", "falecimento"),
+    ("/urgencia-odontologica", "urgencia"),
+    ("/d%C3%ADvidas", "dividas"),
 ])
 def test_revealing_words_are_found(path: str, word: str) -> None:
     found = revealing_word(path)
@@ -49,14 +71,20 @@ def test_revealing_words_are_found(path: str, word: str) -> None:
 
 @pytest.mark.parametrize("path", ["/talk", "/ask", "/contact/entscheidung", "/direct-debit",
                                   "/hearing-aids", "/fundamentals", "/services/pricing",
-                                  "/environmental", "/terminal"])
+                                  "/environmental", "/terminal",
+                                  # everyday words near the new entries
+                                  "/langstrecke", "/praxis/behandlung", "/termine", "/team",
+                                  "/spoedig", "/pijnacker", "/painting", "/fearless",
+                                  "/dolomiti", "/luta", "/precos", "/contato",
+                                  "/agendamento", "/mediterraneo", "/peuplier"])
 def test_neutral_paths_pass(path: str) -> None:
     assert revealing_word(path) is None
 
 
-def test_word_list_covers_six_languages_and_is_clean() -> None:
+def test_word_list_covers_every_shipped_page_language_and_is_clean() -> None:
     langs = _data("circumstance-words.json")["languages"]
-    assert {"en", "fr", "de", "es", "nl", "it"} <= set(langs)
+    assert {"en", "fr", "de", "es", "nl", "it", "pt"} <= set(langs)
+    assert {tag.split("-")[0] for tag in shipped_languages()} <= set(langs)
     for lang, entries in langs.items():
         assert len(entries) == len(set(entries)), lang
         for e in entries:
@@ -71,6 +99,12 @@ def test_heuristic_phrases() -> None:
     assert mentions("onRequest", "Prix sur demande.")
     assert not mentions("signIn", "A blog post about logins")
     assert not mentions("reachesStaff", "Opening hours of the chapel")
+    # Portuguese
+    assert mentions("onRequest", "Valores dos serviços sob consulta.")
+    assert mentions("onRequest", "Informamos os preços mediante solicitação.")
+    assert mentions("signIn", "É preciso fazer login no portal da família.")
+    assert not mentions("onRequest", "Consulta de rotina e limpeza.")
+    assert not mentions("signIn", "Sessão de fisioterapia de uma hora.")
 
 
 # -- URLs ----------------------------------------------------------------------------------

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import click
+import pytest
 from click.testing import CliRunner
 
 from acap.cli import cli
@@ -30,3 +32,48 @@ def test_help_imports_no_command_module_and_no_heavy_library() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip().splitlines()[-1]
     assert out == "[]"
+
+
+def _every_command() -> list[tuple[str, click.Command]]:
+    """Every command and subcommand: ``("keys rotate", command)``."""
+    ctx = click.Context(cli)
+    out: list[tuple[str, click.Command]] = []
+
+    def walk(name: str, cmd: click.Command) -> None:
+        out.append((name, cmd))
+        if isinstance(cmd, click.Group):
+            for sub in cmd.list_commands(ctx):
+                found = cmd.get_command(ctx, sub)
+                assert found is not None, sub
+                walk(f"{name} {sub}", found)
+
+    for name in COMMANDS:
+        found = cli.get_command(ctx, name)
+        assert found is not None, name
+        walk(name, found)
+    return out
+
+
+def test_every_option_of_every_command_says_what_it_does() -> None:
+    commands = _every_command()
+    assert len(commands) > len(COMMANDS)  # the keys subcommands are in
+    missing = [(name, p.opts) for name, cmd in commands for p in cmd.params
+               if isinstance(p, click.Option) and not p.hidden and not (p.help or "").strip()]
+    assert missing == []
+    for name, cmd in commands:
+        assert (cmd.help or "").strip(), name
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("biuld", "build"), ("publsh", "publish"),
+                                              ("chek", "check"), ("word", "words")])
+def test_a_mistyped_command_gets_a_did_you_mean(typed: str, meant: str) -> None:
+    res = CliRunner().invoke(cli, [typed])
+    assert res.exit_code == 2
+    assert res.output.splitlines()[-1] == (f"Error: No such command '{typed}'. "
+                                           f"Did you mean '{meant}'?")
+
+
+def test_a_command_nothing_like_any_gets_no_suggestion() -> None:
+    res = CliRunner().invoke(cli, ["xyzzy"])
+    assert res.exit_code == 2
+    assert res.output.splitlines()[-1] == "Error: No such command 'xyzzy'."

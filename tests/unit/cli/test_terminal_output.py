@@ -77,7 +77,8 @@ def test_finding_text_escapes_location_message_and_hint() -> None:
         "https://x/\\n\\x1b: error: kid chapel-1, alg ES256: valid\\nkeys from "
         "https://example.com/.well-known/jwks.json\\nverified\\n\\n\\r\\x1b[2J\\x1b]0;title"
         "\\x07\\u202eevil\\u2066x\\u2069\\u2028\\u200f [SIG-JKU-ORIGIN]",
-        "    hint: hint\\nverified"]
+        "    hint: hint\\nverified",
+        "    see: https://agent-capability.org/ext/on-request/v1/conformance.html#SIG-JKU-ORIGIN"]
     report = Report([f])
     _safe_lines(report_text(report))
     # JSON keeps the values as they are (JSON escapes what it must)

@@ -69,7 +69,7 @@ def test_keys_new_writes_mode_0600_and_never_overwrites(example: Path) -> None:
     assert mode(key_path) == 0o600
     before = key_path.read_bytes()
     private, _, _ = parse_private_key(before)
-    assert first.stdout.startswith(f"wrote {key_path} (ES256, thumbprint ")
+    assert first.stdout.startswith(f"wrote {key_path} (ES256, fingerprint ")
     second = acap("keys", "new", "-c", str(example))
     assert second.exit_code == 1
     assert "exists; acap never overwrites a key" in second.stderr
@@ -279,8 +279,8 @@ def test_rotate_then_retire(example: Path, tmp_path: Path) -> None:
     assert old_check.signatures[0].kid == "chapel-1"
 
     listed = acap("keys", "list", "-c", str(example))
-    assert listed.stdout.splitlines()[0].startswith("current:  kid chapel-2, ES256, RFC 7638")
-    assert listed.stdout.splitlines()[1].startswith("previous: kid chapel-1, ES256, RFC 7638")
+    assert listed.stdout.splitlines()[0].startswith("current:  kid chapel-2, ES256, fingerprint ")
+    assert listed.stdout.splitlines()[1].startswith("previous: kid chapel-1, ES256, fingerprint ")
 
     ret = acap("keys", "retire", "chapel-1", "-c", str(example))
     assert ret.exit_code == 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from acap.card import verify_card
 from acap.cli import report_text
@@ -181,3 +182,53 @@ def test_same_public_key() -> None:
     assert not same_public_key(rs, ps)  # same numbers, another algorithm
     assert not same_public_key(rs, other)
     assert not same_public_key({"kty": "EC"}, {"kty": "EC"})  # not a key at all
+
+
+def test_a_mistyped_key_file_gets_a_did_you_mean_before_any_rotate_advice(
+        example: Path) -> None:
+    """Issue 15: ``keyFile: .acap/signing-kye.pem`` after a published build was answered
+    with ``acap keys rotate --lost``; the key is not lost, its name is mistyped."""
+    _first_build(example)
+    site = example.parent / "site"
+    before = tree(site)
+    text = example.read_text(encoding="utf-8")
+    example.write_text(text.replace("keyFile: .acap/signing-key.pem",
+                                    "keyFile: .acap/signing-kye.pem"), encoding="utf-8")
+    line = example.read_text(encoding="utf-8").splitlines().index(
+        "  keyFile: .acap/signing-kye.pem") + 1
+    code, err = _build(example)
+    assert code == 1
+    assert err.splitlines()[:2] == [
+        f"{example}:{line}:12: error: the signing key file .acap/signing-kye.pem does not "
+        "exist; did you mean .acap/signing-key.pem? [KEY]",
+        "    hint: write keyFile: .acap/signing-key.pem"]
+    assert "rotate" not in err
+    assert tree(site) == before
+    assert not (example.parent / ".acap" / "signing-kye.pem").exists()  # no new key made
+
+
+def test_a_mistyped_key_file_in_a_first_build_makes_no_new_key(example: Path) -> None:
+    set_key_file(example, new_private("ES256"))
+    text = example.read_text(encoding="utf-8")
+    example.write_text(text.replace("keyFile: .acap/signing-key.pem",
+                                    "keyFile: acap/signing-key.pem"), encoding="utf-8")
+    code, err = _build(example)
+    assert code == 1
+    assert "the signing key file acap/signing-key.pem does not exist; did you mean " \
+        ".acap/signing-key.pem? [KEY]" in err
+    assert not (example.parent / "acap").exists()
+
+
+def test_a_key_file_outside_the_project_gets_no_suggestion(example: Path,
+                                                           tmp_path_factory: Any) -> None:
+    """A did-you-mean never names files outside the operator's own folder."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    set_key_file(elsewhere / "operator.yaml", new_private("ES256"), "keys/signing-key.pem")
+    text = example.read_text(encoding="utf-8")
+    example.write_text(text.replace("keyFile: .acap/signing-key.pem",
+                                    f"keyFile: {elsewhere}/keys/signing-kye.pem"),
+                       encoding="utf-8")
+    res = acap("build", "-c", str(example), "--no-spec-site", "--no-pages", "--site-dir",
+               str(example.parent / "out"))
+    assert "did you mean" not in res.stderr
+    assert "signing-key.pem" not in res.stderr

@@ -63,10 +63,10 @@ def test_a_final_dot_in_person_entry_is_one_finding_not_also_a_foreign_origin(
     ("service\npricing", "a line break"),
     ("a\u00a0b", "the space character U+00A0 (NO-BREAK SPACE)"),
     ("a\ue000b", "the character U+E000"),
-    ("ｓervice", "the character 'ｓ' (FULLWIDTH LATIN SMALL LETTER S), which Unicode "
-                "normalisation (NFKC) reads as 's'"),
-    ("ﬁle", "the character 'ﬁ' (LATIN SMALL LIGATURE FI), which Unicode normalisation "
-            "(NFKC) reads as 'fi'"),
+    ("ｓervice", "the character 'ｓ' (FULLWIDTH LATIN SMALL LETTER S), a look-alike that "
+                "other programs may read as 's'"),
+    ("ﬁle", "the character 'ﬁ' (LATIN SMALL LIGATURE FI), a look-alike that other programs "
+            "may read as 'fi'"),
     ("price?", "the character '?'"),
 ])
 def test_skill_ids_that_travel_badly(sid: str, says: str) -> None:
@@ -241,7 +241,8 @@ def test_a_private_use_page_language_builds_with_its_words_file(tmp_path: Path) 
     [f] = run_build(config).report.errors
     assert (f.rule, f.message) == ("PAGE-WORDS", "acap has no words for the language x-klingon "
                                                  "for the page yet")
-    assert f.hint is not None and f.hint.startswith("add templates/words/x-klingon.yaml")
+    assert f.hint == ("run `acap words x-klingon`: it writes templates/words/x-klingon.yaml "
+                      "next to operator.yaml, acap's words to translate into x-klingon")
     words = tmp_path / "templates" / "words"
     words.mkdir(parents=True)
     src = SRC / "templates" / "words" / "en.yaml"
@@ -250,8 +251,8 @@ def test_a_private_use_page_language_builds_with_its_words_file(tmp_path: Path) 
     assert result.report.ok(), report_text(result.report)
     assert "ask.example.com/talk/x-klingon/index.html" in result.files.digest()
     [w] = [w for w in result.report.warnings if w.location.pointer == "/contact/languages/1"]
-    assert w.message == ("contact.languages: 'x-klingon' is a language tag, but acap has no "
-                         "name for its language (CLDR); the page shows it as written")
+    assert w.message == ("contact.languages: acap knows no name for the language 'x-klingon'; "
+                         "the page shows it as written")
 
 
 # -- the site folder ------------------------------------------------------------------------------

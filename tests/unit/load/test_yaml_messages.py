@@ -264,3 +264,69 @@ def test_not_built_names_the_private_file(example: Path) -> None:
     private = example.parent / "operator.private.yaml"
     assert f"not built: errors in {private}\n" in res.stderr  # no site/ yet: nothing kept
     assert f"errors in {example}" not in res.stderr
+
+
+# -- a list item without its space, and spaces that are not spaces (issue 15) ---------------------
+
+@pytest.mark.parametrize("text", ["  - id: opening-hours", "  - id: service-pricing",
+                                  "  - id: speak-to-staff", "    - url: https://agent"])
+def test_a_dash_without_its_space_is_named_at_its_own_line(write_operator: Write,
+                                                           text: str) -> None:
+    """``-id: x`` is a key named '-id' to YAML; libyaml complained of the line after it (or
+    of its alignment). The error is at the dash, says what is missing, and the rest of the
+    file is read as meant: no second error."""
+    n = line_of(text)
+    key = text.strip()[2:].split(":")[0]
+    findings = load_operator(write_operator(edited(n, "- ", "-"))).findings
+    assert [(f.rule, f.location.line) for f in findings] == [("YAML-SYNTAX", n)]
+    f = findings[0]
+    assert f.location.column == text.index("-") + 1
+    assert f.message == (f"not valid YAML: line {n} starts a list item without a space after "
+                         f"the dash ('-{key}:')")
+    assert f.hint == (f"write '- {key}:', with a space after the dash (acap read it so to "
+                      "check the rest of the file)")
+
+
+def test_a_dash_key_that_still_parses_is_named_too(write_operator: Write) -> None:
+    """``skills:\\n  -id: x`` parses (skills is then a mapping): the dash is still the fault."""
+    start = line_of("skills:")
+    short = "\n".join(EXAMPLE_LINES[:start]) + "\n  -id: opening-hours\n"
+    findings = load_operator(write_operator(short)).findings
+    f = only(findings, "YAML-SYNTAX")
+    assert (f.location.line, f.location.column) == (start + 1, 3)
+
+
+def test_a_dash_in_text_over_several_lines_is_text(write_operator: Write) -> None:
+    n = line_of("What each of our services costs")
+    text = edited(n, "What each", "-note: what each")
+    assert [f.rule for f in load_operator(write_operator(text)).findings
+            if f.rule.startswith("YAML")] == []
+
+
+@pytest.mark.parametrize(("text", "old", "new"), [
+    ("    name: Service costs", "    name", "\u00a0   name"),
+    ("  - id: service-pricing", "  - id", "\u00a0 - id"),
+    ("  name: Example Memorial Chapel", "  name", "\u00a0 name"),
+    ("    kind: on-request", "    kind", "  \u2007 kind"),
+])
+def test_a_no_break_space_in_the_indentation_is_named_at_its_line(
+        write_operator: Write, text: str, old: str, new: str) -> None:
+    """A no-break space (from a web page or a word processor) looks like a space: libyaml
+    reported the line after it, or a misalignment. Each such line is named, and the file is
+    read on as if it were a space."""
+    n = line_of(text)
+    findings = load_operator(write_operator(edited(n, old, new))).findings
+    assert [(f.rule, f.location.line) for f in findings] == [("YAML-SPACE", n)]
+    f = findings[0]
+    ch = new.lstrip(" ")[0]
+    name = "no-break space (U+00A0)" if ch == "\u00a0" else "figure space (U+2007)"
+    assert f.location.column == new.index(ch) + 1
+    assert f.message == (f"line {n} is indented with a {name}, which looks like a space but "
+                         "is not one to YAML")
+
+
+def test_a_no_break_space_inside_a_text_is_text(write_operator: Write) -> None:
+    n = line_of("hours: Monday to Friday")
+    cfg = load_operator(write_operator(edited(n, "09:00 to", "09:00\u00a0to")))
+    assert cfg.findings == []
+    assert cfg.data["contact"]["hours"] == "Monday to Friday 09:00\u00a0to 17:00"

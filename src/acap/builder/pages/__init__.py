@@ -4,7 +4,8 @@ Two build steps: :func:`step_person_entry_pages` (the page at every https person
 a host acap builds, in each page language, rendered with Jinja2 from acap's templates or
 the operator's ``templates/``, audited to be the same for everyone: OR-3.8) and
 :func:`step_hosting_files` (``index.html``, ``404.html``, ``.nojekyll``, ``CNAME``,
-``_headers``), which runs after every step that adds files.
+``_headers``), which runs after every step that adds files. Also
+:func:`write_words_file` (``acap words LANG``: acap's page words to translate).
 
 May import: :mod:`acap.builder._context` and the stages below :mod:`acap.builder`.
 """
@@ -18,5 +19,9 @@ from acap._lazy import exports
 if TYPE_CHECKING:
     from acap.builder.pages._steps import step_hosting_files as step_hosting_files
     from acap.builder.pages._steps import step_person_entry_pages as step_person_entry_pages
+    from acap.builder.pages._words_file import WordsFile as WordsFile
+    from acap.builder.pages._words_file import WordsFileError as WordsFileError
+    from acap.builder.pages._words_file import words_text as words_text
+    from acap.builder.pages._words_file import write_words_file as write_words_file
 
 __getattr__, __dir__ = exports(__name__)

@@ -54,6 +54,7 @@ from acap.builder.pages._words import (
 )
 from acap.card import Phone, normalise_person_entry
 from acap.card import parse_phone as _parse_phone
+from acap.checks import operator_country, phone_hint
 from acap.errors import SitePathError, TemplateLinkOutside
 from acap.findings import Finding, Location
 from acap.load import OperatorConfig, pointer_join
@@ -229,7 +230,8 @@ def plan_languages(cfg: OperatorConfig, t: templating.Templates) -> Plan:
         problem = tag_problem(tag)
         if problem:
             plan.findings.append(Finding("PAGE-LANGUAGE", "error", problem, loc,
-                                         "write a BCP 47 tag: en, fr, de-CH, pt-BR"))
+                                         "write a language code: en, fr, de, or with a "
+                                         "country: de-CH, pt-BR"))
             continue
         if tag.lower() in seen:
             plan.findings.append(Finding("PAGE-LANGUAGE", "error", f"'{tag}' is listed twice",
@@ -305,8 +307,8 @@ def _words_for(cfg: OperatorConfig, t: templating.Templates, tag: str, loc: Loca
     which = f"in {lang} ({tag})" if lang else f"for the language {tag}"
     return None, [Finding(
         "PAGE-WORDS", "error", f"acap has no words {which} for the page yet", loc,
-        f"add templates/words/{tag}.yaml next to operator.yaml: a translated copy of acap's "
-        "words/en.yaml (README.md, 'The personEntry page')")]
+        f"run `acap words {tag}`: it writes templates/words/{tag}.yaml next to "
+        f"{cfg.path.name}, acap's words to translate into {lang or tag}")]
 
 
 # -- the pages ---------------------------------------------------------------------------
@@ -509,7 +511,7 @@ def contact_findings(cfg: OperatorConfig) -> Iterator[Finding]:
         yield Finding("PAGE-PHONE", "error",
                       f"contact.phone '{c['phone']}' is not a telephone number in "
                       "international form", cfg.at("/contact/phone"),
-                      "write it with + and the country code, e.g. +44 20 7946 0000")
+                      phone_hint(c["phone"], operator_country(cfg.data)))
     email = c.get("email")
     if isinstance(email, str) and not _EMAIL_RE.match(email.strip()):
         yield Finding("PAGE-EMAIL", "warning",
@@ -519,12 +521,11 @@ def contact_findings(cfg: OperatorConfig) -> Iterator[Finding]:
     for i, tag in enumerate(c.get("languages") or ()):
         problem = tag_problem(str(tag))
         if problem is None and not known_language(str(tag)):
-            problem = (f"'{tag}' is a language tag, but acap has no name for its language "
-                       "(CLDR)")
+            problem = f"acap knows no name for the language '{tag}'"
         if problem:
             yield Finding("PAGE-LANGUAGE", "warning", f"contact.languages: {problem}; the page "
                           "shows it as written", cfg.at(f"/contact/languages/{i}"),
-                          "write a BCP 47 tag: en, fr, cy, de-CH")
+                          "write a language code: en, fr, cy, or with a country: de-CH")
 
 
 def _translation_warnings(cfg: OperatorConfig, plan: Plan, shown: list[dict[str, Any]]

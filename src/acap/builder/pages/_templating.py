@@ -185,6 +185,15 @@ def _template_frame(t: Templates, exc: BaseException) -> tuple[str, int] | None:
     return found
 
 
+def _frame_location(t: Templates, exc: BaseException, name: str, operator_file: str
+                    ) -> Location:
+    """Where in a template ``exc`` was raised (its file as shown, and line), else the
+    template ``name`` being rendered."""
+    where = _template_frame(t, exc)
+    return Location(display_name(t, where[0], operator_file), where[1]) if where else \
+        Location(name)
+
+
 def link_finding(t: Templates, exc: TemplateLinkOutside, operator_file: str) -> Finding:
     """The ``PAGE-TEMPLATE`` error for a link out of templates/, naming the link (never
     what it points at: that may be a key)."""
@@ -220,25 +229,20 @@ def render(t: Templates, name: str, context: Mapping[str, Any], operator_file: s
     except TemplateSyntaxError as exc:
         file = display_name(t, exc.filename or name, operator_file)
         return None, [Finding(RULE, "error", f"template syntax: {exc.message}",
-                              Location(file, exc.lineno), "see the Jinja2 template "
-                              "documentation; the line above names where it stopped")]
+                              Location(file, exc.lineno), "the line above names where "
+                              "the template stopped making sense: look for an unclosed {% or "
+                              "{{ there, or just above")]
     except TemplateNotFound as exc:
-        where = _template_frame(t, exc)
-        loc = Location(display_name(t, where[0], operator_file), where[1]) if where else \
-            Location(name)
+        loc = _frame_location(t, exc, name, operator_file)
         return None, [Finding(RULE, "error", f"template '{exc.name}' not found", loc,
                               "acap's templates are listed in its templates/README.md; "
                               "write acap/<name> to reach a default you replace")]
     except UndefinedError as exc:
-        where = _template_frame(t, exc)
-        loc = Location(display_name(t, where[0], operator_file), where[1]) if where else \
-            Location(name)
+        loc = _frame_location(t, exc, name, operator_file)
         return None, [Finding(RULE, "error", f"the template uses a name acap does not give it: "
                               f"{exc.message}", loc, NAMES_HINT)]
     except Exception as exc:  # any failure inside a template is the template's
-        where = _template_frame(t, exc)
-        loc = Location(display_name(t, where[0], operator_file), where[1]) if where else \
-            Location(name)
+        loc = _frame_location(t, exc, name, operator_file)
         what = f"no words '{exc.args[0]}'" if isinstance(exc, KeyError) else \
             f"{type(exc).__name__}: {exc}"
         return None, [Finding(RULE, "error", f"the template failed: {what}", loc, NAMES_HINT)]

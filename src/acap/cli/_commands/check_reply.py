@@ -34,7 +34,8 @@ from acap.cli._commands._common import FORMATS, reporter
               help="OR-5.1: the reply to the same request without activation (REPLY is then "
                    "the activated one).")
 @click.option("--strict", is_flag=True, help="Warnings fail too.")
-@click.option("--format", "fmt", type=FORMATS, default="text", show_default=True)
+@click.option("--format", "fmt", type=FORMATS, default="text", show_default=True,
+              help="How to print findings: text for a person, json for a program.")
 def check_reply(reply: str, card: str, activated: bool | None, request_extensions: str | None,
                 response_extensions: str | None, skill_id: str | None,
                 for_named_person: bool | None, action: bool | None,

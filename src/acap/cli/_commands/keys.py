@@ -58,14 +58,14 @@ def keys_new(config: Path, out: Path | None, alg: str | None) -> None:
     except KeyProblem as exc:
         click.echo(f"error: {exc}\n    hint: {exc.hint}", err=True)
         sys.exit(1)
-    click.echo(f"wrote {out} ({alg or 'ES256'}, thumbprint {tp}); keep it out of git")
+    click.echo(f"wrote {out} ({alg or 'ES256'}, fingerprint {tp}); keep it out of git")
 
 
 @keys.command("rotate")
 @config_option
 @click.option("--kid", default=None, metavar="KID",
               help="kid of the new key [default: signing.kid with its number increased "
-                   "(chapel-1 -> chapel-2), else the new key's thumbprint].")
+                   "(chapel-1 -> chapel-2), else the new key's fingerprint].")
 @click.option("--lost", is_flag=True,
               help="The current private key is lost: keep the public key the last build "
                    "published under signing.kid, and give the new key a new kid.")
@@ -150,7 +150,7 @@ def keys_list(config: Path) -> None:
         click.echo(f"current:  {describe_key(res.key)}")
     for k in read_jwks(cfg.previous_keys_file):
         click.echo(f"previous: kid {k.get('kid')}, {k.get('alg', '?')}, "
-                   f"RFC 7638 thumbprint {thumbprint(k)}")
+                   f"fingerprint {thumbprint(k)}")
 
     for kid in read_retired(cfg.previous_keys_file):
         click.echo(f"retired:  kid {kid} (not used again)")

@@ -40,7 +40,8 @@ def pairs(values: tuple[str, ...]) -> dict[str, str]:
                    "example.com=http://127.0.0.1:8000 to check acap serve).")
 @click.option("--timeout", type=click.FloatRange(0.1, 120), default=10.0, show_default=True,
               help="Seconds per fetch.")
-@click.option("--format", "fmt", type=FORMATS, default="text", show_default=True)
+@click.option("--format", "fmt", type=FORMATS, default="text", show_default=True,
+              help="How to print findings: text for a person, json for a program.")
 @click.option("--strict", is_flag=True, help="Warnings fail too.")
 def live_check(url: str, site_dir: Path, connect_to: tuple[str, ...], timeout: float, fmt: str,
                strict: bool) -> None:

@@ -21,7 +21,8 @@ from acap.site import serve_forever, start_preview
               help="The site to serve [default: site/ beside the operator file].")
 @click.option("--bind", default="127.0.0.1", show_default=True,
               help="Address to listen on (a preview stays on this machine by default).")
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="The port to serve on; 0 picks a free one.")
 @click.option("--build/--no-build", "build_first", default=True, show_default=True,
               help="Build once before serving.")
 @click.option("--watch/--no-watch", default=True, show_default=True,
