@@ -309,7 +309,8 @@ class _Remote:
             if mode is None:
                 return None
             if not stat.S_ISDIR(mode):
-                raise _refused(here, mode, "a file where acap needs a folder")
+                raise _refused(here, mode, "a file where acap needs a folder"
+                               if stat.S_ISREG(mode) else None)
         return self.read_file(self.path(rel), limit)
 
     def read_file(self, path: str, limit: int) -> bytes | None:
