@@ -277,3 +277,20 @@ def test_the_home_page_acap_writes_does_not_link_the_website_to_itself(
     for rel in ("example.com/404.html", "ask.example.com/index.html",
                 "ask.example.com/talk/index.html"):
         assert _website_links(page_text(result, rel)) == [{"href": website}], rel
+
+
+# -- settings for a web server of one's own (served for real in test_web_servers.py) --------------
+
+def test_server_settings_follow_the_cards_cache_time(tmp_path: Path) -> None:
+    data = example_data()
+    data["cache"] = {"card": 0}
+    result = run_build(write_yaml(tmp_path, data))
+    assert result.report.ok(), report_text(result.report)
+    assert result.servers == [".servers/example.com"]  # the card's host only
+    for rel in ("example.com/.well-known/.htaccess", ".servers/example.com/apache.conf",
+                ".servers/example.com/nginx.conf", ".servers/example.com/Caddyfile"):
+        text = page_text(result, rel)
+        assert "no-cache" in text and "max-age" not in text, rel
+        assert "application/json" in text and "Access-Control-Allow-Origin" in text, rel
+    assert "ask.example.com/.well-known/.htaccess" not in result.files  # no card there
+    assert not any(rel.startswith(".servers/ask.example.com") for rel in result.files)

@@ -16,7 +16,7 @@ from acap.cli._commands._common import FORMATS, config_option, reporter
               help="The built site [default: site/ beside the operator file].")
 @click.option("--host", "hosts", multiple=True, metavar="HOST",
               help="Publish only this host (repeatable) [default: every host with a target; "
-                   "the card host when --remote or --dir is given].")
+                   "the card host when --remote, --dir or --sftp is given].")
 @click.option("--remote", default=None, metavar="GIT_URL",
               help="Push to this git remote (URL or path) instead of the configured target.")
 @click.option("--branch", default=None, metavar="NAME",
