@@ -62,7 +62,9 @@ from acap.publisher._plan import (
     Published,
     TargetRefused,
     diff,
+    digest,
     foreign_problem,
+    judged_record,
     overlay_plan,
     owned_after,
     parse_record,
@@ -127,10 +129,10 @@ def marker_path(target: Path) -> Path:
     return target.parent / f".{target.name}{MARKER_SUFFIX}"
 
 
-def read_marker(target: Path) -> tuple[str, set[str]] | None:
-    """``(host, {paths acap published})`` from the record beside ``target``;
-    ``None`` when there is none or it is not acap's record (a record that is not a
-    regular file of at most a megabyte is not read)."""
+def read_marker(target: Path) -> tuple[str, dict[str, str | None]] | None:
+    """``(host, {path acap published: its SHA-256 hex, or None})`` from the record beside
+    ``target``; ``None`` when there is none or it is not acap's record (a record that is
+    not a regular file of at most a megabyte is not read)."""
     try:
         data = _read_regular(marker_path(target), 1024 * 1024)
     except (OSError, TargetRefused):
@@ -138,7 +140,7 @@ def read_marker(target: Path) -> tuple[str, set[str]] | None:
     return parse_record(data) if data is not None else None
 
 
-def _write_marker(target: Path, host: str, files: list[str] | set[str]) -> None:
+def _write_marker(target: Path, host: str, files: Mapping[str, str | None]) -> None:
     """Write the record atomically (a temporary file renamed over it)."""
     path = marker_path(target)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", dir=path.parent)
@@ -226,11 +228,6 @@ def _entries(root: Path) -> Iterator[tuple[str, Path]]:
             yield p.relative_to(root).as_posix(), p
 
 
-def _problem(target: Path, host: str, plan: Plan, overlay: bool = False) -> str | None:
-    """Why publishing ``host`` into ``target`` needs ``force`` (:func:`foreign_problem`)."""
-    return foreign_problem(str(target), host, plan, read_marker(target), overlay)
-
-
 def read_tree(root: Path) -> dict[str, str]:
     """``{relative path: sha256 hex}`` of every file under ``root`` (``{}`` if absent), the
     root's ``.git`` aside.
@@ -245,8 +242,7 @@ def read_tree(root: Path) -> dict[str, str]:
 
 def plan_mirror(files: Mapping[str, bytes], target: Path) -> Plan:
     """What mirroring ``files`` into ``target`` would add, change and remove."""
-    new = {rel: hashlib.sha256(data).hexdigest() for rel, data in files.items()}
-    return diff(read_tree(target), new)
+    return diff(read_tree(target), {rel: digest(data) for rel, data in files.items()})
 
 
 def _write_file(path: Path, data: bytes) -> None:
@@ -319,22 +315,26 @@ def mirror(files: Mapping[str, bytes], target: Path, *, host: str, force: bool =
     """
     say = progress or (lambda _m: None)
     target = target.absolute()
-    plan = plan_mirror(files, target)
-    problem = _problem(target, host, plan)
+    tree = read_tree(target)
+    new = {rel: digest(data) for rel, data in files.items()}
+    plan = diff(tree, new)
+    record = read_marker(target)
+    problem = foreign_problem(str(target), host, plan,
+                              judged_record(record, host, tree))
     if problem and not force:
         raise ForeignFolder(problem, plan, host)
     if dry_run:
         return plan
-    record = read_marker(target)
+    exact: dict[str, str | None] = dict(new)
     if plan.empty and target.is_dir():
-        if record != (host.lower(), set(files)):
-            _record_after(target, host, sorted(files), say)
+        if record != (host.lower(), exact):
+            _record_after(target, host, exact, say)
         return plan
     target.parent.mkdir(parents=True, exist_ok=True)
     # Recorded before the swap with the files of both trees, so that whatever
     # happens next, the record never leaves out a file acap put there.
-    earlier = record[1] if record is not None and record[0] == host.lower() else set()
-    _write_marker(target, host.lower(), sorted(earlier | set(files)))
+    earlier = record[1] if record is not None and record[0] == host.lower() else {}
+    _write_marker(target, host.lower(), {**earlier, **dict.fromkeys(files)})
     stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.acap-new-", dir=target.parent))
     git = target / GIT_ENTRY
     carried = False
@@ -356,11 +356,11 @@ def mirror(files: Mapping[str, bytes], target: Path, *, host: str, force: bool =
         raise
     if leftover is not None:
         shutil.rmtree(leftover, ignore_errors=True)
-    _record_after(target, host, sorted(files), say)
+    _record_after(target, host, exact, say)
     return plan
 
 
-def _record_after(target: Path, host: str, files: list[str],
+def _record_after(target: Path, host: str, files: Mapping[str, str | None],
                   say: Callable[[str], None]) -> None:
     """Record exactly the published files. The tree is already in place: a failure
     here is only reported (the record written before the swap still covers them)."""
@@ -450,23 +450,29 @@ def overlay(files: Mapping[str, bytes], target: Path, *, host: str, force: bool 
     say = progress or (lambda _m: None)
     target = target.absolute()
     record = read_marker(target)
-    owned = record[1] if record is not None and record[0] == host.lower() else set()
-    present = {rel: _present(target, rel) for rel in sorted(set(files) | owned)}
-    plan = overlay_plan(files, present, owned)
-    problem = foreign_problem(str(target), host, plan, record, overlay=True)
+    owned = record[1] if record is not None and record[0] == host.lower() else {}
+    present = {rel: _present(target, rel) for rel in sorted(set(files) | set(owned))}
+    sums = {rel: digest(data) if data is not None else None for rel, data in present.items()}
+    new = {rel: digest(data) for rel, data in files.items()}
+    judged = judged_record(record, host, sums)
+    ours = judged[1] if judged is not None and judged[0] == host.lower() else set()
+    plan = overlay_plan(new, sums, ours)
+    problem = foreign_problem(str(target), host, plan, judged, overlay=True)
     if problem and not force:
         raise ForeignFolder(problem, plan, host, overlay=True)
     if dry_run:
         return plan
-    mine = owned_after(plan, files, owned)
+    after: dict[str, str | None] = {p: new[p] for p in owned_after(plan, new, ours)}
     if plan.empty:
-        if target.is_dir() and record != (host.lower(), mine):
-            _record_after(target, host, sorted(mine), say)
+        if target.is_dir() and record != (host.lower(), after):
+            _record_after(target, host, after, say)
         return plan
     new_target = not target.is_dir()
     target.mkdir(parents=True, exist_ok=True)
-    # Recorded first with every file acap is about to write, as with a mirror.
-    _write_marker(target, host.lower(), owned | mine)
+    # Recorded first with every file acap is about to write, as with a mirror (their
+    # content unknown until they are in place).
+    _write_marker(target, host.lower(), {**{p: owned[p] for p in ours},
+                                         **dict.fromkeys(after)})
     created: list[Path] = []
     staged: list[tuple[str, Path]] = []
     done: list[str] = []
@@ -491,7 +497,7 @@ def overlay(files: Mapping[str, bytes], target: Path, *, host: str, force: bool 
         say(f"removing {rel} (acap published it; it is built no more)")
         os.unlink(target / rel)
     _remove_empty([(target / rel).parent for rel in plan.removed], target)
-    _record_after(target, host, sorted(mine), say)
+    _record_after(target, host, after, say)
     return plan
 
 

@@ -38,8 +38,10 @@ from acap.publisher._plan import (
     Published,
     TargetRefused,
     diff,
+    is_own_path,
     overlay_plan,
     owned_after,
+    still_ours,
 )
 
 #: Default branch GitHub Pages publishes from.
@@ -247,13 +249,14 @@ def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host
             foreign = TRAILER not in message
             if not foreign:
                 tip_host = _published_host(repo, tip, message, "CNAME" in old)
-        owned: set[str] | None = None
+        owned: set[str] = set()
         if overlay and tip:
-            tip_host, owned = _acap_record(repo, tip, old)
+            tip_host, recorded = _acap_record(repo, tip)
+            owned = still_ours(old, recorded)
             files = _jekyll_ready(repo, tip, old, files, branch)
         if overlay:
-            new_tree, plan = _overlay_tree(repo, tip, old, files, owned or set())
-            foreign = bool(set(plan.changed) - (owned or set()))
+            new_tree, plan = _overlay_tree(repo, tip, old, files, owned)
+            foreign = bool(set(plan.changed) - owned)
         else:
             new_tree, new = _write_tree(repo, files)
             plan = diff(old, new)
@@ -269,7 +272,7 @@ def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host
             say("up to date: no new commit")
             return outcome
         if overlay and foreign and not force:
-            theirs = sorted(set(plan.changed) - (owned or set()))
+            theirs = sorted(set(plan.changed) - owned)
             raise ForeignContent(
                 f"{branch} at {remote} holds {len(theirs)} file(s) at acap's paths that acap "
                 "did not publish, and publishing would replace them: "
@@ -290,7 +293,7 @@ def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host
         msg = (f"Publish {host}\n\nBuilt and checked by acap {__version__}.\n\n{TRAILER}\n"
                f"{HOST_TRAILER}: {host.lower()}\n")
         if overlay:
-            mine = owned_after(plan, files, owned or set())
+            mine = owned_after(plan, files, owned)
             msg = (f"Publish {host}\n\nBuilt and checked by acap {__version__}. acap adds its "
                    "files beside the website on this\nbranch; it changes no other file.\n\n"
                    f"{TRAILER}\n{HOST_TRAILER}: {host.lower()}\n"
@@ -334,21 +337,24 @@ def _published_host(repo: _Repo, tip: str, message: str, has_cname: bool) -> str
     return None
 
 
-def _acap_record(repo: _Repo, tip: str, tree: Mapping[str, str]) -> tuple[str | None,
-                                                                          set[str]]:
-    """``(host, {paths acap owns})`` from acap's last commit in the tip's history (the
-    tip's own files count as those of the site once someone else commits on top). The
-    paths are that commit's ``Published-files`` trailer (overlay commits), else its
-    whole tree (acap owned the branch whole); ``(None, set())`` when acap never
-    published there."""
+def _acap_record(repo: _Repo, tip: str) -> tuple[str | None, dict[str, str | None]]:
+    """``(host, {path acap owns: its tree entry in acap's commit})`` from acap's last commit
+    in the tip's history (someone may have committed on top). The paths are that commit's
+    ``Published-files`` trailer (overlay commits), else its whole tree (acap owned the
+    branch whole); ``(None, {})`` when acap never published there. A file changed since
+    that commit is no longer acap's (:func:`acap.publisher._plan.still_ours`)."""
     last = repo.run(["rev-list", "-1", f"--grep=^{TRAILER}$", tip],
                     what="find acap's last commit").strip()
     if not last:
-        return None, set()
+        return None, {}
     message = repo.run(["log", "-1", "--format=%B", last], what="read acap's last commit")
-    listing = repo.run(["ls-tree", "-r", "-z", "--name-only", "--full-tree", last],
+    listing = repo.run(["ls-tree", "-r", "-z", "--full-tree", last],
                        what="list acap's last commit")
-    host = _published_host(repo, last, message, "CNAME" in listing.split("\0"))
+    entries: dict[str, str | None] = {}
+    for entry in filter(None, listing.split("\0")):
+        meta, _, path = entry.partition("\t")
+        entries[path] = meta
+    host = _published_host(repo, last, message, "CNAME" in entries)
     for line in reversed(message.splitlines()):
         if line.startswith(FILES_TRAILER + ":"):
             try:
@@ -356,8 +362,8 @@ def _acap_record(repo: _Repo, tip: str, tree: Mapping[str, str]) -> tuple[str | 
             except ValueError:
                 break
             if isinstance(paths, list):
-                return host, {p for p in paths if isinstance(p, str)}
-    return host, set(filter(None, listing.split("\0")))
+                return host, {p: entries.get(p) for p in paths if is_own_path(p)}
+    return host, entries
 
 
 #: Paths a branch's site uses when GitHub Pages builds it with Jekyll.

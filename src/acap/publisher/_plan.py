@@ -10,7 +10,7 @@ as it was or complete. :func:`acap.publisher.publish` runs every target through 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
@@ -62,18 +62,39 @@ def diff(old: Mapping[str, str], new: Mapping[str, str]) -> Plan:
 _T = TypeVar("_T")
 
 
+def still_ours(present: Mapping[str, _T | None], owned: Mapping[str, _T | None]) -> set[str]:
+    """The paths of ``owned`` that are still acap's: absent, or holding what acap put
+    there (a path recorded without its content counts as acap's). A file someone changed
+    after acap wrote it is theirs now: acap neither replaces (without ``force``) nor
+    removes it."""
+    return {p for p, expected in owned.items()
+            if expected is None or present.get(p) is None or present.get(p) == expected}
+
+
+def judged_record(record: tuple[str, Mapping[str, _T | None]] | None, host: str,
+                  present: Mapping[str, _T | None]) -> tuple[str, set[str]] | None:
+    """A record as :func:`foreign_problem` weighs it: ``(its host, the paths that are
+    still acap's)`` (:func:`still_ours`; every path, for a record of another host)."""
+    if record is None:
+        return None
+    recorded_host, owned = record
+    if recorded_host != host.lower():
+        return recorded_host, set(owned)
+    return recorded_host, still_ours(present, owned)
+
+
 def overlay_plan(files: Mapping[str, _T], present: Mapping[str, _T | None],
                  owned: set[str]) -> Plan:
     """The :class:`Plan` of an overlay: acap's ``files`` added or updated beside a
-    website, and the files acap put there before (``owned``) that it no longer builds
-    removed. Nothing else is in the plan, so nothing else is touched.
+    website, and the files acap put there before (``owned``, see :func:`still_ours`) that
+    it no longer builds removed. Nothing else is in the plan, so nothing else is touched.
 
     Args:
-        files: ``{path: content}`` acap publishes (bytes, or a content id such as a git
-            blob id: anything compared by equality).
+        files: ``{path: content}`` acap publishes (bytes, a digest or a git tree entry:
+            anything compared by equality).
         present: ``{path: content, or None (absent)}`` at the target, for every path of
             ``files`` and ``owned``.
-        owned: the paths the record of acap's last publish there lists.
+        owned: the paths that are acap's at the target.
     """
     plan = Plan()
     for path in sorted(set(files) | owned):
@@ -97,18 +118,41 @@ def owned_after(plan: Plan, files: Mapping[str, object], owned: set[str]) -> set
     return (owned & set(files)) | set(plan.added) | set(plan.changed)
 
 
-def record_bytes(host: str, files: set[str] | list[str]) -> bytes:
-    """The record of a publish (directory and SFTP targets): which host, which files
-    acap put there. JSON; nothing private (the paths are public once published)."""
+def digest(data: bytes) -> str:
+    """SHA-256 hex of ``data``: the content id of a record (:func:`record_bytes`)."""
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def record_bytes(host: str, files: Mapping[str, str | None]) -> bytes:
+    """The record of a publish (directory and SFTP targets): which host, which files acap
+    put there, and the SHA-256 of each one it knows (a file someone changes afterwards is
+    theirs, :func:`still_ours`). JSON; nothing private (the files are public once
+    published)."""
     from acap._package import __version__
 
     doc = {"publishedBy": "acap", "acap": __version__, "host": host.lower(),
-           "files": sorted(files)}
+           "files": sorted(files),
+           "sha256": {p: h for p, h in sorted(files.items()) if h is not None}}
     return (json.dumps(doc, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def parse_record(data: bytes) -> tuple[str, set[str]] | None:
-    """``(host, {paths})`` from :func:`record_bytes`; ``None`` for anything else."""
+def is_own_path(path: object) -> bool:
+    """Whether ``path`` can be one of acap's files in a record: relative, ``/``-separated,
+    without an empty, ``.`` or ``..`` part or a NUL, and not in a ``.git`` at the root.
+    A record lies beside the target, where someone else may write: a path that climbs
+    out of the target, or into its ``.git``, is never taken as acap's to remove."""
+    if not isinstance(path, str) or not path or path.startswith("/") or "\0" in path:
+        return False
+    parts = path.split("/")
+    return all(p not in ("", ".", "..") for p in parts) and parts[0] != ".git"
+
+
+def parse_record(data: bytes) -> tuple[str, dict[str, str | None]] | None:
+    """``(host, {path: SHA-256 hex or None})`` from :func:`record_bytes` (only paths
+    :func:`is_own_path` accepts; records of acap versions before the digests: ``None``
+    for each); ``None`` for anything else."""
     try:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
@@ -116,14 +160,19 @@ def parse_record(data: bytes) -> tuple[str, set[str]] | None:
     if not (isinstance(doc, dict) and doc.get("publishedBy") == "acap"
             and isinstance(doc.get("host"), str) and isinstance(doc.get("files"), list)):
         return None
-    return doc["host"].lower(), {f for f in doc["files"] if isinstance(f, str)}
+    given = doc.get("sha256")
+    sums: dict[str, object] = given if isinstance(given, dict) else {}
+    return doc["host"].lower(), {
+        f: str(sums[f]) if isinstance(sums.get(f), str) else None
+        for f in doc["files"] if is_own_path(f)}
 
 
 def _names(paths: list[str]) -> str:
     return ", ".join(paths[:10]) + (" ..." if len(paths) > 10 else "")
 
 
-def foreign_problem(where: str, host: str, plan: Plan, record: tuple[str, set[str]] | None,
+def foreign_problem(where: str, host: str, plan: Plan,
+                    record: tuple[str, Collection[str]] | None,
                     overlay: bool = False) -> str | None:
     """Why publishing ``host`` at ``where`` needs ``force``, or ``None``.
 

@@ -51,7 +51,9 @@ from acap.publisher._plan import (
     Plan,
     Published,
     TargetRefused,
+    digest,
     foreign_problem,
+    judged_record,
     overlay_plan,
     owned_after,
     parse_record,
@@ -472,35 +474,44 @@ class SftpPublisher:
         record_at = _record_path(remote.root)
         raw = remote.read_file(record_at, _RECORD_LIMIT)
         record = parse_record(raw) if raw is not None else None
-        where = self.address.describe()
-        owned = record[1] if record is not None and record[0] == host.lower() else set()
+        owned = record[1] if record is not None and record[0] == host.lower() else {}
         if self.overlay:
-            present = {rel: remote.read(rel) for rel in sorted(set(files) | owned)}
-            plan = overlay_plan(files, present, owned)
+            present = {rel: remote.read(rel) for rel in sorted(set(files) | set(owned))}
         else:
             listed = remote.tree(skip=record_at)
-            present = {rel: remote.read(rel) if rel in listed else None for rel in files}
-            present.update({rel: b"" for rel in listed if rel not in files})
-            plan = overlay_plan(files, present, set(listed) - set(files))
-        problem = foreign_problem(where, host, plan, record, self.overlay)
+            # Files acap does not publish are read only when the record says acap put
+            # them there (to tell whether someone changed them since).
+            present = {rel: remote.read(rel) if rel in listed else None
+                       for rel in sorted(set(files) | (set(owned) & set(listed)))}
+        sums = {rel: digest(data) if data is not None else None
+                for rel, data in present.items()}
+        if not self.overlay:
+            sums.update({rel: "?" for rel in listed if rel not in sums})  # someone's
+        new = {rel: digest(data) for rel, data in files.items()}
+        judged = judged_record(record, host, sums)
+        ours = judged[1] if judged is not None and judged[0] == host.lower() else set()
+        plan = overlay_plan(new, sums, ours if self.overlay else set(sums) - set(new))
+        problem = foreign_problem(self.address.describe(), host, plan, judged, self.overlay)
         if problem and not force:
             from acap.publisher._directory import foreign_hint
 
             raise ForeignFiles(problem, plan, foreign_hint(host, self.overlay))
         if dry_run:
             return Published(plan, "dry run")
-        mine = owned_after(plan, files, owned) if self.overlay else set(files)
+        mine = owned_after(plan, new, ours) if self.overlay else set(new)
+        after: dict[str, str | None] = {p: new[p] for p in mine}
         if plan.empty:
-            if record != (host.lower(), mine):
-                self._write_record(remote, record_at, host, mine)
+            if record != (host.lower(), after):
+                self._write_record(remote, record_at, host, after)
             say("up to date: nothing uploaded")
             return Published(plan, "up to date")
         remote.makedirs(remote.root)
         # Recorded first with every file acap is about to write: whatever happens next,
         # the record never leaves out a file acap put there.
-        self._write_record(remote, record_at, host, owned | mine)
+        self._write_record(remote, record_at, host,
+                           {**{p: owned[p] for p in ours}, **dict.fromkeys(after)})
         self._apply(remote, files, plan, present, say)
-        self._write_record(remote, record_at, host, mine)
+        self._write_record(remote, record_at, host, after)
         return Published(plan, "published")
 
     def _apply(self, remote: _Remote, files: Mapping[str, bytes], plan: Plan,
@@ -538,7 +549,7 @@ class SftpPublisher:
         remote.remove_empty([posixpath.dirname(remote.path(rel)) for rel in plan.removed])
 
     def _write_record(self, remote: _Remote, record_at: str, host: str,
-                      files: set[str]) -> None:
+                      files: Mapping[str, str | None]) -> None:
         remote.rename(remote.put(record_at, record_bytes(host, files)), record_at)
 
 

@@ -401,3 +401,81 @@ def test_a_jekyll_site_on_the_branch_needs_well_known_included(tmp_path: Path) -
     files = tree_files(remote, "gh-pages")
     assert ".nojekyll" not in files  # Jekyll still builds the practice's pages
     assert files["index.md"] == site["index.md"] and ".well-known/agent-card.json" in files
+
+
+def test_a_record_that_names_paths_outside_the_folder_removes_nothing_there(
+        tmp_path: Path) -> None:
+    """The record lies beside the folder, where someone else may write: paths that climb
+    out, or into .git, are never acap's to remove."""
+    config = _practice(tmp_path)
+    do_build(config)
+    www = tmp_path / "www"
+    website = _website(www)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n", encoding="utf-8")
+    marker_path(www).write_text(json.dumps({
+        "publishedBy": "acap", "host": "example.com",
+        "files": ["../victim.txt", "/etc/hostname", ".git/config", "css/../../victim.txt",
+                  "talk.html"]}), encoding="utf-8")
+    assert dir_publish.read_marker(www) == ("example.com", {"talk.html": None})
+    res = publish(PublishOptions(config=config, dir=www))
+    assert res.ok, report_text(res.report)
+    assert victim.read_text(encoding="utf-8") == "keep me\n"
+    assert snapshot(www) == {**website, **_built(config)}
+
+
+def test_a_file_someone_changed_after_acap_wrote_it_is_theirs(tmp_path: Path) -> None:
+    """acap published the host whole (its home page), then the practice put its own home
+    page there and made the host an overlay: acap neither removes nor replaces it; the
+    same for a page of acap's the agency rewrote by hand."""
+    config = _practice(tmp_path)
+    from support.publishing import set_overlay
+
+    set_overlay(config, "example.com", False)
+    do_build(config)
+    www = tmp_path / "www"
+    assert publish(PublishOptions(config=config, dir=www)).ok
+    assert (www / "index.html").is_file()  # acap's, while it owned the host
+    (www / "index.html").write_bytes(WEBSITE["index.html"])  # the practice's own now
+    set_overlay(config, "example.com", True)
+    do_build(config)
+    res = publish(PublishOptions(config=config, dir=www))
+    assert res.ok, report_text(res.report)
+    plan = res.hosts[0].plan
+    assert plan is not None and plan.removed == [".nojekyll", "404.html"]  # acap's, as written
+    assert (www / "index.html").read_bytes() == WEBSITE["index.html"]
+    assert "index.html" not in json.loads(marker_path(www).read_text("utf-8"))["files"]
+    # acap's booking page, rewritten by hand: acap would replace it, so it asks first;
+    # and once the skill is gone, the page stays theirs.
+    (www / "book/index.html").write_bytes(b"<p>our own booking page</p>\n")
+    res = publish(PublishOptions(config=config, dir=www))
+    [msg] = _errors(res, "PUBLISH-FOREIGN")
+    assert msg.endswith("would delete or replace them: book/index.html")
+    _remove_skill(config, "arrangement-booking")
+    do_build(config)
+    res = publish(PublishOptions(config=config, dir=www))
+    assert res.ok, report_text(res.report)
+    assert res.hosts[0].plan is not None and res.hosts[0].plan.removed == ["book.html"]
+    assert (www / "book/index.html").read_bytes() == b"<p>our own booking page</p>\n"
+
+
+def test_a_page_of_acaps_rewritten_on_the_branch_is_the_websites(tmp_path: Path) -> None:
+    config = _practice(tmp_path)
+    do_build(config)
+    remote, work = _pages_branch(tmp_path, WEBSITE)
+    assert publish(PublishOptions(config=config, remote=str(remote))).ok
+    git("pull", "-q", str(remote), "gh-pages", cwd=work)
+    (work / "book/index.html").write_bytes(b"<p>our own booking page</p>\n")
+    git("commit", "-q", "-am", "our booking page", cwd=work)
+    git("push", "-q", str(remote), "gh-pages", cwd=work)
+    theirs = branch_tip(remote)
+    res = publish(PublishOptions(config=config, remote=str(remote)))
+    [msg] = _errors(res, "PUBLISH-FOREIGN")
+    assert msg.endswith("publishing would replace them: book/index.html")
+    assert branch_tip(remote) == theirs
+    _remove_skill(config, "arrangement-booking")
+    do_build(config)
+    res = publish(PublishOptions(config=config, remote=str(remote)))
+    assert res.ok, report_text(res.report)
+    assert res.hosts[0].plan is not None and res.hosts[0].plan.removed == ["book.html"]
+    assert tree_files(remote, "gh-pages")["book/index.html"] == b"<p>our own booking page</p>\n"

@@ -9,6 +9,7 @@ about the personEntry host left behind.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -79,7 +80,9 @@ def test_force_replaces_a_foreign_folder_and_records_the_publish(tmp_path: Path)
     data = json.loads(record.read_text("utf-8"))
     assert data["publishedBy"] == "acap" and data["host"] == "example.com"
     assert data["files"] == sorted(snapshot(www))
-    assert set(data) == {"publishedBy", "acap", "host", "files"}  # nothing else, no key
+    assert set(data) == {"publishedBy", "acap", "host", "files", "sha256"}  # nothing else
+    assert data["sha256"] == {rel: hashlib.sha256(b).hexdigest()  # what acap put there
+                              for rel, b in snapshot(www).items()}
     # From now on acap deletes what it published there, and only that: a page it published
     # earlier goes without --force; a file someone added is refused by name.
     add_to_site(config.parent / "site", "example.com/old-page.html", b"<p>old</p>\n")
