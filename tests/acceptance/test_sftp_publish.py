@@ -305,3 +305,29 @@ def test_a_link_on_acaps_way_on_the_server_is_refused(tmp_path: Path, server: Ss
         f"example.com: {remote}/.well-known on the server is a symbolic link: acap reads, "
         "replaces and deletes only regular files and folders, and never writes through a link")
     assert list(elsewhere.iterdir()) == []
+
+
+def test_a_folder_whose_parent_acap_may_not_write_is_refused_before_anything_goes_up(
+        tmp_path: Path, server: Sshd) -> None:
+    """acap's record lies beside the folder; where the server forbids that, nothing is
+    uploaded and the message says where and why. (The server runs as root here, so the
+    parent is made immutable to be out of its reach: chattr +i.)"""
+    config = project(tmp_path)
+    parent = tmp_path / "locked"
+    remote = parent / "public_html"
+    website = _website(remote)
+    _sftp_target(config, server, remote)
+    do_build(config)
+    locked = subprocess.run(["chattr", "+i", str(parent)], capture_output=True, check=False)
+    if locked.returncode != 0:  # a file system without attributes: a folder we cannot enter
+        pytest.fail(f"chattr +i failed here: {locked.stderr!r}")
+    try:
+        res = publish(PublishOptions(config=config))
+    finally:
+        subprocess.run(["chattr", "-i", str(parent)], check=True)
+    assert _rules(res) == ["PUBLISH-FAILED"]
+    msg = res.report.errors[0].message
+    assert msg.startswith(f"example.com: the server does not let acap write "
+                          f"{parent}/.public_html.acap-published.json")
+    assert msg.endswith("; nothing was changed")
+    assert snapshot(remote) == website

@@ -403,7 +403,7 @@ class JsonReporter(Reporter):
             "ok": result.ok,
             "hosts": [{
                 "host": h.target.host, "target": h.target.describe(), "outcome": h.outcome,
-                "commit": h.commit,
+                "acap": "adds" if h.target.overlay else "whole", "commit": h.commit,
                 "added": h.plan.added if h.plan else [],
                 "changed": h.plan.changed if h.plan else [],
                 "removed": h.plan.removed if h.plan else [],

@@ -46,19 +46,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
-from acap.publisher._plan import (
-    ForeignFiles,
-    Plan,
-    Published,
-    TargetRefused,
-    digest,
-    foreign_problem,
-    judged_record,
-    overlay_plan,
-    owned_after,
-    parse_record,
-    record_bytes,
-)
+from acap.publisher import _plan
+from acap.publisher._plan import ForeignFiles, Plan, Published, TargetRefused
 
 if TYPE_CHECKING:
     import paramiko
@@ -473,7 +462,7 @@ class SftpPublisher:
                  force: bool, say: Callable[[str], None]) -> Published:
         record_at = _record_path(remote.root)
         raw = remote.read_file(record_at, _RECORD_LIMIT)
-        record = parse_record(raw) if raw is not None else None
+        record = _plan.parse_record(raw) if raw is not None else None
         owned = record[1] if record is not None and record[0] == host.lower() else {}
         if self.overlay:
             present = {rel: remote.read(rel) for rel in sorted(set(files) | set(owned))}
@@ -483,33 +472,41 @@ class SftpPublisher:
             # them there (to tell whether someone changed them since).
             present = {rel: remote.read(rel) if rel in listed else None
                        for rel in sorted(set(files) | (set(owned) & set(listed)))}
-        sums = {rel: digest(data) if data is not None else None
+        sums = {rel: _plan.digest(data) if data is not None else None
                 for rel, data in present.items()}
         if not self.overlay:
             sums.update({rel: "?" for rel in listed if rel not in sums})  # someone's
-        new = {rel: digest(data) for rel, data in files.items()}
-        judged = judged_record(record, host, sums)
+        new = {rel: _plan.digest(data) for rel, data in files.items()}
+        judged = _plan.judged_record(record, host, sums)
         ours = judged[1] if judged is not None and judged[0] == host.lower() else set()
-        plan = overlay_plan(new, sums, ours if self.overlay else set(sums) - set(new))
-        problem = foreign_problem(self.address.describe(), host, plan, judged, self.overlay)
+        plan = _plan.overlay_plan(new, sums, ours if self.overlay else set(sums) - set(new))
+        problem = _plan.foreign_problem(self.address.describe(), host, plan, judged, self.overlay)
         if problem and not force:
             from acap.publisher._directory import foreign_hint
 
             raise ForeignFiles(problem, plan, foreign_hint(host, self.overlay))
         if dry_run:
             return Published(plan, "dry run")
-        mine = owned_after(plan, new, ours) if self.overlay else set(new)
+        mine = _plan.owned_after(plan, new, ours) if self.overlay else set(new)
         after: dict[str, str | None] = {p: new[p] for p in mine}
         if plan.empty:
             if record != (host.lower(), after):
                 self._write_record(remote, record_at, host, after)
             say("up to date: nothing uploaded")
             return Published(plan, "up to date")
-        remote.makedirs(remote.root)
         # Recorded first with every file acap is about to write: whatever happens next,
         # the record never leaves out a file acap put there.
-        self._write_record(remote, record_at, host,
-                           {**{p: owned[p] for p in ours}, **dict.fromkeys(after)})
+        try:
+            remote.makedirs(remote.root)
+            self._write_record(remote, record_at, host,
+                               {**{p: owned[p] for p in ours}, **dict.fromkeys(after)})
+        except PermissionError as exc:
+            raise TargetRefused(
+                f"the server does not let acap write {record_at}, its record of the files it "
+                f"puts in {remote.root} ({exc.strerror or exc}); nothing was changed",
+                "acap keeps that record beside the folder: ask your hosting provider to let "
+                "you write there, or publish into a folder inside one you may write in",
+                "PUBLISH-FAILED") from None
         self._apply(remote, files, plan, present, say)
         self._write_record(remote, record_at, host, after)
         return Published(plan, "published")
@@ -550,7 +547,7 @@ class SftpPublisher:
 
     def _write_record(self, remote: _Remote, record_at: str, host: str,
                       files: Mapping[str, str | None]) -> None:
-        remote.rename(remote.put(record_at, record_bytes(host, files)), record_at)
+        remote.rename(remote.put(record_at, _plan.record_bytes(host, files)), record_at)
 
 
 __all__ = ["SftpAddress", "SftpPublisher", "connect", "fingerprint", "parse_sftp_url"]

@@ -471,10 +471,11 @@ def test_every_rule_id_publish_and_live_use_is_registered() -> None:
 
     src = Path(acap.__file__).parent
     used: set[str] = set()
-    for name in ("publisher/_publish.py", "publisher/_live.py", "publisher/_git_branch.py",
-                 "publisher/_directory.py"):
-        used |= set(re.findall(r'Finding\(\s*"([A-Z0-9.-]+)"', (src / name).read_text("utf-8")))
-    assert {"PUBLISH-STALE", "PUBLISH-ORIGIN", "LIVE-CORS"} <= used
+    for path in sorted((src / "publisher").glob("*.py")):
+        text = path.read_text("utf-8")
+        used |= set(re.findall(r'Finding\(\s*"([A-Z0-9.-]+)"', text))
+        used |= set(re.findall(r'"((?:PUBLISH|LIVE|SITE)-[A-Z-]+)"', text))  # TargetRefused
+    assert {"PUBLISH-STALE", "PUBLISH-ORIGIN", "LIVE-CORS", "PUBLISH-HOST-KEY"} <= used
     assert used - rule_ids() == set()
 
 

@@ -35,6 +35,8 @@ SERVERS_DIR = ".servers"
 _NAMES = tuple(p.rsplit("/", 1)[1] for p in (CARD_PATH, JWKS_PATH))
 _NAMES_RE = "(" + "|".join(n.removesuffix(".json") for n in _NAMES) + r")\.json"
 _PATHS = " ".join((CARD_PATH, JWKS_PATH))
+_SAYS = ("It serves the Agent Card and its keys (JWKS) as JSON that any web page may read, "
+         "with their cache time.")
 
 
 def _cache(seconds: int) -> str:
@@ -56,6 +58,14 @@ def _apache_block(seconds: int, indent: str) -> list[str]:
     return [*lines, f"{indent}</IfModule>"]
 
 
+def _text(comment: str, body: list[str]) -> bytes:
+    """A settings file: ``comment`` as ``#`` lines, then ``body``; UTF-8, LF line ends."""
+    import textwrap
+
+    lines = [f"# {line}" for line in textwrap.wrap(comment, 86)]
+    return ("\n".join([*lines, *body]) + "\n").encode("utf-8")
+
+
 def htaccess(host: str, seconds: int) -> bytes:
     """``.well-known/.htaccess`` for Apache 2.4 (see the module docstring).
 
@@ -63,31 +73,22 @@ def htaccess(host: str, seconds: int) -> bytes:
         host: the host the file is for (named in its comment).
         seconds: the card's ``Cache-Control`` max-age (0: ``no-cache``).
     """
-    lines = [
-        f"# Written by acap build for https://{host}/: the Agent Card and its keys (JWKS)",
-        "# as JSON that any web page may read, with their cache time. Apache reads this",
-        "# file when the site allows it (AllowOverride FileInfo) and mod_headers is on",
-        "# (a2enmod headers). Where .htaccess files are not read, use apache.conf from",
-        f"# site/{SERVERS_DIR}/{host}/ in the site's <VirtualHost> instead.",
-        f'<FilesMatch "^{_NAMES_RE}$">',
-        *_apache_block(seconds, "    "),
-        "</FilesMatch>",
-    ]
-    return ("\n".join(lines) + "\n").encode("utf-8")
+    return _text(
+        f"Written by acap build for https://{host}/. {_SAYS} Apache reads this file when "
+        "the site allows it (AllowOverride FileInfo) and mod_headers is on (a2enmod "
+        f"headers). Where .htaccess files are not read, use apache.conf from "
+        f"site/{SERVERS_DIR}/{host}/ in the site's <VirtualHost> instead.",
+        [f'<FilesMatch "^{_NAMES_RE}$">', *_apache_block(seconds, "    "), "</FilesMatch>"])
 
 
 def apache_conf(host: str, seconds: int) -> bytes:
     """``apache.conf``: the same as :func:`htaccess`, for the host's ``<VirtualHost>``."""
-    lines = [
-        f"# Written by acap build for https://{host}/: put it inside the <VirtualHost> of",
-        f"# {host} (or Include it there), then reload Apache. Needs mod_headers",
-        "# (a2enmod headers). It serves the Agent Card and its keys (JWKS) as JSON that any",
-        "# web page may read, with their cache time.",
-        f'<LocationMatch "^/\\.well-known/{_NAMES_RE}$">',
-        *_apache_block(seconds, "    "),
-        "</LocationMatch>",
-    ]
-    return ("\n".join(lines) + "\n").encode("utf-8")
+    return _text(
+        f"Written by acap build for https://{host}/: put it inside the <VirtualHost> of "
+        f"{host} (or Include it there), then reload Apache. Needs mod_headers (a2enmod "
+        f"headers). {_SAYS}",
+        [f'<LocationMatch "^/\\.well-known/{_NAMES_RE}$">', *_apache_block(seconds, "    "),
+         "</LocationMatch>"])
 
 
 def nginx_conf(host: str, seconds: int) -> bytes:
@@ -97,46 +98,29 @@ def nginx_conf(host: str, seconds: int) -> bytes:
     preflight with 204. ``add_header`` lines in a ``location`` replace those of the
     ``server`` block for the files it matches, which the comment says.
     """
-    lines = [
-        f"# Written by acap build for https://{host}/: put `include /path/to/this/file;`",
-        f"# in the server {{ }} block of {host}, whose root is the folder acap publishes to,",
-        "# then run nginx -s reload. It serves the Agent Card and its keys (JWKS) as JSON",
-        "# that any web page may read, with their cache time. nginx uses only these",
-        "# add_header lines for the two files: repeat any add_header of your server block",
-        "# (Strict-Transport-Security, say) inside this location.",
-        f"location ~ ^/\\.well-known/{_NAMES_RE}$ {{",
-        "    types { }",
-        "    default_type application/json;",
-        *(f'    add_header {name} "{value}" always;' for name, value in _headers(seconds)),
-        '    add_header Access-Control-Allow-Headers "*" always;',
-        "    if ($request_method = OPTIONS) {",
-        "        return 204;",
-        "    }",
-        "}",
-    ]
-    return ("\n".join(lines) + "\n").encode("utf-8")
+    headers = [f'    add_header {name} "{value}" always;' for name, value in _headers(seconds)]
+    return _text(
+        f"Written by acap build for https://{host}/: put `include /path/to/this/file;` in "
+        f"the server {{ }} block of {host}, whose root is the folder acap publishes to, "
+        f"then run nginx -s reload. {_SAYS} nginx uses only these add_header lines for the "
+        "two files: repeat any add_header of your server block (Strict-Transport-Security, "
+        "say) inside this location.",
+        [f"location ~ ^/\\.well-known/{_NAMES_RE}$ {{", "    types { }",
+         "    default_type application/json;", *headers,
+         '    add_header Access-Control-Allow-Headers "*" always;',
+         "    if ($request_method = OPTIONS) {", "        return 204;", "    }", "}"])
 
 
 def caddyfile(host: str, seconds: int) -> bytes:
     """``Caddyfile``: lines to ``import`` in the host's site block, before ``file_server``."""
-    lines = [
-        f"# Written by acap build for https://{host}/: put `import /path/to/this/file` in the",
-        f"# site block of {host}, before file_server, then run caddy reload. It serves the",
-        "# Agent Card and its keys (JWKS) as JSON that any web page may read, with their",
-        "# cache time.",
-        f"@acap_card path {_PATHS}",
-        "header @acap_card {",
-        "\tContent-Type application/json",
-        *(f'\t{name} "{value}"' for name, value in _headers(seconds)),
-        "\tAccess-Control-Allow-Headers *",
-        "}",
-        "@acap_preflight {",
-        "\tmethod OPTIONS",
-        f"\tpath {_PATHS}",
-        "}",
-        "respond @acap_preflight 204",
-    ]
-    return ("\n".join(lines) + "\n").encode("utf-8")
+    headers = [f'\t{name} "{value}"' for name, value in _headers(seconds)]
+    return _text(
+        f"Written by acap build for https://{host}/: put `import /path/to/this/file` in the "
+        f"site block of {host}, before file_server, then run caddy reload. {_SAYS}",
+        [f"@acap_card path {_PATHS}", "header @acap_card {", "\tContent-Type application/json",
+         *headers, "\tAccess-Control-Allow-Headers *", "}",
+         "@acap_preflight {", "\tmethod OPTIONS", f"\tpath {_PATHS}", "}",
+         "respond @acap_preflight 204"])
 
 
 def server_files(host: str, seconds: int) -> list[tuple[str, bytes]]:
