@@ -15,14 +15,15 @@ briefly absent, but never mixed.
 
 acap deletes or replaces only files it published there itself. Each publish
 is recorded beside the target, in ``.<name>.acap-published.json`` (for
-``/srv/www`` that is ``/srv/.www.acap-published.json``): the host and the
-paths of the files acap put there. Any other file the mirror would delete or
-replace (a hand-made site, files someone added, a folder acap published for
+``/srv/www`` that is ``/srv/.www.acap-published.json``): the host, and the
+paths and SHA-256 of the files acap put there (:func:`acap.publisher._plan.record_bytes`).
+Any other file the mirror would delete or replace (a hand-made site, files
+someone added or changed since acap wrote them, a folder acap published for
 another host) needs ``force``; without it :func:`mirror` raises
 :class:`ForeignFolder` and changes nothing. The record lies outside the
 target so that a web server serving the target never serves it; it holds
-nothing private anyway (a host name, acap's version and paths that are
-public once published), and no key material ever.
+nothing private anyway (a host name, acap's version, paths that are public
+once published and their digests), and no key material ever.
 
 **Overlay** (:func:`overlay`, a host where the operator's own website lives,
 ``hosts.<host>.overlay``): nothing is swapped. acap's new and changed files are
@@ -31,7 +32,8 @@ changes nothing), then renamed into place one by one (a failure there puts
 back what was renamed), then the files acap published there before and no
 longer builds are removed (the record says which), and the folders that left
 empty. Every other file of the folder is left exactly as it is, and a file at
-one of acap's paths that acap did not put there is replaced only with ``force``.
+one of acap's paths that acap did not put there (or that someone changed since)
+is replaced only with ``force``, and never removed.
 
 acap reads, replaces and deletes only regular files and folders: a FIFO, a
 device, a socket or a symbolic link where acap would read or write (anywhere in
