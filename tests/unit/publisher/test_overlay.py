@@ -302,6 +302,11 @@ def test_a_working_tree_of_another_branch_is_refused(tmp_path: Path) -> None:
                         "gh-pages), or into a working tree of gh-pages (git worktree add "
                         "<folder> gh-pages)")
     assert snapshot(clone) == before
+    # A web root that is a checkout of the site's main: said so, acap adds its files.
+    res = publish(PublishOptions(config=config, dir=clone, branch="main"))
+    assert res.ok, report_text(res.report)
+    assert {rel: b for rel, b in snapshot(clone).items() if rel in before} == before
+    assert (clone / ".well-known/agent-card.json").is_file()
 
 
 @pytest.mark.parametrize("overlay", [True, False])
