@@ -34,6 +34,7 @@ from acap.cli import report_text
 from support.languages import example_in, shipped_languages
 from support.pages import PAYLOADS, everything_set_to, example_data, run_build, write_yaml
 from support.paths import REPO, SRC
+from support.publishing import set_overlay
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -113,12 +114,20 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Server
     markup = root / "markup"
     markup.mkdir()
     write_yaml(markup, everything_set_to(PAYLOADS[1]))
+    # The card host is the operator's website, where acap writes no home page unless it
+    # owns the host whole (overlay: false): that variant of acap's root page is served too.
+    whole = root / "whole"
+    shutil.copytree(bundled, whole)
+    set_overlay(whole / "operator.yaml", "example.com", False)
     servers: dict[str, Server] = {}
-    for name, folder in (("bundled", bundled), ("french", french), ("markup", markup)):
+    for name, folder in (("bundled", bundled), ("french", french), ("markup", markup),
+                         ("whole", whole)):
         result = run_build(folder / "operator.yaml", write=True)
         assert result.report.ok(), report_text(result.report)
         servers[name] = Server(folder / "site" / "ask.example.com")
         servers[name + "-card-host"] = Server(folder / "site" / "example.com")
+    assert (whole / "site/example.com/index.html").is_file()
+    assert not (bundled / "site/example.com/index.html").exists()
     yield servers
     for s in servers.values():
         s.close()
@@ -256,7 +265,7 @@ def test_the_page_needs_no_javascript(browser: Browser, sites: dict[str, Server]
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize(("site", "path"), [
     ("bundled", "/talk"), ("french", "/talk/fr/"), ("bundled", "/"),
-    ("bundled", "/404.html"), ("bundled-card-host", "/"), ("markup", "/talk")])
+    ("bundled", "/404.html"), ("whole-card-host", "/"), ("markup", "/talk")])
 def test_no_wcag21_aa_violation(browser: Browser, sites: dict[str, Server], site: str,
                                 path: str, scheme: str) -> None:
     v = Visit(browser, sites[site].origin + path, color_scheme=scheme)

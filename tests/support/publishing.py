@@ -54,15 +54,30 @@ def tree_files(repo: Path, rev: str) -> dict[str, bytes]:
     return out
 
 
-def project(tmp_path: Path, *, replace: dict[str, str] | None = None) -> Path:
-    """A copy of the bundled operator.yaml in ``tmp_path/project``; returns the file."""
+def project(tmp_path: Path, *, replace: dict[str, str] | None = None,
+            overlay: bool | None = None) -> Path:
+    """A copy of the bundled operator.yaml in ``tmp_path/project``; returns the file.
+
+    ``overlay`` sets ``hosts.example.com.overlay`` (the operator's website host, where acap
+    adds its files beside the website unless told ``False``: it then owns the host whole).
+    """
     folder = tmp_path / "project"
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / "operator.yaml"
     shutil.copyfile(EXAMPLE, target)
     if replace:
         edit(target, replace)
+    if overlay is not None:
+        set_overlay(target, "example.com", overlay)
     return target
+
+
+def set_overlay(path: Path, host: str, overlay: bool) -> None:
+    """Set ``hosts.<host>.overlay`` in operator.yaml."""
+    def fn(d: dict[str, Any]) -> None:
+        hosts = d.setdefault("hosts", {})
+        hosts[host] = {**(hosts.get(host) or {}), "overlay": overlay}
+    change(path, fn)
 
 
 def change(path: Path, fn: Callable[[dict[str, Any]], None]) -> None:

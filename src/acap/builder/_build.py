@@ -17,6 +17,7 @@ from pathlib import Path
 from acap._package import __version__
 from acap.builder._context import BuildContext, BuildOptions, BuildResult
 from acap.builder._steps import FINAL_CHECKS, STEPS, Step, bug_finding
+from acap.builder.pages import SERVERS_DIR, cache_policy, server_files
 from acap.checks import check_operator
 from acap.errors import SitePathError
 from acap.findings import Finding, Location, Report
@@ -31,6 +32,7 @@ from acap.site import (
     write_failure,
     write_site,
 )
+from acap.uris import CARD_PATH, JWKS_PATH
 
 __all__ = ["assemble", "build", "input_digest", "write_or_report"]
 
@@ -116,12 +118,31 @@ def build(options: BuildOptions) -> BuildResult:
     ctx = assemble(options)
     cfg = ctx.cfg
     site_dir = options.resolved_site_dir()
+    servers = _add_server_files(ctx) if ctx.report.ok() else []
     written = False
     if ctx.report.ok(options.strict) and options.write:
         written = _guard_and_write(ctx, site_dir)
     card_url = cfg.card_url if cfg.card_host else None
+    configured = cfg.hosts
+    overlay = {h: h in configured and cfg.overlay(h) for h in ctx.files.hosts()}
     return BuildResult(ctx.report, ctx.files, site_dir, ctx.card, ctx.notices, written,
-                       card_url, options.strict)
+                       card_url, options.strict, overlay, servers)
+
+
+def _add_server_files(ctx: BuildContext) -> list[str]:
+    """Web server settings (Apache, nginx, Caddy) for each host with a card or JWKS, beside
+    the site under ``.servers/<host>/`` (:mod:`acap.builder.pages._servers`). A one-operator
+    build only: they are never published, and a batch site is a hosting platform's, which
+    configures its servers itself. Returns the folders written."""
+
+    seconds = cache_policy(ctx.cfg).card
+    out = []
+    for host in ctx.files.hosts():
+        if any(f"{host}{p}" in ctx.files for p in (CARD_PATH, JWKS_PATH)):
+            for rel, data in server_files(host, seconds):
+                ctx.files.add_path(rel, data)
+            out.append(f"{SERVERS_DIR}/{host}")
+    return out
 
 
 def _guard_and_write(ctx: BuildContext, site_dir: Path) -> bool:

@@ -106,6 +106,11 @@ class BuildResult:
         card_url: where the card is published (A2A §8.2), or ``None`` when
             operator.yaml could not be read far enough to say.
         strict: whether warnings failed the build (``BuildOptions.strict``).
+        overlay: ``{host: True}`` for each host built where acap only adds its files
+            beside the operator's own website, ``False`` where acap's files are the
+            whole site (:meth:`acap.load.OperatorConfig.overlay`), in site order.
+        servers: the folders under site/ holding web server settings for a host
+            (Apache, nginx, Caddy; :mod:`acap.builder.pages._servers`), as written.
     """
 
     report: Report
@@ -116,6 +121,8 @@ class BuildResult:
     written: bool
     card_url: str | None = None
     strict: bool = False
+    overlay: dict[str, bool] = field(default_factory=dict)
+    servers: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

@@ -137,6 +137,14 @@ def _not_built(result: BuildResult) -> str:
     return f"not built: {why}{kept}"
 
 
+def _ownership(host: str, overlay: bool) -> str:
+    """Whether acap owns ``host`` whole or adds its files to a website there, in words."""
+    if overlay:
+        return ("acap adds its files beside your website there (no index.html or 404.html; "
+                "acap publish changes no other file)")
+    return f"acap's own site: acap publish makes it hold exactly site/{host}/"
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
 
@@ -217,8 +225,13 @@ class TextReporter(Reporter):
             return
         self.out(f"built {result.site_dir}/ ({len(result.files)} files: "
                  f"{', '.join(result.files.hosts())})")
+        for host, overlay in result.overlay.items():
+            self.out(f"  {host}: " + _ownership(host, overlay))
         if result.card_url:
             self.out(f"card: {result.card_url}")
+        if result.servers:
+            self.out("web server settings (Apache, nginx, Caddy) for the card: "
+                     + ", ".join(f"{result.site_dir}/{s}/" for s in result.servers))
 
     def batch(self, result: BatchResult, options: BatchOptions) -> None:
         errors, warnings = result.totals()
@@ -354,7 +367,10 @@ class JsonReporter(Reporter):
     def build(self, result: BuildResult) -> None:
         for note in result.notices:  # what was done (a key made) is said whatever the format
             self.err(f"note: {note}")
-        self.findings(result.report)
+        self._doc({**report_json(result.report),
+                   "hosts": [{"host": h, "acap": "adds" if o else "whole"}
+                             for h, o in result.overlay.items()],
+                   "servers": [f"{result.site_dir}/{s}" for s in result.servers]})
         if not result.ok:
             self.err(_not_built(result))
 
@@ -401,7 +417,7 @@ class JsonReporter(Reporter):
             "ok": result.ok,
             "hosts": [{
                 "host": h.target.host, "target": h.target.describe(), "outcome": h.outcome,
-                "commit": h.commit,
+                "acap": "adds" if h.target.overlay else "whole", "commit": h.commit,
                 "added": h.plan.added if h.plan else [],
                 "changed": h.plan.changed if h.plan else [],
                 "removed": h.plan.removed if h.plan else [],

@@ -103,6 +103,29 @@ class OperatorConfig:
         return out
 
     @property
+    def website_host(self) -> str:
+        """The host of operator.website (A-label, lower case); ``""`` when there is none."""
+        site = _split(self.website)
+        return _a_label((site.hostname or "").rstrip(".")) if site else ""
+
+    def overlay(self, host: str) -> bool:
+        """Whether acap only adds its own files on ``host`` (``hosts.<host>.overlay``),
+        beside a website it did not make, rather than owning the host whole.
+
+        Default: true for the host of operator.website (the operator's own website) and
+        for a host with ``ownPages: true`` (a home page of its own), false for any
+        other host (acap's own pages, e.g. the personEntry host). On such a host the
+        build writes no ``index.html`` and no ``404.html``, and ``acap publish`` adds and
+        updates acap's files and removes only files it put there itself.
+        """
+        host = host.lower()
+        settings = self.hosts.get(host, {})
+        value = settings.get("overlay")
+        if isinstance(value, bool):
+            return value
+        return host == self.website_host or settings.get("ownPages") is True
+
+    @property
     def own_origins(self) -> list[str]:
         """Origins the operator declares as its own (OR-3.4): website, hosts, ownOrigins."""
         origins = []

@@ -4,9 +4,12 @@
 as the manifest lists it, signatures against the built JWKS, no key material, the card at
 its origin's well-known path); :func:`publish` then puts each host folder on its target
 through that target's :class:`Publisher`: a git branch (:class:`BranchPublisher`, GitHub
-Pages) or a directory swapped in atomically (:class:`DirectoryPublisher`). Neither replaces
-what acap did not publish there without ``force`` (:class:`ForeignFiles`). What is live
-can be checked with :func:`live_check`.
+Pages), a directory swapped in atomically (:class:`DirectoryPublisher`) or a folder on an
+SFTP server (:class:`SftpPublisher`). On a host where the operator's own website lives
+(overlay) each adds acap's files beside it and removes only what acap put there
+(:func:`overlay`). None replaces what acap did not publish there without ``force``
+(:class:`ForeignFiles`), and none touches what is not a regular file or folder
+(:class:`TargetRefused`). What is live can be checked with :func:`live_check`.
 
 May import: :mod:`acap.builder` and every stage below it.
 """
@@ -19,6 +22,8 @@ from acap._lazy import exports
 
 if TYPE_CHECKING:
     from acap.publisher._directory import DirectoryPublisher as DirectoryPublisher
+    from acap.publisher._directory import mirror as mirror
+    from acap.publisher._directory import overlay as overlay
     from acap.publisher._git_branch import BranchPublisher as BranchPublisher
     from acap.publisher._live import HttpFacts as HttpFacts
     from acap.publisher._live import LiveCheck as LiveCheck
@@ -27,11 +32,15 @@ if TYPE_CHECKING:
     from acap.publisher._plan import Plan as Plan
     from acap.publisher._plan import Published as Published
     from acap.publisher._plan import Publisher as Publisher
+    from acap.publisher._plan import TargetRefused as TargetRefused
+    from acap.publisher._plan import diff as diff
     from acap.publisher._publish import Checked as Checked
     from acap.publisher._publish import HostResult as HostResult
     from acap.publisher._publish import PublishResult as PublishResult
     from acap.publisher._publish import preflight as preflight
     from acap.publisher._publish import publish as publish
+    from acap.publisher._sftp import SftpAddress as SftpAddress
+    from acap.publisher._sftp import SftpPublisher as SftpPublisher
     from acap.publisher._targets import PublishOptions as PublishOptions
     from acap.publisher._targets import Target as Target
 

@@ -15,31 +15,63 @@ briefly absent, but never mixed.
 
 acap deletes or replaces only files it published there itself. Each publish
 is recorded beside the target, in ``.<name>.acap-published.json`` (for
-``/srv/www`` that is ``/srv/.www.acap-published.json``): the host and the
-paths of the files acap put there. Any other file the mirror would delete or
-replace (a hand-made site, files someone added, a folder acap published for
+``/srv/www`` that is ``/srv/.www.acap-published.json``): the host, and the
+paths and SHA-256 of the files acap put there (:func:`acap.publisher._plan.record_bytes`).
+Any other file the mirror would delete or replace (a hand-made site, files
+someone added or changed since acap wrote them, a folder acap published for
 another host) needs ``force``; without it :func:`mirror` raises
 :class:`ForeignFolder` and changes nothing. The record lies outside the
 target so that a web server serving the target never serves it; it holds
-nothing private anyway (a host name, acap's version and paths that are
-public once published), and no key material ever.
+nothing private anyway (a host name, acap's version, paths that are public
+once published and their digests), and no key material ever.
+
+**Overlay** (:func:`overlay`, a host where the operator's own website lives,
+``hosts.<host>.overlay``): nothing is swapped. acap's new and changed files are
+written under temporary names beside their places first (a failure there
+changes nothing), then renamed into place one by one (a failure there puts
+back what was renamed), then the files acap published there before and no
+longer builds are removed (the record says which), and the folders that left
+empty. Every other file of the folder is left exactly as it is, and a file at
+one of acap's paths that acap did not put there (or that someone changed since)
+is replaced only with ``force``, and never removed.
+
+acap reads, replaces and deletes only regular files and folders: a FIFO, a
+device, a socket or a symbolic link where acap would read or write (anywhere in
+a folder acap replaces whole; on acap's own paths with overlay) is refused with
+:class:`~acap.publisher._plan.TargetRefused`, before anything is read from it
+or written. A ``.git`` at the target's root (only ever there when
+:mod:`acap.publisher._targets` found it to be a working tree of the target
+branch) is never read, replaced or deleted: a mirror carries it over.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import hashlib
-import json
 import os
 import shutil
+import stat
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
-from acap._package import __version__
-from acap.publisher._plan import ForeignFiles, Plan, Published, diff
+from acap.publisher._plan import (
+    ForeignFiles,
+    Plan,
+    Published,
+    TargetRefused,
+    diff,
+    digest,
+    foreign_problem,
+    judged_record,
+    overlay_plan,
+    owned_after,
+    parse_record,
+    record_bytes,
+)
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
@@ -47,15 +79,49 @@ _RENAME_EXCHANGE = 2
 MARKER_SUFFIX = ".acap-published.json"
 
 
+#: The entry at a target's root that is never read, replaced or deleted (a working tree
+#: of the target branch; any other ``.git`` is refused by :mod:`acap.publisher._targets`).
+GIT_ENTRY = ".git"
+#: The largest file acap reads at one of its own paths (its files are a few kilobytes).
+READ_LIMIT = 64 * 1024 * 1024
+
+
 class ForeignFolder(ForeignFiles):
     """The target holds files acap did not publish there (for this host), and the
     mirror would delete or replace them. ``str()`` names the files; ``plan`` is
     what the mirror would have done."""
 
-    def __init__(self, message: str, plan: Plan, host: str) -> None:
-        super().__init__(message, plan, f"give the folder your web server serves for {host}; "
-                         "if these files may go, acap publish --force deletes them (a folder "
-                         "keeps no history: copy them first)")
+    def __init__(self, message: str, plan: Plan, host: str, overlay: bool = False) -> None:
+        super().__init__(message, plan, foreign_hint(host, overlay))
+
+
+def foreign_hint(host: str, overlay: bool) -> str:
+    """What to do about files acap did not put in a folder it would delete or replace."""
+    if overlay:
+        return ("these files are not acap's: rename or move them, or acap publish --force "
+                "replaces them with acap's (copy them first)")
+    return (f"if your website lives in this folder, set hosts: {host}: overlay: true in "
+            "operator.yaml: acap then adds its files beside it and changes nothing else; "
+            "if these files may go, acap publish --force deletes them (copy them first)")
+
+
+def describe_mode(mode: int) -> str | None:
+    """What a non-regular file is, in words (``None`` for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    for test, words in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+                        (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"),
+                        (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return words
+    return "not a regular file"
+
+
+def refused(shown: str, what: str) -> TargetRefused:
+    """The :class:`TargetRefused` for ``shown``, which is ``what`` (``"a FIFO"``)."""
+    return TargetRefused(f"{shown} is {what}: acap reads, replaces and deletes only regular "
+                         "files and folders, and never writes through a link",
+                         "remove it, or publish into another folder")
 
 
 def marker_path(target: Path) -> Path:
@@ -65,73 +131,120 @@ def marker_path(target: Path) -> Path:
     return target.parent / f".{target.name}{MARKER_SUFFIX}"
 
 
-def read_marker(target: Path) -> tuple[str, set[str]] | None:
-    """``(host, {paths acap published})`` from the record beside ``target``;
-    ``None`` when there is none or it is not acap's record."""
+def read_marker(target: Path) -> tuple[str, dict[str, str | None]] | None:
+    """``(host, {path acap published: its SHA-256 hex, or None})`` from the record beside
+    ``target``; ``None`` when there is none or it is not acap's record (a record that is
+    not a regular file of at most a megabyte is not read)."""
     try:
-        data = json.loads(marker_path(target).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = _read_regular(marker_path(target), 1024 * 1024)
+    except (OSError, TargetRefused):
         return None
-    if not (isinstance(data, dict) and data.get("publishedBy") == "acap"
-            and isinstance(data.get("host"), str) and isinstance(data.get("files"), list)):
-        return None
-    return data["host"].lower(), {f for f in data["files"] if isinstance(f, str)}
+    return parse_record(data) if data is not None else None
 
 
-def _write_marker(target: Path, host: str, files: list[str]) -> None:
+def _write_marker(target: Path, host: str, files: Mapping[str, str | None]) -> None:
     """Write the record atomically (a temporary file renamed over it)."""
     path = marker_path(target)
-    doc = {"publishedBy": "acap", "acap": __version__, "host": host, "files": sorted(files)}
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(record_bytes(host, files))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def _names(paths: list[str]) -> str:
-    return ", ".join(paths[:10]) + (" ..." if len(paths) > 10 else "")
+def _read_regular(path: Path, limit: int = READ_LIMIT) -> bytes | None:
+    """The bytes of the regular file at ``path``; ``None`` when nothing is there.
 
+    Opened without following a link and without blocking (a FIFO opened for reading
+    would wait for a writer), then checked to be a regular file before one byte is
+    read, so that a FIFO, a device or a link (to ``/dev/zero``, say) is refused
+    rather than read.
 
-def foreign_problem(target: Path, host: str, plan: Plan) -> str | None:
-    """Why mirroring ``host`` into ``target`` needs ``force``, or ``None``.
-
-    The target's files that the mirror would delete or replace must all be
-    listed in the record of an earlier acap publish of the same host.
+    Raises:
+        TargetRefused: anything but a regular file, or one larger than ``limit``.
+        OSError: it could not be read.
     """
-    lost = sorted(plan.changed + plan.removed)
-    record = read_marker(target)
-    if record is not None and record[0] != host.lower() and (lost or plan.unchanged):
-        return (f"{target} was published by acap for {record[0]}, not {host}: publishing "
-                f"would delete or replace its {len(lost)} file(s): {_names(lost)}"
-                if lost else f"{target} was published by acap for {record[0]}, not {host}")
-    ours = record[1] if record is not None else set()
-    foreign = [p for p in lost if p not in ours]
-    if foreign:
-        return (f"{target} holds {len(foreign)} file(s) that acap did not publish there, and "
-                f"publishing {host} would delete or replace them: {_names(foreign)}")
-    return None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EMLINK):  # a link; a socket
+            raise refused(str(path), describe_mode(os.lstat(path).st_mode) or "a link") \
+                from exc
+        raise
+    try:
+        st = os.fstat(fd)
+        what = describe_mode(st.st_mode)
+        if what:
+            raise refused(str(path), what)
+        if st.st_size > limit:
+            raise TargetRefused(f"{path} is larger ({st.st_size} bytes) than any file acap "
+                                "writes: it is not acap's", "move it, or publish into "
+                                "another folder")
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _digest(path: Path) -> str:
+    """SHA-256 hex of the regular file at ``path`` (see :func:`_read_regular`)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        what = describe_mode(os.fstat(fd).st_mode)
+        if what:
+            raise refused(str(path), what)
+        h = hashlib.sha256()
+        while chunk := os.read(fd, 1 << 20):
+            h.update(chunk)
+        return h.hexdigest()
+    finally:
+        os.close(fd)
+
+
+def _entries(root: Path) -> Iterator[tuple[str, Path]]:
+    """``(relative path, path)`` of every file under ``root`` (the root's ``.git`` aside),
+    without following links; anything that is not a regular file or a folder is refused
+    (:class:`TargetRefused`) before it is opened."""
+    for dirpath, dirs, names in os.walk(root):
+        here = Path(dirpath)
+        if here == root and GIT_ENTRY in dirs + names:
+            dirs[:] = [d for d in dirs if d != GIT_ENTRY]
+            names = [n for n in names if n != GIT_ENTRY]
+        for d in sorted(dirs):
+            what = describe_mode(os.lstat(here / d).st_mode)
+            if what != "a folder":
+                raise refused(str(here / d), what or "not a folder")
+        dirs.sort()
+        for name in sorted(names):
+            p = here / name
+            what = describe_mode(os.lstat(p).st_mode)
+            if what:
+                raise refused(str(p), what)
+            yield p.relative_to(root).as_posix(), p
 
 
 def read_tree(root: Path) -> dict[str, str]:
-    """``{relative path: sha256 hex}`` of every regular file under ``root`` (``{}`` if absent)."""
-    out: dict[str, str] = {}
-    if not root.is_dir():
-        return out
-    for dirpath, _dirs, names in os.walk(root):
-        for name in names:
-            p = Path(dirpath) / name
-            out[p.relative_to(root).as_posix()] = hashlib.sha256(p.read_bytes()).hexdigest()
-    return out
+    """``{relative path: sha256 hex}`` of every file under ``root`` (``{}`` if absent), the
+    root's ``.git`` aside.
+
+    Raises:
+        TargetRefused: something under ``root`` is not a regular file or a folder.
+    """
+    if not root.is_dir() or root.is_symlink():
+        return {}
+    return {rel: _digest(p) for rel, p in _entries(root)}
 
 
 def plan_mirror(files: Mapping[str, bytes], target: Path) -> Plan:
     """What mirroring ``files`` into ``target`` would add, change and remove."""
-    new = {rel: hashlib.sha256(data).hexdigest() for rel, data in files.items()}
-    return diff(read_tree(target), new)
+    return diff(read_tree(target), {rel: digest(data) for rel, data in files.items()})
 
 
 def _write_file(path: Path, data: bytes) -> None:
@@ -197,46 +310,59 @@ def mirror(files: Mapping[str, bytes], target: Path, *, host: str, force: bool =
     Raises:
         ForeignFolder: without ``force``, files acap did not publish there
             would be deleted or replaced; nothing was written.
+        TargetRefused: the folder holds something that is not a regular file or a
+            folder (a FIFO, a link); nothing was read from it or written.
         OSError: the copy or the swap failed; ``target`` is as it was and no
             temporary folder is left behind.
     """
     say = progress or (lambda _m: None)
     target = target.absolute()
-    plan = plan_mirror(files, target)
-    problem = foreign_problem(target, host, plan)
+    tree = read_tree(target)
+    new = {rel: digest(data) for rel, data in files.items()}
+    plan = diff(tree, new)
+    record = read_marker(target)
+    problem = foreign_problem(str(target), host, plan,
+                              judged_record(record, host, tree))
     if problem and not force:
         raise ForeignFolder(problem, plan, host)
     if dry_run:
         return plan
-    record = read_marker(target)
+    exact: dict[str, str | None] = dict(new)
     if plan.empty and target.is_dir():
-        if record != (host.lower(), set(files)):
-            _record_after(target, host, sorted(files), say)
+        if record != (host.lower(), exact):
+            _record_after(target, host, exact, say)
         return plan
     target.parent.mkdir(parents=True, exist_ok=True)
     # Recorded before the swap with the files of both trees, so that whatever
     # happens next, the record never leaves out a file acap put there.
-    earlier = record[1] if record is not None and record[0] == host.lower() else set()
-    _write_marker(target, host.lower(), sorted(earlier | set(files)))
+    earlier = record[1] if record is not None and record[0] == host.lower() else {}
+    _write_marker(target, host.lower(), {**earlier, **dict.fromkeys(files)})
     stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.acap-new-", dir=target.parent))
+    git = target / GIT_ENTRY
+    carried = False
     try:
         say(f"copying {len(files)} files")
         for rel in sorted(files):
             _write_file(stage / rel, files[rel])
         mode = target.stat().st_mode & 0o7777 if target.is_dir() else 0o755
         os.chmod(stage, mode)
+        if os.path.lexists(git):  # a working tree of the target branch: it stays
+            os.rename(git, stage / GIT_ENTRY)
+            carried = True
         say(f"swapping the new tree into {target}")
         leftover = _swap_in(stage, target)
     except BaseException:
+        if carried and os.path.lexists(stage / GIT_ENTRY) and not os.path.lexists(git):
+            os.rename(stage / GIT_ENTRY, git)
         shutil.rmtree(stage, ignore_errors=True)
         raise
     if leftover is not None:
         shutil.rmtree(leftover, ignore_errors=True)
-    _record_after(target, host, sorted(files), say)
+    _record_after(target, host, exact, say)
     return plan
 
 
-def _record_after(target: Path, host: str, files: list[str],
+def _record_after(target: Path, host: str, files: Mapping[str, str | None],
                   say: Callable[[str], None]) -> None:
     """Record exactly the published files. The tree is already in place: a failure
     here is only reported (the record written before the swap still covers them)."""
@@ -246,23 +372,184 @@ def _record_after(target: Path, host: str, files: list[str],
         say(f"could not update {marker_path(target)}: {exc}")
 
 
+def _present(target: Path, rel: str) -> bytes | None:
+    """The bytes at ``target/rel`` (``None``: absent), every folder on the way checked to
+    be a real folder (a link there would let acap write outside ``target``)."""
+    here = target
+    parts = rel.split("/")
+    for part in parts[:-1]:
+        here = here / part
+        try:
+            mode = os.lstat(here).st_mode
+        except FileNotFoundError:
+            return None
+        if not stat.S_ISDIR(mode):
+            what = describe_mode(mode)
+            raise refused(str(here), "a file where acap needs a folder" if what is None
+                          else what)
+    return _read_regular(target / rel)
+
+
+def _stage_file(path: Path, data: bytes, mode: int, created: list[Path]) -> Path:
+    """Write ``data`` under a temporary name beside ``path`` (making the folders it needs,
+    noted in ``created``); returns the temporary file."""
+    missing = []
+    for parent in path.parents:
+        if os.path.lexists(parent):
+            break
+        missing.append(parent)
+    for folder in reversed(missing):
+        os.mkdir(folder, 0o755)
+        created.append(folder)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.acap-new-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, mode)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return Path(tmp)
+
+
+def _remove_empty(folders: list[Path], stop: Path) -> None:
+    """Remove each of ``folders`` and then its parents up to ``stop`` (excluded) while
+    they are empty; deepest first."""
+    for folder in sorted(set(folders), key=lambda p: len(p.parts), reverse=True):
+        while folder != stop and stop in folder.parents:
+            try:
+                os.rmdir(folder)
+            except OSError:
+                break
+            folder = folder.parent
+
+
+def overlay(files: Mapping[str, bytes], target: Path, *, host: str, force: bool = False,
+            dry_run: bool = False, progress: Callable[[str], None] | None = None) -> Plan:
+    """Add and update acap's ``files`` in ``target`` beside a website, and remove the
+    files acap published there before and no longer builds; nothing else is touched.
+
+    Args:
+        files: ``{path relative to the host root: bytes}``.
+        target: the folder a web server serves as the host's root (it holds the
+            website; it is made if it does not exist).
+        host: the host the files are for (recorded beside the target).
+        force: replace a file at one of acap's paths that acap did not put there.
+        dry_run: only compute the :class:`Plan` (and refuse as without it).
+        progress: called with one line of text per step.
+
+    Returns:
+        The :class:`Plan`: ``removed`` holds only files the record lists.
+
+    Raises:
+        ForeignFolder: without ``force``, a file acap did not put there would be
+            replaced, or the folder was published by acap for another host; nothing
+            was written.
+        TargetRefused: a FIFO, device, link or folder at one of acap's paths or on
+            the way to one; nothing was written.
+        OSError: a write failed; every file is as it was, no temporary file is left.
+    """
+    say = progress or (lambda _m: None)
+    target = target.absolute()
+    record = read_marker(target)
+    owned = record[1] if record is not None and record[0] == host.lower() else {}
+    present = {rel: _present(target, rel) for rel in sorted(set(files) | set(owned))}
+    sums = {rel: digest(data) if data is not None else None for rel, data in present.items()}
+    new = {rel: digest(data) for rel, data in files.items()}
+    judged = judged_record(record, host, sums)
+    ours = judged[1] if judged is not None and judged[0] == host.lower() else set()
+    plan = overlay_plan(new, sums, ours)
+    problem = foreign_problem(str(target), host, plan, judged, overlay=True)
+    if problem and not force:
+        raise ForeignFolder(problem, plan, host, overlay=True)
+    if dry_run:
+        return plan
+    after: dict[str, str | None] = {p: new[p] for p in owned_after(plan, new, ours)}
+    if plan.empty:
+        if target.is_dir() and record != (host.lower(), after):
+            _record_after(target, host, after, say)
+        return plan
+    new_target = not target.is_dir()
+    target.mkdir(parents=True, exist_ok=True)
+    # Recorded first with every file acap is about to write, as with a mirror (their
+    # content unknown until they are in place).
+    _write_marker(target, host.lower(), {**{p: owned[p] for p in ours},
+                                         **dict.fromkeys(after)})
+    created: list[Path] = []
+    staged: list[tuple[str, Path]] = []
+    done: list[str] = []
+    try:
+        writes = plan.added + plan.changed
+        say(f"writing {len(writes)} files beside the website")
+        for rel in sorted(writes):
+            dest = target / rel
+            mode = os.lstat(dest).st_mode & 0o7777 if rel in plan.changed else 0o644
+            staged.append((rel, _stage_file(dest, files[rel], mode, created)))
+        for rel, tmp in staged:
+            _rename(tmp, target / rel)
+            done.append(rel)
+    except BaseException:
+        _undo(target, done, present, staged, created)
+        if new_target:
+            with contextlib.suppress(OSError):
+                target.rmdir()
+                marker_path(target).unlink()
+        raise
+    for rel in plan.removed:
+        say(f"removing {rel} (acap published it; it is built no more)")
+        os.unlink(target / rel)
+    _remove_empty([(target / rel).parent for rel in plan.removed], target)
+    _record_after(target, host, after, say)
+    return plan
+
+
+def _rename(tmp: Path, dest: Path) -> None:
+    """Put a staged file in place (a seam for tests that interrupt an overlay)."""
+    os.replace(tmp, dest)
+
+
+def _undo(target: Path, done: list[str], present: Mapping[str, bytes | None],
+          staged: list[tuple[str, Path]], created: list[Path]) -> None:
+    """After a failed overlay: put back what was renamed into place, remove every
+    temporary file and every folder made for the new files."""
+    for rel in reversed(done):
+        old = present.get(rel)
+        try:
+            if old is None:
+                os.unlink(target / rel)
+            else:
+                mode = os.lstat(target / rel).st_mode & 0o7777
+                back = _stage_file(target / rel, old, mode, [])
+                os.replace(back, target / rel)
+        except OSError:
+            pass  # reported by the error that got us here; the record still lists it
+    for _rel, tmp in staged:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    _remove_empty(created, target)
+
+
 class DirectoryPublisher:
     """A :class:`~acap.publisher._plan.Publisher` to a folder a web server serves: mirrored
-    and swapped in atomically, with a record of what acap published beside it
-    (:func:`mirror`).
+    and swapped in atomically (:func:`mirror`), or acap's files added beside a website
+    there (:func:`overlay`), with a record of what acap published beside it.
 
     Args:
         target: the directory served as the host's root.
+        overlay: add acap's files beside a website there (:func:`overlay`) rather
+            than make the folder hold exactly them (:func:`mirror`).
     """
 
-    def __init__(self, target: Path) -> None:
+    def __init__(self, target: Path, overlay: bool = False) -> None:
         self.target = target
+        self.overlay = overlay
 
     def publish(self, files: Mapping[str, bytes], *, host: str, dry_run: bool, force: bool,
                 progress: Callable[[str], None]) -> Published:
         """See :meth:`acap.publisher._plan.Publisher.publish`."""
         existed = self.target.is_dir()
-        plan = mirror(files, self.target, host=host, force=force, dry_run=dry_run,
-                      progress=progress)
+        run = overlay if self.overlay else mirror
+        plan = run(files, self.target, host=host, force=force, dry_run=dry_run,
+                   progress=progress)
         return Published(plan, "dry run" if dry_run else
                          "up to date" if plan.empty and existed else "published")

@@ -20,6 +20,7 @@ content gives the same tree, and unchanged content makes no commit at all.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -30,9 +31,21 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
 from acap._package import __version__
 from acap.errors import GitError
-from acap.publisher._plan import ForeignFiles, Plan, Published, diff
+from acap.publisher._plan import (
+    ForeignFiles,
+    Plan,
+    Published,
+    TargetRefused,
+    diff,
+    is_own_path,
+    overlay_plan,
+    owned_after,
+    still_ours,
+)
 
 #: Default branch GitHub Pages publishes from.
 DEFAULT_BRANCH = "gh-pages"
@@ -41,6 +54,11 @@ TRAILER = "Published-by: acap"
 #: Trailer naming the host a commit publishes (``Published-host: example.com``): acap
 #: never replaces one host's site with another's without ``--force``.
 HOST_TRAILER = "Published-host"
+#: Trailer listing, as a JSON array, the files acap owns on a branch it shares with a
+#: website (overlay): the record of what it may update and remove there.
+FILES_TRAILER = "Published-files"
+#: What a GitHub Pages branch needs so that ``.well-known`` is served (no Jekyll run).
+NOJEKYLL = ".nojekyll"
 #: The identity of acap's commits (``.invalid`` is reserved by RFC 6761: no one's mail).
 AUTHOR_NAME = "acap"
 AUTHOR_EMAIL = "acap@publish.invalid"
@@ -80,13 +98,18 @@ class ForeignContent(ForeignFiles):
         outcome: what publishing found (the plan, the tip, the host acap's tip names).
     """
 
-    def __init__(self, message: str, outcome: PagesOutcome, host: str) -> None:
+    def __init__(self, message: str, outcome: PagesOutcome, host: str,
+                 overlay: bool = False) -> None:
         other = outcome.host
         hint = (f"one branch serves one host: publish {host} to a branch or repository of its "
                 f"own; acap publish --force replaces {other}'s site (it stays in the branch's "
                 "history)" if other and other != host.lower() else
-                "check the branch; acap publish --force replaces these files (they stay in the "
-                "branch's history)")
+                "these files are not acap's: rename or move them on the branch, or acap "
+                "publish --force replaces them (they stay in the branch's history)" if overlay
+                else f"if your website lives on this branch, set hosts: {host}: overlay: true "
+                "in operator.yaml: acap then adds its files beside it and changes nothing "
+                "else; acap publish --force replaces these files (they stay in the branch's "
+                "history)")
         super().__init__(message, outcome.plan, hint)
         self.outcome = outcome
 
@@ -165,7 +188,8 @@ def check_branch_name(branch: str) -> str | None:
 
 def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host: str,
                    dry_run: bool = False, force: bool = False, date: int | None = None,
-                   progress: Callable[[str], None] | None = None) -> PagesOutcome:
+                   progress: Callable[[str], None] | None = None,
+                   overlay: bool = False) -> PagesOutcome:
     """Make ``files`` the tree of a new commit on ``branch`` at ``remote`` and push it.
 
     Args:
@@ -181,13 +205,22 @@ def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host
             commit's parent is the tip, and the push is a fast-forward.
         date: commit date (seconds since the epoch); see :func:`commit_date`.
         progress: called with one line of text per step.
+        overlay: the branch holds the operator's own website: the new tree is the
+            tip's with acap's files added or updated and the files acap published
+            there before and no longer builds removed (:func:`_overlay_tree`); every
+            other entry of the tip stays as it is.
 
     Returns:
         A :class:`PagesOutcome`. Unchanged content makes no commit.
 
     Raises:
         ForeignContent: without ``force``: the tip is not acap's and files would
-            be replaced or removed, or it is acap's commit for another host.
+            be replaced or removed (with ``overlay``: a file at one of acap's paths
+            that acap did not put there would be replaced), or acap's last commit
+            there is for another host.
+        TargetRefused: with ``overlay``, a file of the branch stands where acap needs a
+            folder (or the reverse), or the branch's site is built by Jekyll and would
+            not serve ``.well-known``.
         GitError: git failed (unreachable remote, push refused ...); the
             remote and every local repository are unchanged. The message
             carries git's own.
@@ -219,8 +252,17 @@ def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host
             foreign = TRAILER not in message
             if not foreign:
                 tip_host = _published_host(repo, tip, message, "CNAME" in old)
-        new_tree, new = _write_tree(repo, files)
-        plan = diff(old, new)
+        owned: set[str] = set()
+        if overlay and tip:
+            tip_host, recorded = _acap_record(repo, tip)
+            owned = still_ours(old, recorded)
+            files = _jekyll_ready(repo, tip, old, files, branch)
+        if overlay:
+            new_tree, plan = _overlay_tree(repo, tip, old, files, owned)
+            foreign = bool(set(plan.changed) - owned)
+        else:
+            new_tree, new = _write_tree(repo, files)
+            plan = diff(old, new)
         outcome = PagesOutcome(plan, tip, foreign=foreign, host=tip_host)
         lost = plan.changed + plan.removed
         if tip_host is not None and tip_host != host.lower() and not force:
@@ -232,7 +274,14 @@ def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host
         if tip and plan.empty:
             say("up to date: no new commit")
             return outcome
-        if foreign and lost and not force:
+        if overlay and foreign and not force:
+            theirs = sorted(set(plan.changed) - owned)
+            raise ForeignContent(
+                f"{branch} at {remote} holds {len(theirs)} file(s) at acap's paths that acap "
+                "did not publish, and publishing would replace them: "
+                + ", ".join(theirs[:10]) + (" ..." if len(theirs) > 10 else ""),
+                outcome, host, overlay=True)
+        if not overlay and foreign and lost and not force:
             raise ForeignContent(
                 f"{branch} at {remote} holds {len(lost)} file(s) that acap did not "
                 f"publish, and publishing would replace or remove them: "
@@ -246,6 +295,12 @@ def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host
                  "GIT_AUTHOR_DATE": f"@{when} +0000", "GIT_COMMITTER_DATE": f"@{when} +0000"}
         msg = (f"Publish {host}\n\nBuilt and checked by acap {__version__}.\n\n{TRAILER}\n"
                f"{HOST_TRAILER}: {host.lower()}\n")
+        if overlay:
+            mine = owned_after(plan, files, owned)
+            msg = (f"Publish {host}\n\nBuilt and checked by acap {__version__}. acap adds its "
+                   "files beside the website on this\nbranch; it changes no other file.\n\n"
+                   f"{TRAILER}\n{HOST_TRAILER}: {host.lower()}\n"
+                   f"{FILES_TRAILER}: {json.dumps(sorted(mine), ensure_ascii=False)}\n")
         args = ["commit-tree", "--no-gpg-sign", new_tree]
         if tip:
             args += ["-p", tip]
@@ -284,8 +339,124 @@ def _published_host(repo: _Repo, tip: str, message: str, has_cname: bool) -> str
     return None
 
 
-def _write_tree(repo: _Repo, files: Mapping[str, bytes]) -> tuple[str, dict[str, str]]:
-    """Store ``files`` as blobs and write one tree; returns ``(tree id, {path: ls-tree meta})``."""
+def _acap_record(repo: _Repo, tip: str) -> tuple[str | None, dict[str, str | None]]:
+    """``(host, {path acap owns: its tree entry in acap's commit})`` from acap's last commit
+    in the tip's history (someone may have committed on top). The paths are that commit's
+    ``Published-files`` trailer (overlay commits), else its whole tree (acap owned the
+    branch whole); ``(None, {})`` when acap never published there. A file changed since
+    that commit is no longer acap's (:func:`acap.publisher._plan.still_ours`)."""
+    last = repo.run(["rev-list", "-1", f"--grep=^{TRAILER}$", tip],
+                    what="find acap's last commit").strip()
+    if not last:
+        return None, {}
+    message = repo.run(["log", "-1", "--format=%B", last], what="read acap's last commit")
+    listing = repo.run(["ls-tree", "-r", "-z", "--full-tree", last],
+                       what="list acap's last commit")
+    entries: dict[str, str | None] = {}
+    for entry in filter(None, listing.split("\0")):
+        meta, _, path = entry.partition("\t")
+        entries[path] = meta
+    host = _published_host(repo, last, message, "CNAME" in entries)
+    for line in reversed(message.splitlines()):
+        if line.startswith(FILES_TRAILER + ":"):
+            try:
+                paths = json.loads(line.split(":", 1)[1])
+            except ValueError:
+                break
+            if isinstance(paths, list):
+                return host, {p: entries.get(p) for p in paths if is_own_path(p)}
+    return host, entries
+
+
+#: Paths a branch's site uses when GitHub Pages builds it with Jekyll.
+_JEKYLL = ("_config.yml", "_config.yaml")
+
+
+def _jekyll_ready(repo: _Repo, tip: str, tree: Mapping[str, str], files: Mapping[str, bytes],
+                  branch: str) -> Mapping[str, bytes]:
+    """``files`` for an overlay on a branch whose site may be built by Jekyll.
+
+    GitHub Pages builds a branch with Jekyll unless it holds ``.nojekyll``; Jekyll
+    leaves out folders starting with a dot, ``.well-known`` among them. acap adds
+    ``.nojekyll`` to a plain site (no ``_config.yml``, no folder starting with ``_``,
+    no Markdown: Jekyll would only have copied it). A site that uses Jekyll would
+    break without it, so ``.nojekyll`` is left out there, and its ``_config.yml``
+    must list ``.well-known`` under ``include:``.
+
+    Raises:
+        TargetRefused: the site uses Jekyll and its ``_config.yml`` does not include
+            ``.well-known``.
+    """
+    if NOJEKYLL not in files or NOJEKYLL in tree:
+        return files
+    uses = any(p in tree for p in _JEKYLL) or any(
+        part.startswith("_") for p in tree for part in p.split("/")[:-1]) or any(
+        p.endswith((".md", ".markdown")) for p in tree)
+    if not uses:
+        return files
+    config = next((p for p in _JEKYLL if p in tree), None)
+    include: object = None
+    if config is not None:
+        text = repo.run(["cat-file", "blob", f"{tip}:{config}"], what=f"read {config}")
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError:
+            data = None
+        include = data.get("include") if isinstance(data, dict) else None
+    if isinstance(include, list) and any(str(i).strip("/") == ".well-known" for i in include):
+        return {p: b for p, b in files.items() if p != NOJEKYLL}
+    why = config or "it has Jekyll folders or Markdown"
+    raise TargetRefused(
+        f"the site on {branch} is built by Jekyll ({why}), which leaves out .well-known/, "
+        "where the card lies",
+        f"add `include: [.well-known]` to {config or '_config.yml'} on {branch}, or an empty "
+        ".nojekyll file if the site does not need Jekyll; then publish again")
+
+
+def _overlay_tree(repo: _Repo, tip: str | None, old: Mapping[str, str],
+                  files: Mapping[str, bytes], owned: set[str]) -> tuple[str, Plan]:
+    """The tip's tree with acap's ``files`` added or updated and the ``owned`` paths acap
+    no longer builds removed; every other entry (any mode: links, submodules) as it is.
+
+    Returns:
+        ``(tree id, plan)``.
+
+    Raises:
+        TargetRefused: a path of the branch is a file where acap needs a folder, or a
+            folder where acap writes a file.
+    """
+    folders = {"/".join(p.split("/")[:i]) for p in old for i in range(1, p.count("/") + 1)}
+    for rel in files:
+        parts = rel.split("/")
+        for i in range(1, len(parts)):
+            if "/".join(parts[:i]) in old:
+                raise TargetRefused(f"{'/'.join(parts[:i])} on the branch is a file where acap "
+                                    f"needs a folder (for {rel})",
+                                    "rename it on the branch, or give acap's page another "
+                                    "address")
+        if rel in folders:
+            raise TargetRefused(f"{rel} on the branch is a folder where acap writes a file",
+                                "rename it on the branch")
+    _tree, new = _write_tree(repo, files, keep_index=True)
+    plan = overlay_plan(new, {p: old.get(p) for p in set(new) | owned}, owned)
+    index = Path(repo.env["GIT_INDEX_FILE"])
+    index.unlink(missing_ok=True)
+    if tip:
+        repo.run(["read-tree", tip], what="read the branch's tree")
+    changes = b"".join(f"{new[rel]}\t{rel}".replace(" blob ", " ").encode() + b"\0"
+                       for rel in plan.added + plan.changed)
+    changes += b"".join(f"0 {'0' * 40}\t{rel}".encode() + b"\0" for rel in plan.removed)
+    if changes:
+        repo.run(["update-index", "-z", "--add", "--remove", "--index-info"],
+                 what="stage acap's files", stdin=changes)
+    tree = repo.run(["write-tree"], what="write the tree").strip()
+    return tree, plan
+
+
+def _write_tree(repo: _Repo, files: Mapping[str, bytes],
+                keep_index: bool = False) -> tuple[str, dict[str, str]]:
+    """Store ``files`` as blobs and write one tree; returns ``(tree id, {path: ls-tree meta})``
+    (the tree id is ``""`` with ``keep_index``: the blobs only are stored)."""
     stage = repo.tmp / "stage"
     names = sorted(files)
     for rel in names:
@@ -300,6 +471,9 @@ def _write_tree(repo: _Repo, files: Mapping[str, bytes]) -> tuple[str, dict[str,
                        what="store the files", stdin=("\n".join(names) + "\n").encode("utf-8"),
                        cwd=stage)
         blobs = out.split()
+    meta = {rel: f"100644 blob {sha}" for rel, sha in zip(names, blobs, strict=True)}
+    if keep_index:
+        return "", meta
     index_info = b"".join(f"100644 {sha}\t{rel}".encode() + b"\0"
                           for rel, sha in zip(names, blobs, strict=True))
     index = Path(repo.env["GIT_INDEX_FILE"])
@@ -307,7 +481,6 @@ def _write_tree(repo: _Repo, files: Mapping[str, bytes]) -> tuple[str, dict[str,
     repo.run(["update-index", "-z", "--add", "--index-info"], what="stage the files",
              stdin=index_info)
     tree = repo.run(["write-tree"], what="write the tree").strip()
-    meta = {rel: f"100644 blob {sha}" for rel, sha in zip(names, blobs, strict=True)}
     return tree, meta
 
 
@@ -319,18 +492,23 @@ class BranchPublisher:
         remote: any URL or path git can push to (absolute when local).
         branch: the branch name.
         date: commit date in seconds since the epoch (:func:`commit_date`).
+        overlay: the branch holds the operator's own website; acap adds its files
+            beside it (see :func:`publish_branch`).
     """
 
-    def __init__(self, remote: str, branch: str, date: int | None = None) -> None:
+    def __init__(self, remote: str, branch: str, date: int | None = None,
+                 overlay: bool = False) -> None:
         self.remote = remote
         self.branch = branch
         self.date = date
+        self.overlay = overlay
 
     def publish(self, files: Mapping[str, bytes], *, host: str, dry_run: bool, force: bool,
                 progress: Callable[[str], None]) -> Published:
         """See :meth:`acap.publisher._plan.Publisher.publish`."""
         outcome = publish_branch(files, self.remote, self.branch, host=host, dry_run=dry_run,
-                                 force=force, date=self.date, progress=progress)
+                                 force=force, date=self.date, progress=progress,
+                                 overlay=self.overlay)
         state = ("published" if outcome.pushed else
                  "up to date" if outcome.plan.empty and outcome.previous else "dry run")
         return Published(outcome.plan, state, outcome.commit)

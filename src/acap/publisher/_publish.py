@@ -1,20 +1,29 @@
 """``acap publish``: put each host folder of site/ on its static hosting, checked first.
 
 One target per host, from ``hosts.<host>.publish`` in operator.yaml, or from
-the command line (``--host``, ``--remote``, ``--branch``, ``--dir``;
+the command line (``--host``, ``--remote``, ``--branch``, ``--dir``, ``--sftp``;
 :mod:`acap.publisher._targets`):
 * a **git branch** (GitHub Pages; default ``gh-pages``): the host folder
   becomes the tree of a new commit on top of the branch's tip, pushed to any
   git remote (:mod:`acap.publisher._git_branch`);
 * a **directory**: mirrored, stale files removed, swapped in atomically
-  (:mod:`acap.publisher._directory`).
+  (:mod:`acap.publisher._directory`);
+* a folder on an **SFTP** server (shared hosting): each file uploaded under a
+  temporary name and renamed into place (:mod:`acap.publisher._sftp`).
+
+On a host where the operator's own website lives (``hosts.<host>.overlay``, the
+default for operator.website's host) every target adds and updates only acap's
+files (the card, the JWKS, its pages) and removes only files acap put there
+before; everything else stays byte for byte.
 
 acap never deletes or replaces what it did not publish without ``--force``
 (``PUBLISH-FOREIGN``): a branch whose tip is not acap's commit *for this host*,
 or files in a folder that the record of acap's last publish there (for this
 host) does not list. A folder that is, holds or lies inside the parts of an
-acap project (operator.yaml, ``.acap/``, templates/, site/, a private key) is
-refused even with ``--force`` (``PUBLISH-TARGET``).
+acap project (operator.yaml, ``.acap/``, templates/, site/, a private key) or a
+git repository is refused even with ``--force`` (``PUBLISH-TARGET``), and so is
+anything at the target that is not a regular file or folder (a FIFO, a link),
+and an SFTP server whose key known_hosts does not hold (``PUBLISH-HOST-KEY``).
 
 Nothing goes out unless every check passes for every host being published
 (:func:`preflight`, :mod:`acap.publisher._preflight`):
@@ -47,7 +56,7 @@ from acap.findings import Finding, Location, Report
 from acap.load import load_operator
 from acap.publisher._directory import DirectoryPublisher
 from acap.publisher._git_branch import BranchPublisher, commit_date
-from acap.publisher._plan import ForeignFiles, Plan, Publisher
+from acap.publisher._plan import ForeignFiles, Plan, Publisher, TargetRefused
 from acap.publisher._preflight import (
     origin_findings,
     pages_extras,
@@ -205,6 +214,9 @@ def publish(options: PublishOptions) -> PublishResult:
         except ForeignFiles as exc:
             hr.plan, hr.detail = exc.plan, str(exc)
             result.report.add(Finding("PUBLISH-FOREIGN", "error", str(exc), t.where, exc.hint))
+        except TargetRefused as exc:
+            hr.detail = str(exc)
+            result.report.add(Finding(exc.rule, "error", f"{t.host}: {exc}", t.where, exc.hint))
         except (GitError, OSError) as exc:
             hr.detail = str(exc)
             # git's own message, its lines joined: a finding is one line on the terminal
@@ -222,7 +234,12 @@ def _publisher(target: Target, cfg: Any) -> Publisher:
     """The :class:`~acap.publisher._plan.Publisher` of ``target``."""
     if target.kind == "branch":
         assert target.remote is not None
-        return BranchPublisher(target.remote, target.branch, commit_date(cfg.base_dir))
+        return BranchPublisher(target.remote, target.branch, commit_date(cfg.base_dir),
+                               overlay=target.overlay)
+    if target.kind == "sftp":
+        from acap.publisher._sftp import SftpPublisher  # start-up: paramiko only for SFTP
 
+        assert target.sftp is not None
+        return SftpPublisher(target.sftp, overlay=target.overlay)
     assert target.dir is not None
-    return DirectoryPublisher(target.dir)
+    return DirectoryPublisher(target.dir, overlay=target.overlay)

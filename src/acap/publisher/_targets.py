@@ -1,16 +1,22 @@
 """``acap publish`` targets: where each host folder of site/ goes.
 
 One target per host, from ``hosts.<host>.publish`` in operator.yaml
-(``remote`` + ``branch``, or ``dir``), or from the command line (``--host``,
-``--remote``, ``--branch``, ``--dir``). Mistakes (no target, a host not
-built, two hosts on one target, a directory that is, holds or lies inside the
-parts of an acap project, or holds a private key) are ``PUBLISH-TARGET``
-errors; built hosts a run leaves unpublished are ``PUBLISH-TARGET`` warnings.
+(``remote`` + ``branch``, ``dir``, or ``sftp``), or from the command line
+(``--host``, ``--remote``, ``--branch``, ``--dir``, ``--sftp``). Each target
+adds acap's files beside a website (overlay) or holds exactly them, as the
+host's ``overlay`` setting says (:meth:`acap.load.OperatorConfig.overlay`).
+Mistakes (no target, a host not built, two hosts on one target, a directory
+that is, holds or lies inside the parts of an acap project or a git
+repository's own folder, holds a private key where acap would replace the
+folder, or holds a ``.git`` that is not a working tree of the target branch)
+are ``PUBLISH-TARGET`` errors; built hosts a run leaves unpublished are
+``PUBLISH-TARGET`` warnings.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +26,10 @@ from urllib.parse import urlsplit
 from acap.findings import Finding, Location, Report
 from acap.keys import holds_private_key
 from acap.load import is_inside
+from acap.publisher._directory import _read_regular
 from acap.publisher._git_branch import DEFAULT_BRANCH, check_branch_name
+from acap.publisher._plan import TargetRefused
+from acap.publisher._sftp import SftpAddress, parse_sftp_url
 
 
 @dataclass
@@ -29,24 +38,33 @@ class Target:
 
     Attributes:
         host: the host folder under site/ (``example.com``).
-        kind: ``"branch"`` (git, GitHub Pages) or ``"dir"``.
+        kind: ``"branch"`` (git, GitHub Pages), ``"dir"`` or ``"sftp"``.
         remote: git URL or absolute path (``branch`` targets).
-        branch: branch name (``branch`` targets).
+        branch: branch name (``branch`` targets; for ``dir`` targets, the branch a
+            folder holding ``.git`` must have checked out).
         dir: absolute directory (``dir`` targets).
+        sftp: the server and folder (``sftp`` targets).
+        overlay: add acap's files beside a website there, touching nothing else,
+            rather than make the target hold exactly the host folder.
         where: where the target was configured (operator.yaml line, or the command line).
     """
 
     host: str
-    kind: Literal["branch", "dir"]
+    kind: Literal["branch", "dir", "sftp"]
     remote: str | None = None
     branch: str = DEFAULT_BRANCH
     dir: Path | None = None
+    sftp: SftpAddress | None = None
+    overlay: bool = False
     where: Location = field(default_factory=lambda: Location("command line"))
 
     def describe(self) -> str:
-        """``"branch gh-pages of /srv/pages.git"`` or ``"directory /srv/www"``."""
+        """``"branch gh-pages of /srv/pages.git"``, ``"directory /srv/www"`` or
+        ``"sftp://user@host:22/path"``."""
         if self.kind == "branch":
             return f"branch {self.branch} of {self.remote}"
+        if self.kind == "sftp" and self.sftp is not None:
+            return self.sftp.describe()
         return f"directory {self.dir}"
 
 
@@ -59,11 +77,13 @@ class PublishOptions:
         site_dir: the built site; default ``site`` beside operator.yaml.
         hosts: publish only these hosts (``--host``); default every host with a
             target, or the card host when a target is given on the command line.
-        remote, branch, dir: a target given on the command line; it replaces
+        remote, branch, dir, sftp: a target given on the command line; it replaces
             the configured one of each selected host. Relative paths are
-            relative to the current folder.
+            relative to the current folder; ``sftp`` is a URL
+            (``sftp://user@host[:port]/path``, :func:`acap.publisher._sftp.parse_sftp_url`).
         dry_run: list what would be added, changed and removed; change nothing.
-        force: allow replacing files on a branch that acap did not publish.
+        force: allow replacing (and, where acap owns the host whole, removing) files
+            that acap did not publish there.
         progress: called with one line of text per step (``"example.com: ..."``).
     """
 
@@ -73,6 +93,7 @@ class PublishOptions:
     remote: str | None = None
     branch: str | None = None
     dir: Path | None = None
+    sftp: str | None = None
     dry_run: bool = False
     force: bool = False
     progress: Callable[[str], None] | None = None
@@ -108,13 +129,18 @@ def resolve_targets(cfg: Any, options: PublishOptions, site_hosts: list[str],
         pub = settings.get("publish")
         if isinstance(pub, dict):
             configured[host] = pub
-    if options.remote is not None and options.dir is not None:
-        report.add(Finding("PUBLISH-TARGET", "error", "--remote and --dir were both given",
-                           Location("command line"), "publish to a branch or to a directory"))
+    given = [flag for flag, value in (("--remote", options.remote), ("--dir", options.dir),
+                                      ("--sftp", options.sftp)) if value is not None]
+    if len(given) > 1:
+        report.add(Finding("PUBLISH-TARGET", "error", f"{' and '.join(given)} were all given"
+                           if len(given) > 2 else f"{given[0]} and {given[1]} were both given",
+                           Location("command line"),
+                           "publish to one place at a time: a branch, a folder or an SFTP "
+                           "server"))
         return []
     if options.hosts:
         hosts = [h.lower() for h in options.hosts]
-    elif options.remote is not None or options.dir is not None:
+    elif given:
         hosts = [card_host]
         _warn_left_out(cfg, options, site_hosts, card_host, configured, report)
     else:
@@ -124,8 +150,8 @@ def resolve_targets(cfg: Any, options: PublishOptions, site_hosts: list[str],
                 report.add(Finding(
                     "PUBLISH-TARGET", "warning", f"site/{h}/ is not published: operator.yaml "
                     f"gives no hosts.{h}.publish", cfg.at("/hosts", key=True),
-                    f"add hosts: {h}: publish: remote: <git URL> (or dir: <folder>), "
-                    f"or run acap publish --host {h} --remote <git URL>"))
+                    f"add hosts: {h}: publish: remote: <git URL> (or dir: <folder>, or "
+                    f"sftp: ...), or run acap publish --host {h} --remote <git URL>"))
         for h in configured:
             if h not in site_hosts:
                 report.add(Finding(
@@ -178,7 +204,8 @@ def _warn_left_out(cfg: Any, options: PublishOptions, site_hosts: list[str], car
     """``PUBLISH-TARGET`` warnings: ``--remote``/``--dir`` without ``--host`` publish the
     card's host only; every other built host (the personEntry page's above all) is
     named, with the command that publishes it."""
-    flag = "--remote" if options.remote is not None else "--dir"
+    flag = "--remote" if options.remote is not None else \
+        "--dir" if options.dir is not None else "--sftp"
     entries = person_entry_urls(cfg)
     for h in site_hosts:
         if h == card_host:
@@ -189,7 +216,7 @@ def _warn_left_out(cfg: Any, options: PublishOptions, site_hosts: list[str], car
         if h in configured:
             hint = f"acap publish --host {h} publishes it to its target in operator.yaml"
         else:
-            what = "git URL" if flag == "--remote" else "folder"
+            what = {"--remote": "git URL", "--dir": "folder"}.get(flag, "sftp URL")
             hint = (f"publish it to a target of its own: acap publish --host {h} {flag} "
                     f"<{what}> (or set hosts.{h}.publish in operator.yaml)")
         report.add(Finding("PUBLISH-TARGET", "warning", msg, Location("command line"), hint))
@@ -199,25 +226,47 @@ def _target_for(cfg: Any, host: str, pub: dict[str, Any], options: PublishOption
                 report: Report) -> Target | None:
     ptr = f"/hosts/{host}/publish"
     base = cfg.base_dir
-    if "remote" in pub and "dir" in pub and options.remote is None and options.dir is None:
-        report.add(Finding("PUBLISH-TARGET", "error", f"hosts.{host}.publish gives both remote "
-                           "and dir", cfg.at(ptr, key=True), "keep one of them"))
+    kinds = [k for k in ("remote", "dir", "sftp") if k in pub]
+    cli = Location("command line")
+    if len(kinds) > 1 and options.remote is None and options.dir is None and \
+            options.sftp is None:
+        report.add(Finding("PUBLISH-TARGET", "error", f"hosts.{host}.publish gives "
+                           + " and ".join(kinds), cfg.at(ptr, key=True),
+                           "keep one of them: acap publishes each host to one place"))
         return None
-    where = cfg.at(ptr, key=True) if pub else Location("command line")
+    where = cfg.at(ptr, key=True) if pub else cli
     branch = options.branch or str(pub.get("branch") or DEFAULT_BRANCH)
+    overlay = bool(cfg.overlay(host))
     if options.remote is not None:
         return Target(host, "branch", remote=_absolute_remote(options.remote, Path.cwd()),
-                      branch=branch, where=Location("command line"))
+                      branch=branch, overlay=overlay, where=cli)
     if options.dir is not None:
-        return Target(host, "dir", dir=options.dir.absolute(), where=Location("command line"))
+        return Target(host, "dir", dir=options.dir.absolute(), branch=branch, overlay=overlay,
+                      where=cli)
+    if options.sftp is not None:
+        address, problem = parse_sftp_url(options.sftp)
+        if address is None:
+            report.add(Finding("PUBLISH-TARGET", "error", f"--sftp {options.sftp}: {problem}",
+                               cli, "write it as sftp://NAME@SERVER/FOLDER (sftp://NAME@SERVER"
+                               "/~/public_html for a folder in your login folder)"))
+            return None
+        given = pub.get("sftp")
+        return Target(host, "sftp", sftp=address.with_files(
+            given if isinstance(given, dict) else {}, base), overlay=overlay, where=cli)
     if "remote" in pub:
         return Target(host, "branch", remote=_absolute_remote(str(pub["remote"]), base),
-                      branch=branch, where=where)
+                      branch=branch, overlay=overlay, where=where)
     if "dir" in pub:
-        return Target(host, "dir", dir=(base / str(pub["dir"])).absolute(), where=where)
-    report.add(Finding("PUBLISH-TARGET", "error", f"no target for {host}: give a remote or a dir",
-                       where if pub else Location("command line"),
-                       f"hosts: {host}: publish: remote: <git URL>, or --remote / --dir"))
+        return Target(host, "dir", dir=(base / str(pub["dir"])).absolute(), branch=branch,
+                      overlay=overlay, where=where)
+    if isinstance(pub.get("sftp"), dict):
+        return Target(host, "sftp", sftp=SftpAddress.from_config(pub["sftp"], base),
+                      overlay=overlay, where=cfg.at(f"{ptr}/sftp", key=True))
+    report.add(Finding("PUBLISH-TARGET", "error",
+                       f"no target for {host}: give a remote, a dir or an sftp server",
+                       where if pub else cli,
+                       f"hosts: {host}: publish: remote: <git URL>, or --remote / --dir / "
+                       "--sftp"))
     return None
 
 
@@ -248,8 +297,10 @@ def _holds_private_key(path: Path) -> bool:
 
 def project_content(folder: Path) -> str | None:
     """What in ``folder`` a mirror must never delete, or ``None``: an acap project
-    (operator.yaml or ``.acap/``, at any depth) or a private key. Symbolic links
-    are not followed."""
+    (operator.yaml or ``.acap/``, at any depth), a git repository below its root
+    (``sub/.git``), or a private key. Symbolic links are not followed; a file that
+    is not a regular file is not opened (:func:`acap.publisher._directory.read_tree`
+    refuses it later)."""
 
     for name in ("operator.yaml", ".acap"):
         if (folder / name).exists():
@@ -258,46 +309,124 @@ def project_content(folder: Path) -> str | None:
         here = Path(dirpath)
         dirs.sort()
         for d in dirs:
+            rel = (here / d).relative_to(folder).as_posix()
             if d == ".acap":
-                rel = (here / d).relative_to(folder).as_posix()
                 return f"it holds an acap project's .acap folder ({rel})"
+            if d == ".git" and here != folder:
+                return f"it holds a git repository ({rel})"
         for n in sorted(names):
             p = here / n
             rel = p.relative_to(folder).as_posix()
             if n == "operator.yaml":
                 return f"it holds an acap project ({rel})"
-            if not p.is_symlink() and _holds_private_key(p):
+            if n == ".git" and here != folder:
+                return f"it holds a git working tree ({rel})"
+            try:
+                regular = stat.S_ISREG(os.lstat(p).st_mode)
+            except OSError:
+                continue
+            if regular and _holds_private_key(p):
                 return f"it holds a private key ({rel})"
     return None
 
 
-def _dir_problem(cfg: Any, site_dir: Path, target: Path) -> str | None:
-    """Why ``target`` may never be mirrored into, even with ``--force``; ``None`` if it may.
+def _is_git_dir(folder: Path) -> bool:
+    """A git repository's own folder (``.git``, or a bare repository): HEAD, objects/, refs/."""
+    return (folder / "HEAD").is_file() and (folder / "objects").is_dir() and \
+        (folder / "refs").is_dir()
 
-    Refused: a folder that holds this project, site/, its keys or any other acap
-    project or private key; a folder inside site/ or inside the ``.acap``,
-    templates/ or site/ folder of any acap project; a symbolic link; a file.
-    A folder of its own inside a project (the GitHub workflow's ``_site``) is fine.
+
+def checked_out_branch(tree: Path) -> str | None:
+    """The branch the git working tree ``tree`` has checked out (``gh-pages``), read from
+    its ``.git`` (a folder, or a file ``gitdir: ...`` for a worktree) without running
+    git in it (its config could run commands). ``None`` for a detached HEAD or
+    anything acap cannot read as git's."""
+
+    git = tree / ".git"
+    try:
+        if git.is_symlink():
+            return None
+        if git.is_file():
+            data = _read_regular(git, 4096) or b""
+            line = data.decode("utf-8", "replace").strip()
+            if not line.startswith("gitdir:"):
+                return None
+            gitdir = Path(line[len("gitdir:"):].strip())
+            git = gitdir if gitdir.is_absolute() else tree / gitdir
+        head = _read_regular(git / "HEAD", 4096) or b""
+    except (OSError, TargetRefused):
+        return None
+    text = head.decode("utf-8", "replace").strip()
+    prefix = "ref: refs/heads/"
+    return text[len(prefix):] if text.startswith(prefix) else None
+
+
+def _git_problem(target: Path, branch: str) -> tuple[str, str] | None:
+    """Why ``target`` may never be published into because of git (issue 12, item 6):
+    a git repository's own folder (the project's ``.git``, a bare repository) or a
+    folder inside one; a folder holding ``.git`` unless it is a working tree of
+    ``branch``. ``(problem, hint)`` or ``None``."""
+    real = target.resolve()
+    for folder in (real, *real.parents):
+        if folder.name == ".git" or (folder.is_dir() and _is_git_dir(folder)):
+            return (f"{'it is' if folder == real else 'it is inside'} a git repository's "
+                    f"own folder ({folder}): publishing would destroy its history",
+                    "give the folder your web server serves; to publish to a branch, use "
+                    "--remote and --branch")
+    if os.path.lexists(target / ".git"):
+        head = checked_out_branch(target)
+        if head != branch:
+            what = f"branch {head}" if head else "no branch acap can read"
+            return (f"it is a git working tree of {what}, not of the branch {branch}: acap "
+                    "would mix its files into that tree",
+                    f"publish to the branch itself (--remote <repository> --branch {branch}), "
+                    f"or into a working tree of {branch} (git worktree add <folder> {branch})")
+    return None
+
+
+def _dir_problem(cfg: Any, site_dir: Path, target: Path, branch: str = DEFAULT_BRANCH,
+                 overlay: bool = False) -> tuple[str, str] | None:
+    """Why ``target`` may never be published into, even with ``--force``: ``(problem,
+    hint)``, or ``None`` if it may.
+
+    Refused: a folder that holds this project, site/ or its keys; a folder inside
+    site/ or inside the ``.acap``, templates/ or site/ folder of any acap project; a
+    git repository's own folder, or one holding ``.git`` that is not a working tree
+    of ``branch`` (:func:`_git_problem`); a symbolic link; a file. Where acap owns the
+    host whole (not ``overlay``) and would replace the folder: one holding any other
+    acap project, a git repository below its root, or a private key
+    (:func:`project_content`). A folder of its own inside a project (the GitHub
+    workflow's ``_site``) is fine.
     """
     project = cfg.base_dir.absolute()
+    verb = "publishing would write acap's files into it" if overlay else \
+        "mirroring would delete it"
+    elsewhere = "give the folder your web server serves as https://<host>/, outside your " \
+        "acap project"
     if is_inside(project, target) or is_inside(site_dir, target):
-        return "it holds your project (or site/): mirroring would delete it"
+        return f"it holds your project (or site/): {verb}", elsewhere
     for key in (cfg.key_file, cfg.previous_keys_file):
         if key.exists() and is_inside(key, target):
-            return f"it holds your signing keys ({key}): mirroring would delete them"
+            return f"it holds your signing keys ({key}): {verb}", elsewhere
     if is_inside(target, site_dir):
-        return "it is inside site/, which acap build replaces"
+        return "it is inside site/, which acap build replaces", elsewhere
     for above in target.absolute().parents:
         if _is_project(above):
             part = target.absolute().relative_to(above).parts[0]
             if part in PROJECT_PARTS:
-                return f"it is inside {part}/ of the acap project {above}"
+                return f"it is inside {part}/ of the acap project {above}", elsewhere
+    git = _git_problem(target, branch)
+    if git:
+        return git
     if target.is_symlink():
-        return "it is a symbolic link; give the folder it points to"
+        return ("it is a symbolic link", f"give the folder it points to ({target.resolve()})")
     if target.exists() and not target.is_dir():
-        return "it is a file"
-    if target.is_dir() and (held := project_content(target)):
-        return f"{held}: mirroring would delete it"
+        return "it is a file", "give a folder"
+    if not overlay and target.is_dir() and (held := project_content(target)):
+        return (f"{held}: mirroring would delete it",
+                "give the folder your web server serves as https://<host>/; if your website "
+                "lives there, set hosts: <host>: overlay: true (acap then adds its files and "
+                "deletes nothing of yours)")
     return None
 
 
@@ -313,14 +442,18 @@ def _check_target_conflicts(cfg: Any, options: PublishOptions, targets: list[Tar
                 report.add(Finding("PUBLISH-TARGET", "error", f"{t.branch!r} is not a branch "
                                    f"name: {problem}", t.where, "use a name like gh-pages"))
             key = (t.remote, t.branch)
+        elif t.kind == "sftp":
+            assert t.sftp is not None
+            key = ("sftp", t.sftp.describe())
         else:
             assert t.dir is not None
             key = ("dir", str(t.dir.resolve()))
-            bad = _dir_problem(cfg, site_dir, t.dir)
+            bad = _dir_problem(cfg, site_dir, t.dir, t.branch, t.overlay)
             if bad:
+                problem, hint = bad
                 report.add(Finding("PUBLISH-TARGET", "error", f"cannot publish {t.host} into "
-                                   f"{t.dir}: {bad}", t.where,
-                                   "give the folder your web server serves for this host"))
+                                   f"{t.dir}: {problem}", t.where,
+                                   hint.replace("<host>", t.host)))
         for (kind, other), host in seen.items():
             if t.kind == "dir" and kind == "dir" and host != t.host and (
                     is_inside(Path(other), t.dir or Path()) or
@@ -334,5 +467,6 @@ def _check_target_conflicts(cfg: Any, options: PublishOptions, targets: list[Tar
         if key in seen and seen[key] != t.host and t.kind != "dir":
             report.add(Finding("PUBLISH-TARGET", "error", f"{t.host} and {seen[key]} would be "
                                f"published to the same {t.describe()}", t.where,
-                               "give each host its own branch or repository"))
+                               "give each host its own branch or repository" if t.kind ==
+                               "branch" else "give each host a folder of its own"))
         seen.setdefault(key, t.host)

@@ -222,9 +222,18 @@ def test_config_and_site_dir_options_from_another_folder(tmp_path: Path,
     assert (project / ".acap/signing-key.pem").is_file()  # keyFile is relative to the config
     assert not (project / "site").exists()
     assert list(elsewhere.iterdir()) == []
-    built, card = res.stdout.splitlines()
+    built, *hosts, card, servers = res.stdout.splitlines()
     assert built.startswith(f"built {out}/ (") and "example.com" in built
+    assert hosts == [
+        "  ask.example.com: acap's own site: acap publish makes it hold exactly "
+        "site/ask.example.com/",
+        "  example.com: acap adds its files beside your website there (no index.html or "
+        "404.html; acap publish changes no other file)"]
     assert card == "card: https://example.com/.well-known/agent-card.json"
+    assert servers == ("web server settings (Apache, nginx, Caddy) for the card: "
+                       f"{out}/.servers/example.com/")
+    assert sorted(p.name for p in (out / ".servers/example.com").iterdir()) == [
+        "Caddyfile", "apache.conf", "nginx.conf"]
 
 
 def test_default_site_dir_is_beside_the_operator_file(example: Path, tmp_path: Path,
@@ -268,6 +277,13 @@ def test_json_format_for_ci(example: Path) -> None:
     # the example's OR-5.5 warning (assistantAccess: true) is reported beside the errors
     assert sorted((f["rule"], f["level"]) for f in doc["findings"]) == [
         ("OR-5.5", "warning"), ("SCHEMA-REQUIRED", "error"), ("SCHEMA-UNKNOWN-KEY", "error")]
+    assert (doc["hosts"], doc["servers"]) == ([], [])  # nothing built
+    example.write_text(text.replace("  verison: 1\n", "  version: 1.0.0\n"), encoding="utf-8")
+    res = acap("build", "-c", str(example), "--format", "json", "--no-spec-site")
+    doc = json.loads(res.stdout)
+    assert doc["hosts"] == [{"host": "ask.example.com", "acap": "whole"},
+                            {"host": "example.com", "acap": "adds"}]
+    assert doc["servers"] == [f"{example.parent / 'site'}/.servers/example.com"]
 
 
 def test_python_dash_m_acap(example: Path) -> None:

@@ -16,11 +16,13 @@ from support.pages import (
     scan,
     write_yaml,
 )
+from support.publishing import set_overlay
 
 HOSTS = ("example.com", "ask.example.com")
 
 
 def test_every_host_folder_has_its_hosting_files(example: Path) -> None:
+    set_overlay(example, "example.com", False)  # acap's pages are the whole of example.com
     result = run_build(example, write=True)
     assert result.report.ok(), report_text(result.report)
     site = example.parent / "site"
@@ -42,14 +44,56 @@ def test_no_cname_without_a_custom_domain(tmp_path: Path) -> None:
 
 def test_no_index_html_where_the_operator_has_pages_of_its_own(tmp_path: Path) -> None:
     data = example_data()
-    data["hosts"]["example.com"]["ownPages"] = True
+    data["hosts"]["example.com"].update(ownPages=True, overlay=False)
     result = run_build(write_yaml(tmp_path, data))
     assert "example.com/index.html" not in result.files
     assert "example.com/404.html" in result.files
     assert "ask.example.com/index.html" in result.files
 
 
+def test_the_website_host_gets_acaps_files_only(example: Path) -> None:
+    """Issue 15: the card host defaults to the operator's own website, where acap adds its
+    files and writes no home page, no 404 page and no .nojekyll (a GitHub Pages branch
+    gets .nojekyll from acap publish, where the branch's site can do without Jekyll)."""
+    result = run_build(example)
+    assert result.report.ok(), report_text(result.report)
+    mine = sorted(rel for rel in result.files if rel.startswith("example.com/"))
+    assert mine == ["example.com/.well-known/.htaccess", "example.com/.well-known/agent-card.json",
+                    "example.com/.well-known/jwks.json", "example.com/CNAME",
+                    "example.com/_headers"]
+    assert result.overlay == {"ask.example.com": False, "example.com": True}
+    for name in ("index.html", "404.html", ".nojekyll"):  # the whole site's, on acap's host
+        assert f"ask.example.com/{name}" in result.files, name
+
+
+def test_own_pages_on_another_host_means_acap_adds_to_it(tmp_path: Path) -> None:
+    data = example_data()
+    data["hosts"]["ask.example.com"]["ownPages"] = True
+    result = run_build(write_yaml(tmp_path, data))
+    assert result.overlay["ask.example.com"] is True
+    assert "ask.example.com/talk/index.html" in result.files  # its page, beside the site's
+    for name in ("index.html", "404.html", ".nojekyll"):
+        assert f"ask.example.com/{name}" not in result.files, name
+
+
+def test_a_person_entry_at_the_websites_root_is_refused_on_its_line(tmp_path: Path) -> None:
+    data = example_data()
+    data["skills"][1]["personEntry"] = "https://example.com/"
+    cfg = write_yaml(tmp_path, data)
+    result = run_build(cfg)
+    [err] = result.report.errors
+    line = next(i for i, t in enumerate(cfg.read_text().splitlines(), 1)
+                if "personEntry: https://example.com/" in t)
+    assert (err.rule, err.location.line) == ("SITE-OVERLAY", line)
+    assert err.message == ("acap would write index.html on example.com, where your own website "
+                           "lives: it would replace your website's home page")
+    assert "overlay: false" in (err.hint or "")
+    data["hosts"]["example.com"]["overlay"] = False  # acap's pages are all of example.com
+    assert run_build(write_yaml(tmp_path, data)).report.ok()
+
+
 def test_root_and_404_pages_point_to_where_to_ask(example: Path) -> None:
+    set_overlay(example, "example.com", False)
     result = run_build(example)
     for rel, href in (("ask.example.com/index.html", "/talk"),
                       ("ask.example.com/404.html", "/talk"),
@@ -221,6 +265,7 @@ def test_the_home_page_acap_writes_does_not_link_the_website_to_itself(
         tmp_path: Path, website: str) -> None:
     data = example_data()
     data["operator"]["website"] = website
+    data["hosts"]["example.com"]["overlay"] = False
     result = run_build(write_yaml(tmp_path, data))
     assert result.report.ok(), report_text(result.report)
     home = page_text(result, "example.com/index.html")
@@ -232,3 +277,20 @@ def test_the_home_page_acap_writes_does_not_link_the_website_to_itself(
     for rel in ("example.com/404.html", "ask.example.com/index.html",
                 "ask.example.com/talk/index.html"):
         assert _website_links(page_text(result, rel)) == [{"href": website}], rel
+
+
+# -- settings for a web server of one's own (served for real in test_web_servers.py) --------------
+
+def test_server_settings_follow_the_cards_cache_time(tmp_path: Path) -> None:
+    data = example_data()
+    data["cache"] = {"card": 0}
+    result = run_build(write_yaml(tmp_path, data))
+    assert result.report.ok(), report_text(result.report)
+    assert result.servers == [".servers/example.com"]  # the card's host only
+    for rel in ("example.com/.well-known/.htaccess", ".servers/example.com/apache.conf",
+                ".servers/example.com/nginx.conf", ".servers/example.com/Caddyfile"):
+        text = page_text(result, rel)
+        assert "no-cache" in text and "max-age" not in text, rel
+        assert "application/json" in text and "Access-Control-Allow-Origin" in text, rel
+    assert "ask.example.com/.well-known/.htaccess" not in result.files  # no card there
+    assert not any(rel.startswith(".servers/ask.example.com") for rel in result.files)

@@ -22,6 +22,7 @@ from support.publishing import (
     project,
     publish_to,
     set_cname,
+    set_overlay,
     set_version,
     snapshot,
     tree_files,
@@ -374,12 +375,13 @@ def test_branch_with_files_acap_did_not_publish_needs_force(tmp_path: Path) -> N
     git("commit", "-q", "-m", "hand-made site", cwd=work)
     git("push", "-q", str(remote), "gh-pages", cwd=work)
     foreign = branch_tip(remote)
-    config = project(tmp_path)
+    config = project(tmp_path, overlay=False)  # acap owns example.com whole
     do_build(config)
 
     res = publish(PublishOptions(config=config, remote=str(remote)))
     found = _errors(res, "PUBLISH-FOREIGN")
     assert len(found) == 1
+    assert "overlay: true" in (found[0].hint or "")  # the way to keep the page, said
     # Replaced (a card someone put there) and removed (their page): both need --force.
     assert ".well-known/agent-card.json, my-page.html" in found[0].message
     assert branch_tip(remote) == foreign
@@ -414,11 +416,21 @@ def test_targets_from_operator_yaml_and_their_mistakes(tmp_path: Path) -> None:
     do_build(config)
     res = publish(PublishOptions(config=config))
     err = _errors(res, "PUBLISH-TARGET")
-    assert len(err) == 1 and "both remote and dir" in err[0].message
+    assert len(err) == 1 and "gives remote and dir" in err[0].message
     assert err[0].location.file.endswith("operator.yaml") and err[0].location.line is not None
-    # A directory target that is the project itself would delete it.
+    # A directory target that is the project itself: refused, with a hint that is not
+    # "the folder your web server serves" again (issue 15: that is the folder given).
     res = publish(PublishOptions(config=config, dir=config.parent))
-    assert "would delete it" in _errors(res, "PUBLISH-TARGET")[0].message
+    [err] = _errors(res, "PUBLISH-TARGET")
+    assert "it holds your project (or site/): publishing would write acap's files into " \
+        "it" in err.message  # example.com: acap adds its files beside a website there
+    assert err.hint == ("give the folder your web server serves as https://example.com/, "
+                        "outside your acap project")
+    set_overlay(config, "example.com", False)
+    do_build(config)
+    res = publish(PublishOptions(config=config, dir=config.parent))
+    assert "it holds your project (or site/): mirroring would delete it" in \
+        _errors(res, "PUBLISH-TARGET")[0].message
     res = publish(PublishOptions(config=config, remote="/x.git", branch="bad..name"))
     assert "not a branch name" in _errors(res, "PUBLISH-TARGET")[0].message
 
@@ -459,10 +471,11 @@ def test_every_rule_id_publish_and_live_use_is_registered() -> None:
 
     src = Path(acap.__file__).parent
     used: set[str] = set()
-    for name in ("publisher/_publish.py", "publisher/_live.py", "publisher/_git_branch.py",
-                 "publisher/_directory.py"):
-        used |= set(re.findall(r'Finding\(\s*"([A-Z0-9.-]+)"', (src / name).read_text("utf-8")))
-    assert {"PUBLISH-STALE", "PUBLISH-ORIGIN", "LIVE-CORS"} <= used
+    for path in sorted((src / "publisher").glob("*.py")):
+        text = path.read_text("utf-8")
+        used |= set(re.findall(r'Finding\(\s*"([A-Z0-9.-]+)"', text))
+        used |= set(re.findall(r'"((?:PUBLISH|LIVE|SITE)-[A-Z-]+)"', text))  # TargetRefused
+    assert {"PUBLISH-STALE", "PUBLISH-ORIGIN", "LIVE-CORS", "PUBLISH-HOST-KEY"} <= used
     assert used - rule_ids() == set()
 
 

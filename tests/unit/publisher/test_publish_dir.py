@@ -26,7 +26,7 @@ def _leftovers(parent: Path) -> list[str]:
 
 
 def test_mirror_removes_stale_files_and_matches_the_build(tmp_path: Path) -> None:
-    config = project(tmp_path)
+    config = project(tmp_path, overlay=False)
     do_build(config)
     www = tmp_path / "www" / "example.com"
     res = publish(PublishOptions(config=config, dir=www))
@@ -58,7 +58,7 @@ def test_mirror_removes_stale_files_and_matches_the_build(tmp_path: Path) -> Non
 def test_dir_from_operator_yaml_relative_to_it(tmp_path: Path) -> None:
     from support.publishing import publish_to
 
-    config = project(tmp_path)
+    config = project(tmp_path, overlay=False)
     publish_to(config, "example.com", dir="../served/example.com")
     do_build(config)
     res = CliRunner().invoke(cli, ["publish", "-c", str(config)])
@@ -82,7 +82,7 @@ def _interrupt_after(monkeypatch: pytest.MonkeyPatch, n: int) -> list[Path]:
 
 def test_copy_interrupted_mid_way_leaves_the_old_tree(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    config = project(tmp_path)
+    config = project(tmp_path, overlay=False)
     do_build(config)
     www = tmp_path / "www"
     assert publish(PublishOptions(config=config, dir=www)).ok
@@ -106,7 +106,7 @@ def test_copy_interrupted_mid_way_leaves_the_old_tree(tmp_path: Path,
 
 def test_first_copy_interrupted_leaves_no_target(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    config = project(tmp_path)
+    config = project(tmp_path, overlay=False)
     do_build(config)
     _interrupt_after(monkeypatch, 1)
     res = CliRunner().invoke(cli, ["publish", "-c", str(config), "--dir", str(tmp_path / "www")])
@@ -119,7 +119,7 @@ def test_first_copy_interrupted_leaves_no_target(tmp_path: Path,
 def test_swap_fallback_restores_the_old_tree_when_the_second_rename_fails(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Where an atomic exchange is not available, two renames; a failure puts the old back."""
-    config = project(tmp_path)
+    config = project(tmp_path, overlay=False)
     do_build(config)
     www = tmp_path / "www"
     assert publish(PublishOptions(config=config, dir=www)).ok
@@ -154,7 +154,7 @@ def test_exchange_swaps_two_folders_in_one_step(tmp_path: Path) -> None:
 
 
 def test_dry_run_into_a_directory_writes_nothing(tmp_path: Path) -> None:
-    config = project(tmp_path)
+    config = project(tmp_path, overlay=False)
     do_build(config)
     www = tmp_path / "www"
     res = CliRunner().invoke(cli, ["publish", "-c", str(config), "--dir", str(www), "--dry-run"])

@@ -9,6 +9,7 @@ about the personEntry host left behind.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -48,7 +49,7 @@ def _hand_made_site(folder: Path) -> dict[str, bytes]:
 # -- item 1: directories -------------------------------------------------------------------------
 
 def test_a_folder_acap_did_not_publish_is_refused_naming_the_files(tmp_path: Path) -> None:
-    config = project(tmp_path)
+    config = project(tmp_path, overlay=False)
     do_build(config)
     www = tmp_path / "www"
     before = _hand_made_site(www)
@@ -66,7 +67,7 @@ def test_a_folder_acap_did_not_publish_is_refused_naming_the_files(tmp_path: Pat
 
 
 def test_force_replaces_a_foreign_folder_and_records_the_publish(tmp_path: Path) -> None:
-    config = project(tmp_path)
+    config = project(tmp_path, overlay=False)
     do_build(config)
     www = tmp_path / "www"
     _hand_made_site(www)
@@ -79,7 +80,9 @@ def test_force_replaces_a_foreign_folder_and_records_the_publish(tmp_path: Path)
     data = json.loads(record.read_text("utf-8"))
     assert data["publishedBy"] == "acap" and data["host"] == "example.com"
     assert data["files"] == sorted(snapshot(www))
-    assert set(data) == {"publishedBy", "acap", "host", "files"}  # nothing else, no key
+    assert set(data) == {"publishedBy", "acap", "host", "files", "sha256"}  # nothing else
+    assert data["sha256"] == {rel: hashlib.sha256(b).hexdigest()  # what acap put there
+                              for rel, b in snapshot(www).items()}
     # From now on acap deletes what it published there, and only that: a page it published
     # earlier goes without --force; a file someone added is refused by name.
     add_to_site(config.parent / "site", "example.com/old-page.html", b"<p>old</p>\n")
@@ -100,7 +103,7 @@ def test_force_replaces_a_foreign_folder_and_records_the_publish(tmp_path: Path)
 
 
 def test_an_empty_folder_needs_no_force(tmp_path: Path) -> None:
-    config = project(tmp_path)
+    config = project(tmp_path, overlay=False)
     do_build(config)
     www = tmp_path / "www"
     www.mkdir()
@@ -110,7 +113,7 @@ def test_an_empty_folder_needs_no_force(tmp_path: Path) -> None:
 
 
 def test_a_folder_acap_published_for_another_host_is_refused(tmp_path: Path) -> None:
-    config = project(tmp_path)
+    config = project(tmp_path, overlay=False)
     do_build(config)
     www = tmp_path / "www"
     assert publish(PublishOptions(config=config, hosts=("ask.example.com",), dir=www)).ok
@@ -127,7 +130,7 @@ def test_a_folder_acap_published_for_another_host_is_refused(tmp_path: Path) -> 
 
 def test_a_copy_of_an_acap_project_is_refused_even_with_force(tmp_path: Path) -> None:
     """The trial's case: the copy's private key would have been deleted."""
-    config = project(tmp_path)
+    config = project(tmp_path, overlay=False)
     do_build(config)
     other = project(tmp_path / "elsewhere")
     do_build(other)  # makes other/.acap/signing-key.pem
@@ -144,7 +147,7 @@ def test_a_copy_of_an_acap_project_is_refused_even_with_force(tmp_path: Path) ->
 
 def test_a_folder_holding_an_acap_project_or_a_key_is_refused_even_with_force(
         tmp_path: Path) -> None:
-    config = project(tmp_path)
+    config = project(tmp_path, overlay=False)
     do_build(config)
     www = tmp_path / "www"
     (www / "deep/proj/.acap").mkdir(parents=True)
@@ -163,7 +166,7 @@ def test_a_folder_holding_an_acap_project_or_a_key_is_refused_even_with_force(
 
 
 def test_a_folder_inside_an_acap_projects_own_parts_is_refused(tmp_path: Path) -> None:
-    config = project(tmp_path)
+    config = project(tmp_path, overlay=False)
     do_build(config)
     other = project(tmp_path / "elsewhere")
     (other.parent / "templates").mkdir()
@@ -182,7 +185,7 @@ def test_a_folder_inside_an_acap_projects_own_parts_is_refused(tmp_path: Path) -
 # -- item 2: branches ----------------------------------------------------------------------------
 
 def test_a_branch_acap_made_for_another_host_is_refused(tmp_path: Path) -> None:
-    config = project(tmp_path)
+    config = project(tmp_path, overlay=False)
     do_build(config)
     pages = bare_repo(tmp_path / "pages.git")
     assert publish(PublishOptions(config=config, remote=str(pages))).ok
@@ -211,7 +214,7 @@ def test_a_branch_acap_made_for_another_host_is_refused(tmp_path: Path) -> None:
 
 def test_an_older_acap_commit_without_the_host_trailer_names_its_host_in_the_subject(
         tmp_path: Path) -> None:
-    config = project(tmp_path)
+    config = project(tmp_path, overlay=False)
     do_build(config)
     pages = bare_repo(tmp_path / "pages.git")
     work = tmp_path / "old"
@@ -234,7 +237,7 @@ def test_an_older_acap_commit_without_the_host_trailer_names_its_host_in_the_sub
 
 def test_remote_or_dir_on_the_command_line_warns_about_the_hosts_it_leaves_out(
         tmp_path: Path) -> None:
-    config = project(tmp_path)
+    config = project(tmp_path, overlay=False)
     do_build(config)
     pages = bare_repo(tmp_path / "pages.git")
     publish_to(config, "agent-capability.org", remote="../spec.git")

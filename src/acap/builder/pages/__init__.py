@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
+    from acap.builder.pages._hosting import cache_policy as cache_policy
+    from acap.builder.pages._servers import SERVERS_DIR as SERVERS_DIR
+    from acap.builder.pages._servers import server_files as server_files
     from acap.builder.pages._steps import step_hosting_files as step_hosting_files
     from acap.builder.pages._steps import step_person_entry_pages as step_person_entry_pages
     from acap.builder.pages._words_file import WordsFile as WordsFile

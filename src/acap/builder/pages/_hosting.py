@@ -17,15 +17,25 @@
 * ``404.html`` and, unless operator.yaml says the operator has pages of its
   own at the root (``hosts.<host>.ownPages``), ``index.html``: on the
   operator's hosts only, not on hosts other steps build (the specification
-  site's).
+  site's), and never on a host where the operator's own website lives
+  (``hosts.<host>.overlay``, :meth:`acap.load.OperatorConfig.overlay`).
+* ``.well-known/.htaccess`` beside the card and the JWKS, for Apache
+  (:mod:`acap.builder.pages._servers`).
+
+On an overlay host ``.nojekyll`` is not written: acap adds only its own files
+beside the website there, and a GitHub Pages branch gets ``.nojekyll`` from
+``acap publish`` when the branch's site does not use Jekyll
+(:mod:`acap.publisher._git_branch`).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
+from acap.builder.pages._servers import htaccess
 from acap.load import OperatorConfig
 from acap.site import SiteFiles
+from acap.uris import CARD_PATH, JWKS_PATH
 
 #: Default ``Cache-Control: max-age`` in seconds, as GitHub Pages sends.
 DEFAULT_MAX_AGE = 600
@@ -99,15 +109,20 @@ def headers_file(files: SiteFiles, host: str, policy: CachePolicy) -> bytes:
 
 
 def hosting_files(cfg: OperatorConfig, files: SiteFiles) -> list[tuple[str, bytes]]:
-    """``.nojekyll``, ``CNAME`` and ``_headers`` for every host folder (relative
-    path, bytes). Call it after every other file is built: ``_headers`` lists them."""
+    """``.nojekyll`` (not on overlay hosts), ``CNAME``, ``_headers`` and, beside a card
+    or JWKS, ``.well-known/.htaccess`` for every host folder (relative path, bytes).
+    Call it after every other file is built: ``_headers`` lists them."""
+
     out: list[tuple[str, bytes]] = []
     settings = cfg.hosts
     policy = cache_policy(cfg)
     for host in sorted(set(files.hosts()) | set(settings)):
-        out.append((f"{host}/.nojekyll", b""))
+        if not (host in settings and cfg.overlay(host)):
+            out.append((f"{host}/.nojekyll", b""))
         cname = (settings.get(host) or {}).get("cname")
         if isinstance(cname, str) and cname.strip():
             out.append((f"{host}/CNAME", cname.strip().encode("utf-8") + b"\n"))
         out.append((f"{host}/_headers", headers_file(files, host, policy)))
+        if any(f"{host}{p}" in files for p in (CARD_PATH, JWKS_PATH)):
+            out.append((f"{host}/.well-known/.htaccess", htaccess(host, policy.card)))
     return out
