@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
+    from acap.checks._agent_behaviour import missing_safeguards as missing_safeguards
     from acap.checks._card_check import CardCheck as CardCheck
     from acap.checks._card_check import check_card as check_card
     from acap.checks._card_check import check_card_file as check_card_file

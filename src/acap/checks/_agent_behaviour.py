@@ -39,8 +39,16 @@ def assistant_access_accepts_assertion(sub: Subject) -> Iterator[Finding]:
                               "assistantAccess: false")
 
 
-def _missing_safeguards(g: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """``(letter, field, what is missing)`` for each OR-5.6 condition not met."""
+def missing_safeguards(g: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """What OR-5.6 still lacks, from operator.yaml's ``safeguards`` mapping of one skill.
+
+    Args:
+        g: the ``safeguards`` mapping (``{}`` when none is declared).
+
+    Returns:
+        ``(letter, field, what is missing)`` for each condition (a) to (d) not met, e.g.
+        ``("a", "attestationLevel", "a current level-2 ...")``; empty when all four hold.
+    """
     out = []
     level = g.get("attestationLevel")
     if not isinstance(level, int) or level < REQUIRED_ATTESTATION:
@@ -85,7 +93,7 @@ def _safeguards_of(sub: Subject, s: SkillFacts) -> Iterator[Finding]:
     g = s.data.get("safeguards")
     g = g if isinstance(g, dict) else {}
     base = base if "safeguards" in s.data else s.field_ptr("assistantAccess")
-    missing = _missing_safeguards(g)
+    missing = missing_safeguards(g)
     for letter, name, what in missing:
         ptr = f"{base}/{name}" if name in g else base
         yield sub.finding("OR-5.6", "warning", f"{s.label} is an action opened to assistants but "
