@@ -25,6 +25,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "verify": ("verify", "verify", "Check every signature of CARD (a path or an https URL)."),
     "check-reply": ("check_reply", "check_reply", "Check an agent's reply against §5-§6 of "
                                                   "the extension."),
+    "probe": ("probe", "probe", "Check that a live agent keeps its card's On Request "
+                                "promises."),
     "keys": ("keys", "keys", "Make, rotate and retire signing keys (never printed)."),
     "serve": ("serve", "serve", "Preview site/ on localhost; rebuild when operator.yaml "
                                 "changes."),
