@@ -53,7 +53,7 @@ class ChapelExecutor(AgentExecutor):
 
 
 def app(config: Path = HERE / "operator.yaml", site_dir: Path | None = None,
-        executor: AgentExecutor | None = None):  # noqa: ANN201 - a Starlette app
+        executor: AgentExecutor | None = None):
     """The ASGI app; `acap build -c config` must have run (``main`` runs it)."""
     built = BuiltCard.from_project(config, site_dir)
     return create_app(OnRequestExecutor(executor or ChapelExecutor(), built,

@@ -37,7 +37,7 @@ from typing import Any
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
-from a2a.types import Artifact, Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
+from a2a.types import Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
 from google.protobuf.json_format import MessageToDict, ParseDict
 
 from acap.agent._built import BuiltCard
@@ -178,23 +178,25 @@ class OnRequestExecutor(AgentExecutor):
             log.exception("the agent's executor failed")
             raise RuntimeError("the agent could not answer this request") from None
 
-    def _ids(self, context: RequestContext) -> dict[str, str]:
-        return {"task_id": context.task_id or uuid.uuid4().hex,
-                "context_id": context.context_id or uuid.uuid4().hex}
+    def _ids(self, context: RequestContext) -> tuple[str, str]:
+        """The task and context ids of a Task reply (the SDK makes them per request)."""
+        return context.task_id or uuid.uuid4().hex, context.context_id or uuid.uuid4().hex
 
     def _refer(self, skill: OnRequestSkill, d: Decision, context: RequestContext,
                action: bool) -> Event:
         what = self.words.get(skill.id)
-        in_task = context.current_task is not None
-        ids = self._ids(context) if (action or in_task) else \
-            {"task_id": None, "context_id": context.context_id}
+        task_id: str | None = None
+        context_id: str | None = context.context_id
+        if action or context.current_task is not None:  # a Message may not follow a task
+            task_id, context_id = self._ids(context)
         mid = uuid.uuid4().hex
         if action:
             return to_sdk(refer_action(skill, activated=d.activated, message_id=mid,
-                                       action=what or "do this", **ids))
+                                       action=what or "do this", task_id=task_id,
+                                       context_id=context_id))
         text = information_text(skill, self.built.operator, what or "this")
         return to_sdk(refer_information(skill, activated=d.activated, message_id=mid,
-                                        text=text, **ids))
+                                        text=text, task_id=task_id, context_id=context_id))
 
     async def _run_inner(self, context: RequestContext) -> _Collect | None:
         collected = _Collect()
@@ -216,19 +218,23 @@ class OnRequestExecutor(AgentExecutor):
             parts = collected.parts() if collected else []
             if not parts:
                 return [self._refer(skill, d, context, action=False)]
-            return [to_sdk(give_on_opt_in(skill, activated=d.activated,
-                                          artifact_id=uuid.uuid4().hex, parts=parts,
-                                          **self._ids(context)))]
+            task_id, context_id = self._ids(context)
+            return [to_sdk(give_on_opt_in(skill, activated=d.activated, task_id=task_id,
+                                          context_id=context_id, artifact_id=uuid.uuid4().hex,
+                                          parts=parts))]
         # CARRY_OUT (OR-5.6 holds)
         if collected is None or not collected.events:
             return [self._refer(skill, d, context, action=True)]
         if not skill.deferred:
             return list(collected.events)
         text = collected.text()
+        task_id, context_id = self._ids(context)
         try:
             reply = defer_action(skill, message_id=uuid.uuid4().hex, text=text or None,
-                                 operator=self.built.operator, **self._ids(context))
+                                 operator=self.built.operator, task_id=task_id,
+                                 context_id=context_id)
         except ValueError:  # the developer's words say it is done: it is not (OR-5.8)
             reply = defer_action(skill, message_id=uuid.uuid4().hex,
-                                 operator=self.built.operator, **self._ids(context))
+                                 operator=self.built.operator, task_id=task_id,
+                                 context_id=context_id)
         return [to_sdk(reply)]

@@ -286,7 +286,8 @@ class _Run:
         """Stop sending, once: the budget or the deadline is reached."""
         if self.stopped is None:
             self.stopped = why
-            self.add("PROBE-LIMIT", "warning", f"the probe stopped early: {why}",
+            self.add("PROBE-LIMIT", "error", f"the probe stopped early: {why}; what it did "
+                     "not send is listed as not judged",
                      self.result.url, "give a larger --budget or --deadline, or fewer prompts")
 
     # -- the card ------------------------------------------------------------------------
@@ -487,8 +488,9 @@ class _Run:
         where = f"{label} ({self.result.interface})"
         for ex in (plain, active):
             if ex.error is not None and ex.error != self.stopped:
-                found.append(Finding("PROBE-REQUEST", "error", f"{'with' if ex.activated else 'without'}"
-                                     f" A2A-Extensions the agent gave no reply: {ex.error}",
+                how = "with" if ex.activated else "without"
+                found.append(Finding("PROBE-REQUEST", "error", f"{how} A2A-Extensions the "
+                                     f"agent gave no reply: {ex.error}",
                                      Location(where), "the agent must answer every request, "
                                      "referring on-request skills to personEntry"))
         if plain.reply is None or active.reply is None:
@@ -503,7 +505,8 @@ class _Run:
         rule = "OR-5.7" if skill.declared_action else "OR-5.3"
         texts = {sources[0]: reply_text(active.reply), sources[1]: reply_text(plain.reply)}
         a, p = (" ".join(t.split()) for t in texts.values())
-        if a and p and a != p and not any(f.rule == "OR-5.1" for f in found):
+        # words that differ because the marked text leaves out personEntry are OR-6.2's
+        if a and p and a != p and not any(f.rule in ("OR-5.1", "OR-6.2") for f in found):
             found.append(Finding("OR-5.1", "warning", "the reply's words differ with and "
                                  "without the extension activated", Location(sources[0]),
                                  "say the same words to every client; activation only adds "

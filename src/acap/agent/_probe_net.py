@@ -124,14 +124,14 @@ class Guard:
             return self._pinned[key]
         try:
             ipaddress.ip_address(host)
-            infos = [(0, 0, 0, "", (host, port))]
+            addrs = [host]
         except ValueError:
             try:
                 infos = await asyncio.get_running_loop().getaddrinfo(
                     host, port, type=socket.SOCK_STREAM)
             except OSError as exc:
                 raise ProbeRefused(f"{host} does not resolve ({exc.strerror or exc})") from exc
-        addrs = [str(i[4][0]) for i in infos]
+            addrs = [str(i[4][0]) for i in infos]
         if not addrs:
             raise ProbeRefused(f"{host} does not resolve")
         private = [a for a in addrs if not ipaddress.ip_address(a.split("%")[0]).is_global]
@@ -161,8 +161,6 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         why = g.refusal(url)
         if why:
             raise ProbeRefused(why, request=request)
-        await g.pace()
-        g.sent += 1
         host = request.url.host.lower()
         extensions = dict(request.extensions)
         target = g.connect_to.get(host)
@@ -175,6 +173,8 @@ class GuardedTransport(httpx.AsyncBaseTransport):
             new_url = request.url.copy_with(host=addr)
             if request.url.scheme == "https":
                 extensions["sni_hostname"] = host
+        await g.pace()
+        g.sent += 1
         budget = max(min(g.timeout, g.remaining()), 0.1)
         extensions["timeout"] = {"connect": budget, "read": budget, "write": budget,
                                  "pool": budget}
