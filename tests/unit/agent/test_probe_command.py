@@ -16,8 +16,7 @@ from click.testing import CliRunner
 from acap.agent import PROBE_RULES, BuiltCard, create_app
 from acap.cli import cli
 from acap.requirements import checked_at
-from support.agents import PRICE, BrokenChapel, build_example, connect_args, example_module, \
-    serving
+from support.agents import PRICE, BrokenChapel, build_example, connect_args, example_module, serving
 
 CARD = "https://example.com"
 
