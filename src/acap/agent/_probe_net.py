@@ -14,7 +14,8 @@ sent:
   the host name kept for ``Host`` and TLS), so that a second DNS answer cannot send the
   request elsewhere (DNS rebinding);
 * sends ``HOST`` to the URL ``--connect-to HOST=URL`` gives (a local copy of the agent),
-  keeping ``Host: HOST``: the user chose that address, so it is not refused.
+  keeping ``Host: HOST``: the user chose that address, so it is not refused;
+* reads at most :data:`MAX_RESPONSE` bytes of any answer (a stream included).
 
 Why our own transport: httpx (the SDK's client library) has neither a request budget nor
 an address policy; wrapping its transport is its documented extension point.
@@ -26,13 +27,16 @@ import asyncio
 import ipaddress
 import socket
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 import httpx
 
-__all__ = ["Guard", "GuardedTransport", "ProbeRefused"]
+__all__ = ["MAX_RESPONSE", "Guard", "GuardedTransport", "ProbeRefused"]
+
+#: The most bytes the probe reads of one answer (a card, a JWKS, a reply, a stream).
+MAX_RESPONSE = 1024 * 1024
 
 
 class ProbeRefused(httpx.TransportError):
@@ -180,8 +184,32 @@ class GuardedTransport(httpx.AsyncBaseTransport):
                                  "pool": budget}
         sent = httpx.Request(request.method, new_url, headers=request.headers,
                              stream=request.stream, extensions=extensions)
-        return await self.inner.handle_async_request(sent)
+        response = await self.inner.handle_async_request(sent)
+        return httpx.Response(response.status_code, headers=response.headers,
+                              stream=_Capped(response.stream), extensions=response.extensions,
+                              request=request)
 
     async def aclose(self) -> None:
         """Close the inner transport."""
         await self.inner.aclose()
+
+
+class _Capped(httpx.AsyncByteStream):
+    """A response body that stops at :data:`MAX_RESPONSE` bytes (a hostile agent's endless
+    answer is refused, not read)."""
+
+    def __init__(self, stream: httpx.SyncByteStream | httpx.AsyncByteStream) -> None:
+        self.stream = stream
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        seen = 0
+        assert isinstance(self.stream, httpx.AsyncByteStream)
+        async for chunk in self.stream:
+            seen += len(chunk)
+            if seen > MAX_RESPONSE:
+                raise ProbeRefused(f"the answer is larger than {MAX_RESPONSE // 1024} KiB")
+            yield chunk
+
+    async def aclose(self) -> None:
+        if isinstance(self.stream, httpx.AsyncByteStream):
+            await self.stream.aclose()

@@ -174,3 +174,34 @@ def test_probe_without_the_agent_extra_says_how_to_install_it(
     result = CliRunner().invoke(cli, ["probe", CARD])
     assert result.exit_code == 1
     assert "pip install 'acap[agent]'" in result.output
+
+
+def test_an_endless_answer_is_cut_and_a_redirect_not_followed(config: Path) -> None:
+    from starlette.applications import Starlette
+    from starlette.responses import RedirectResponse, Response
+    from starlette.routing import Route
+
+    from acap.agent import card_routes
+
+    built = BuiltCard.from_project(config)
+
+    async def huge(request: Any) -> Response:
+        return Response(b"{" + b" " * (2 * 1024 * 1024) + b"}", media_type="application/json")
+
+    app = Starlette(routes=[*card_routes(built), Route("/a2a/v1", huge, methods=["POST"])])
+    with serving(app) as base:
+        code, doc = probe(CARD, *connect_args(base), "--unary", "--max-prompts", "1")
+    assert code == 1
+    assert rules(doc) == {"PROBE-REQUEST"}
+    assert all("larger than 1024 KiB" in f["message"] for f in doc["findings"])
+
+    async def away(request: Any) -> Response:
+        return RedirectResponse("https://elsewhere.example/card.json", status_code=302)
+
+    moved = Starlette(routes=[Route("/.well-known/agent-card.json", away)])
+    with serving(moved) as base:
+        code, doc = probe(CARD, *connect_args(base))
+    assert code == 1 and doc["requests"] == 1  # the redirect was not followed
+    assert [f["message"] for f in doc["findings"]] == [
+        "the card https://example.com/.well-known/agent-card.json could not be read: "
+        "HTTP status 302"]
