@@ -17,6 +17,7 @@ from pathlib import Path
 from a2a.helpers import new_text_message
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
+from starlette.applications import Starlette
 
 from acap.agent import BuiltCard, OnRequestExecutor, create_app
 
@@ -53,7 +54,7 @@ class ChapelExecutor(AgentExecutor):
 
 
 def app(config: Path = HERE / "operator.yaml", site_dir: Path | None = None,
-        executor: AgentExecutor | None = None):
+        executor: AgentExecutor | None = None) -> Starlette:
     """The ASGI app; `acap build -c config` must have run (``main`` runs it)."""
     built = BuiltCard.from_project(config, site_dir)
     return create_app(OnRequestExecutor(executor or ChapelExecutor(), built,

@@ -39,7 +39,7 @@ def test_the_example_agent_started_as_the_page_says_passes_the_pages_probe(
                                                                        "__pycache__"))
     port = free_port()
     start = next(b for b in _blocks() if b.startswith("python examples/agent/agent.py"))
-    argv = shlex.split(start.split("#")[0]) + [str(port)]
+    argv = [*shlex.split(start.split("#")[0]), str(port)]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.pop("ACAP_SIGNING_KEY", None)
     agent = subprocess.Popen([sys.executable, *argv[1:]], cwd=tmp_path, env=env,
