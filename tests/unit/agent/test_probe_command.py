@@ -84,7 +84,7 @@ def test_a_broken_variant_is_reported_with_exactly_its_rule(config: Path, rule: 
         code, doc = probe(CARD, *connect_args(base), "--private-values", str(private))
     assert rules(doc) == {rule}, doc["findings"]
     assert code == (0 if all(f["level"] == "warning" for f in doc["findings"]) else 1)
-    assert not doc["ok"] or code == 0
+    assert doc["ok"] is (code == 0)
 
 
 def test_the_unbroken_hand_written_agent_passes(config: Path) -> None:
@@ -205,3 +205,41 @@ def test_an_endless_answer_is_cut_and_a_redirect_not_followed(config: Path) -> N
     assert [f["message"] for f in doc["findings"]] == [
         "the card https://example.com/.well-known/agent-card.json could not be read: "
         "HTTP status 302"]
+
+
+def test_the_http_json_binding_passes_too(tmp_path: Path) -> None:
+    config = build_example(tmp_path, lambda t: t.replace("binding: JSONRPC",
+                                                         "binding: HTTP+JSON"))
+    with serving(example_module().app(config)) as base:
+        code, doc = probe(CARD, *connect_args(base))
+    assert code == 0, doc["findings"]
+    assert doc["interface"] == "https://agent.example.com/a2a/v1 (HTTP+JSON)"
+    assert len(doc["cases"]) == 6
+
+
+def test_one_deadline_bounds_a_slow_agent(config: Path) -> None:
+    import asyncio
+
+    from a2a.server.agent_execution import AgentExecutor
+
+    class Slow(AgentExecutor):
+        async def execute(self, context: Any, event_queue: Any) -> None:
+            await asyncio.sleep(30)
+
+        async def cancel(self, context: Any, event_queue: Any) -> None:
+            raise NotImplementedError
+
+    built = BuiltCard.from_project(config)
+    with serving(create_app(Slow(), built)) as base:
+        code, doc = probe(CARD, *connect_args(base), "--deadline", "2", "--timeout", "60")
+    assert code == 1
+    assert "PROBE-LIMIT" in rules(doc)
+    assert doc["cases"] == [] or all(c["findings"] for c in doc["cases"])
+    assert any("deadline" in n["why"] for n in doc["notJudged"])
+
+
+def test_a_name_that_resolves_to_a_local_address_is_refused(chapel: str) -> None:
+    port = chapel.rsplit(":", 1)[1]
+    code, doc = probe(f"https://localhost:{port}")
+    assert code == 1 and doc["requests"] == 0
+    assert "localhost resolves to" in doc["findings"][0]["message"]
