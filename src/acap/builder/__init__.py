@@ -5,7 +5,9 @@ extension schemas -> sign (JWS) -> JWKS -> spec site -> personEntry pages -> hos
 -> final checks over every built file -> site/ swapped in``. A build that finds an error
 writes nothing (:func:`build` -> :class:`BuildResult`).
 
-Also here: :func:`init_project` (``acap init``: a new project), the steps'
+Also here: the agent's runtime policy (:func:`agent_policy`, written beside the signing
+key after site/ was replaced, never published; read by :mod:`acap.agent`),
+:func:`init_project` (``acap init``: a new project), the steps'
 shared state (:class:`BuildContext`), and the subpackages :mod:`acap.builder.pages`,
 :mod:`acap.builder.specsite` and :mod:`acap.builder.batch`.
 
@@ -29,5 +31,15 @@ if TYPE_CHECKING:
     from acap.builder._init_project import ignored_patterns as ignored_patterns
     from acap.builder._init_project import init_project as init_project
     from acap.builder._init_project import pip_spec as pip_spec
+    from acap.builder._policy import AgentPolicy as AgentPolicy
+    from acap.builder._policy import SkillPolicy as SkillPolicy
+    from acap.builder._policy import agent_policy as agent_policy
+    from acap.builder._policy import policy_bytes as policy_bytes
+    from acap.builder._policy import policy_path_for as policy_path_for
+    from acap.builder._policy import read_agent_policy as read_agent_policy
+    from acap.builder._steps import FINAL_CHECKS as FINAL_CHECKS
+    from acap.builder._steps import STEPS as STEPS
+    from acap.builder._steps import Step as Step
+    from acap.builder._steps import json_bytes as json_bytes
 
 __getattr__, __dir__ = exports(__name__)

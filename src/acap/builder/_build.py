@@ -16,6 +16,7 @@ from pathlib import Path
 
 from acap._package import __version__
 from acap.builder._context import BuildContext, BuildOptions, BuildResult
+from acap.builder._policy import agent_policy, policy_bytes, policy_path_for
 from acap.builder._steps import FINAL_CHECKS, STEPS, Step, bug_finding
 from acap.builder.pages import SERVERS_DIR, cache_policy, server_files
 from acap.checks import check_operator
@@ -29,7 +30,9 @@ from acap.site import (
     real_site_dir,
     site_dir_findings,
     site_lock,
+    url_to_path,
     write_failure,
+    write_file_atomic,
     write_site,
 )
 from acap.uris import CARD_PATH, JWKS_PATH
@@ -163,7 +166,30 @@ def _guard_and_write(ctx: BuildContext, site_dir: Path) -> bool:
             cfg.card_url, input_digest(cfg), ctx.files.digest(),
             # what every build into site_dir published (a kid names one key for good)
             key_history(cfg, site_dir, ctx.jwks) if ctx.jwks is not None else None)
-        return write_or_report(ctx.files, site_dir, manifest, ctx.report)
+        written = write_or_report(ctx.files, site_dir, manifest, ctx.report)
+    if written:
+        write_policy(ctx)
+    return written
+
+
+def write_policy(ctx: BuildContext) -> None:
+    """Write the agent's runtime policy (:mod:`acap.builder._policy`) beside the signing
+    key, once site/ holds the card it names. A policy that cannot be written is a
+    ``SITE-WRITE`` error: site/ is already replaced, and an agent reading the old policy
+    refuses it (it names the SHA-256 of another card)."""
+
+    cfg = ctx.cfg
+    card = url_to_path(cfg.card_url)
+    if card not in ctx.files:
+        return
+    path = policy_path_for(cfg.path)
+    try:
+        write_file_atomic(path, policy_bytes(agent_policy(cfg, ctx.files[card])))
+    except OSError as exc:
+        ctx.report.add(Finding("SITE-WRITE", "error", f"the agent policy "
+                               f"{cfg.display_path(path)} could not be written: "
+                               f"{exc.strerror or exc}", Location(cfg.loaded.file),
+                               "make its folder writable and build again; site/ was written"))
 
 
 def write_or_report(files: SiteFiles, site_dir: Path, manifest: Manifest,

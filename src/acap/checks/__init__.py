@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
+    from acap.checks._agent_behaviour import missing_safeguards as missing_safeguards
     from acap.checks._card_check import CardCheck as CardCheck
     from acap.checks._card_check import check_card as check_card
     from acap.checks._card_check import check_card_file as check_card_file
@@ -34,7 +35,9 @@ if TYPE_CHECKING:
     from acap.checks._money import same_amount as same_amount
     from acap.checks._on_request_values import PrivateValue as PrivateValue
     from acap.checks._on_request_values import PrivateValues as PrivateValues
+    from acap.checks._on_request_values import find_private_values as find_private_values
     from acap.checks._on_request_values import load_private_values as load_private_values
+    from acap.checks._on_request_values import read_private_values as read_private_values
     from acap.checks._private_keys import SOURCES_HINT as SOURCES_HINT
     from acap.checks._private_keys import key_material_in_site as key_material_in_site
     from acap.checks._private_keys import signing_key_in_site as signing_key_in_site

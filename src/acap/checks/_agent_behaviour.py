@@ -59,26 +59,35 @@ def assistant_access_accepts_assertion(sub: Subject) -> Iterator[Finding]:
                                   else ""), key=True)
 
 
-def _missing_safeguards(g: dict[str, Any]) -> list[tuple[str, str]]:
-    """``(field, what is missing)`` for each OR-5.6 condition not met, in plain
-    words; the spec's terms (a level-2 attestation under the trust framework) are on the
-    requirement's page, which the finding links to."""
+def missing_safeguards(g: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """What OR-5.6 still lacks, from operator.yaml's ``safeguards`` mapping of one skill, in
+    plain words (the spec's terms, a level-2 attestation under the trust framework, are on
+    the requirement's page, which the finding links to).
+
+    Args:
+        g: the ``safeguards`` mapping (``{}`` when none is declared).
+
+    Returns:
+        ``(letter, field, what is missing)`` for each condition (a) to (d) not met, e.g.
+        ``("b", "reversibleByStaff", "a way for your staff to undo the change")``; empty
+        when all four hold.
+    """
     out = []
     level = g.get("attestationLevel")
     if not isinstance(level, int) or level < REQUIRED_ATTESTATION:
         now = f"you declare level {level}" if isinstance(level, int) else "none is declared"
-        out.append(("attestationLevel", "an independent check that your business is who "
+        out.append(("a", "attestationLevel", "an independent check that your business is who "
                     f"it says it is (attestation level 2; {now})"))
     if g.get("reversibleByStaff") is not True:
-        out.append(("reversibleByStaff", "a way for your staff to undo the change"))
+        out.append(("b", "reversibleByStaff", "a way for your staff to undo the change"))
     if not g.get("staffNotified"):
-        out.append(("staffNotified", "a named member of staff who is told of each change"))
+        out.append(("b", "staffNotified", "a named member of staff who is told of each change"))
     if not g.get("limitPerAssistant"):
-        out.append(("limitPerAssistant", "a limit on the requests of each assistant"))
+        out.append(("c", "limitPerAssistant", "a limit on the requests of each assistant"))
     if not g.get("limitTotal"):
-        out.append(("limitTotal", "a limit on the requests of all assistants together"))
+        out.append(("c", "limitTotal", "a limit on the requests of all assistants together"))
     if g.get("personConfirms") is not True:
-        out.append(("personConfirms", "the person's own confirmation, on a screen they "
+        out.append(("d", "personConfirms", "the person's own confirmation, on a screen they "
                     "see, of anything that cannot be undone"))
     return out
 
@@ -107,8 +116,8 @@ def _safeguards_of(sub: Subject, s: SkillFacts) -> Iterator[Finding]:
     g = s.data.get("safeguards")
     g = g if isinstance(g, dict) else {}
     base = base if "safeguards" in s.data else s.field_ptr("assistantAccess")
-    missing = _missing_safeguards(g)
-    for name, what in missing:
+    missing = missing_safeguards(g)
+    for _letter, name, what in missing:
         ptr = f"{base}/{name}" if name in g else base
         yield sub.finding("OR-5.6", "warning", f"{s.label} lets assistants change something, "
                           f"but lacks {what}", ptr,

@@ -153,9 +153,27 @@ def load_private_values(cfg: OperatorConfig) -> PrivateValues:
         key that is not an on-request skill id is a ``PRIVATE-VALUES`` error, a
         value shorter than :data:`MIN_VALUE_LENGTH` an error.
     """
-    display = str(private_path_for(Path(cfg.loaded.file)))
+    kinds = {str(s.get("id")): str(s.get("kind", "public")) for _, s in cfg.skills()}
+    return read_private_values(cfg.private_values_file,
+                               str(private_path_for(Path(cfg.loaded.file))), kinds)
+
+
+def read_private_values(path: Path, display: str,
+                        kinds: dict[str, str] | None = None) -> PrivateValues:
+    """Read a private values file (the format of ``operator.private.yaml``); never raises.
+
+    Args:
+        path: the file.
+        display: its name in findings.
+        kinds: ``{skill id: kind}`` of the operator's skills (``on-request``, ``public``
+            ...): a key that names no on-request skill is a ``PRIVATE-VALUES`` error.
+            ``None`` (``acap probe``, which has no operator.yaml) takes every key as an
+            on-request skill id.
+
+    Returns:
+        As :func:`load_private_values`.
+    """
     out = PrivateValues(display)
-    path = cfg.private_values_file
     if not path.is_file():
         return out
     out.present = True
@@ -169,8 +187,9 @@ def load_private_values(cfg: OperatorConfig) -> PrivateValues:
         return out
     out.findings += schema_findings(loaded, PRIVATE_SCHEMA,
                                     skip={f.location.pointer for f in loaded.findings})
-    on_request = [str(s.get("id")) for _, s in cfg.on_request_skills()]
-    kinds = {str(s.get("id")): str(s.get("kind", "public")) for _, s in cfg.skills()}
+    if kinds is None:
+        kinds = {str(k): "on-request" for k in loaded.data}
+    on_request = [sid for sid, kind in kinds.items() if kind == "on-request"]
     for skill, values in loaded.data.items():
         key_ptr = pointer_join("", skill)
         if skill not in on_request:
@@ -214,7 +233,8 @@ def _not_on_request(skill: str, kinds: dict[str, str], on_request: list[str],
     return Finding("PRIVATE-VALUES", "error", message, at, hint)
 
 
-def _search(text: str, values: Iterable[PrivateValue]) -> Iterator[tuple[PrivateValue, Level]]:
+def find_private_values(text: str, values: Iterable[PrivateValue]
+                        ) -> Iterator[tuple[PrivateValue, Level]]:
     """Each value found in ``text``, with the level of its strongest match: the value
     itself, or an amount of money in it however written (``error``); its number
     alone (``warning``)."""
@@ -241,7 +261,7 @@ def skill_text(sub: Subject, values: list[PrivateValue]) -> Iterator[Finding]:
     """OR-3.9: no private value in the text of any skill."""
     for s in sub.skills:
         for ptr, name, text in s.texts():
-            for v, level in _search(text, values):
+            for v, level in find_private_values(text, values):
                 what = "a value" if level == "error" else "the number of a value"
                 yield sub.finding("OR-3.9", level, f"the {name} of {s.label} contains {what} you "
                                   f"give on request ({v.ref})", ptr,
@@ -346,7 +366,7 @@ def published_files(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]],
         text = _readable(rel, raw)
         if text is None:
             continue
-        for v, level in _search(text, values):
+        for v, level in find_private_values(text, values):
             source = _source(cfg, v, strings)
             if source and _SKILL_TEXT.match(source.pointer or ""):
                 continue  # skill text: already reported by skill_text() at its line
@@ -369,7 +389,7 @@ def published_files(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]],
 def _source(cfg: OperatorConfig, v: PrivateValue,
             strings: list[tuple[str, str]]) -> Location | None:
     for ptr, text in strings:
-        if any(True for _ in _search(text, [v])):
+        if any(True for _ in find_private_values(text, [v])):
             return cfg.at(ptr)
     return None
 
@@ -378,6 +398,6 @@ def _line_in(rel: str, text: str, v: PrivateValue, lines: int) -> Location:
     """The first line of a built file holding ``v`` (``lines``: the file's own line count;
     past it, ``text`` holds another reading of the file, with no line of its own)."""
     for n, line in enumerate(text.splitlines()[:lines], 1):
-        if any(True for _ in _search(line, [v])):
+        if any(True for _ in find_private_values(line, [v])):
             return Location(rel, n)
     return Location(rel)

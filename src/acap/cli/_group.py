@@ -27,6 +27,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                                                   "the extension."),
     "words": ("words", "words", "Write acap's page words for a language, to translate or "
                                 "reword."),
+    "probe": ("probe", "probe", "Check that a live agent keeps its card's On Request "
+                                "promises."),
     "keys": ("keys", "keys", "Make, rotate and retire signing keys (never printed)."),
     "serve": ("serve", "serve", "Preview site/ on localhost; rebuild when operator.yaml "
                                 "changes."),

@@ -25,6 +25,7 @@ import click
 from acap.findings import Finding, Report
 
 if TYPE_CHECKING:
+    from acap.agent import ProbeResult
     from acap.builder import BuildResult
     from acap.builder.batch import BatchOptions, BatchResult
     from acap.card import Verification
@@ -32,8 +33,9 @@ if TYPE_CHECKING:
     from acap.publisher import LiveCheck, PublishResult
     from acap.replies import ReplyCheck
 
-__all__ = ["REPORTERS", "Echo", "JsonReporter", "Reporter", "TextReporter", "finding_json",
-           "finding_text", "report_json", "report_text", "terminal_safe"]
+__all__ = ["PROBE_REPORTERS", "REPORTERS", "Echo", "JUnitReporter", "JsonReporter", "Reporter",
+           "TextReporter", "finding_json", "finding_text", "report_json", "report_text",
+           "terminal_safe"]
 
 #: Writes one piece of output: ``(text, to standard error)``.
 Echo = Callable[[str, bool], None]
@@ -206,6 +208,10 @@ class Reporter:
                      "say --activated or --not-activated to check OR-6.1 fully")
         self.findings(result.report)
 
+    def probe(self, result: ProbeResult, strict: bool) -> None:
+        """``acap probe``; ``strict``: warnings fail too."""
+        raise NotImplementedError
+
 
 class TextReporter(Reporter):
     """Text for a person (see the module docstring)."""
@@ -353,6 +359,38 @@ class TextReporter(Reporter):
             self.err("nothing was published")
 
 
+    def probe(self, result: ProbeResult, strict: bool) -> None:
+        safe = terminal_safe  # URLs and texts came from a card or a server
+        if result.card_url:
+            self.out(f"card {safe(result.card_url)}: " + ("verified" if result.verified else
+                                                          "NOT verified" if result.read
+                                                          else "not read"))
+        if result.interface:
+            self.out(f"agent {safe(result.interface)}: {_plural(result.requests, 'request')}, "
+                     f"{_plural(len(result.cases), 'pair')} of replies judged")
+        for label, _, found in result.cases:
+            errors = sum(f.level == "error" for f in found)
+            warnings = len(found) - errors
+            verdict = "ok" if not found else \
+                f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')}"
+            self.out(f"  {safe(label)}: {verdict}")
+        self.findings(result.report)
+        if result.not_judged:
+            self.out("not judged:")
+            for what, why in result.not_judged:
+                self.out(f"  {safe(what)}: {safe(why)}")
+        from acap.agent import PROBE_RULES  # start-up: the agent stage only for a probe's report
+
+        if result.ok(strict):
+            self.out("the agent keeps its card's promises as far as the probe can judge "
+                     f"({', '.join(PROBE_RULES)})")
+        elif result.verified and not result.cases:
+            self.out("nothing could be judged")
+        else:
+            self.out("the agent does NOT keep its card's promises" if result.cases
+                     else "not probed")
+
+
 class JsonReporter(Reporter):
     """One JSON document per run, on standard output (see the module docstring)."""
 
@@ -426,5 +464,69 @@ class JsonReporter(Reporter):
         })
 
 
+    def probe(self, result: ProbeResult, strict: bool) -> None:
+        self._doc({
+            "url": result.url, "card": result.card_url, "read": result.read,
+            "verified": result.verified,
+            "interface": result.interface, "ok": result.ok(strict),
+            "requests": result.requests,
+            "cases": [{"case": label, "skill": sid, "ok": not any(f.level == "error"
+                                                                  for f in found),
+                       "findings": [finding_json(f) for f in found]}
+                      for label, sid, found in result.cases],
+            "notJudged": [{"what": w, "why": y} for w, y in result.not_judged],
+            "exchanges": [vars(e) for e in result.exchanges],
+            **report_json(result.report),
+        })
+
+
 #: The reporter of each ``--format``.
 REPORTERS: dict[str, type[Reporter]] = {r.name: r for r in (TextReporter, JsonReporter)}
+
+
+class JUnitReporter(Reporter):
+    """JUnit XML for CI (``acap probe --format junit``): one test suite, one test case per
+    judged pair of replies (a failure per error finding), one for the card, and a skipped
+    case for each thing the probe could not judge. Only ``acap probe`` offers it."""
+
+    name = "junit"
+
+    def findings(self, report: Report) -> None:
+        self._suite("acap", [("findings", "acap", list(report))], [])
+
+    def probe(self, result: ProbeResult, strict: bool) -> None:
+        judged = {id(f) for _, _, found in result.cases for f in found}
+        card = [f for f in result.report if id(f) not in judged]
+        self._suite(f"acap probe {result.url}",
+                    [("card", "card", card), *result.cases], result.not_judged, strict)
+
+    def _suite(self, name: str, cases: list[tuple[str, str, list[Finding]]],
+               skipped: list[tuple[str, str]], strict: bool = False) -> None:
+        import xml.etree.ElementTree as ET  # start-up: only for --format junit
+
+        failing = {"error", "warning"} if strict else {"error"}
+        suite = ET.Element("testsuite", name=name, tests=str(len(cases) + len(skipped)))
+        failures = 0
+        for label, group, found in cases:
+            case = ET.SubElement(suite, "testcase", name=label, classname=group)
+            bad = [f for f in found if f.level in failing]
+            for f in bad:
+                failures += 1
+                fail = ET.SubElement(case, "failure", message=f"[{f.rule}] {f.message}",
+                                     type=f.rule)
+                fail.text = finding_text(f)
+            rest = [f for f in found if f not in bad]
+            if rest:
+                ET.SubElement(case, "system-out").text = "\n".join(finding_text(f)
+                                                                   for f in rest)
+        for what, why in skipped:
+            case = ET.SubElement(suite, "testcase", name=what, classname="not judged")
+            ET.SubElement(case, "skipped", message=why)
+        suite.set("failures", str(failures))
+        suite.set("skipped", str(len(skipped)))
+        self.out(ET.tostring(suite, encoding="unicode", xml_declaration=True))
+
+
+#: The reporter of each ``acap probe --format`` (JUnit XML is the probe's alone).
+PROBE_REPORTERS: dict[str, type[Reporter]] = {r.name: r for r in (TextReporter, JsonReporter,
+                                                                   JUnitReporter)}

@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from acap.replies._check import check_reply as check_reply
     from acap.replies._check import check_reply_files as check_reply_files
     from acap.replies._check import compare_replies as compare_replies
+    from acap.replies._check import reply_text as reply_text
+    from acap.replies._checking import sdk_to_json as sdk_to_json
     from acap.replies._decide import ACTION_REFERRED as ACTION_REFERRED
     from acap.replies._decide import GIVEN_ON_OPT_IN as GIVEN_ON_OPT_IN
     from acap.replies._decide import ON_REQUEST as ON_REQUEST
@@ -57,6 +59,7 @@ if TYPE_CHECKING:
     from acap.replies._decide import operator_name as operator_name
     from acap.replies._decide import parse_extensions_header as parse_extensions_header
     from acap.replies._decide import skill_from_card as skill_from_card
+    from acap.replies._text import claims_done as claims_done
     from acap.uris import EXTENSION_URI as EXTENSION_URI
     from acap.uris import EXTENSIONS_HEADER as EXTENSIONS_HEADER
 

@@ -60,7 +60,7 @@ from acap.replies._decide import (
     on_request_skills,
 )
 from acap.replies._placement import check_a2a_form, check_echo, concerned_skill, find_markers
-from acap.replies._view import ReplyView, read_view
+from acap.replies._view import ReplyView, message_text, read_view
 from acap.uris import EXTENSION_URI
 
 #: acap's own rule ids that the reply checker emits (the OR ids are in the registry).
@@ -138,7 +138,10 @@ def check_reply(reply: JsonDocument | str | bytes | Any, card: Mapping[str, Any]
     """Check one reply of an agent against On Request §5 and §6.
 
     Args:
-        reply: a :class:`JsonDocument` (from :func:`read_reply`), JSON text, or parsed JSON.
+        reply: a :class:`JsonDocument` (from :func:`read_reply`), JSON text, parsed JSON, or
+            a2a-sdk objects: a ``Message``, ``Task``, ``SendMessageResponse`` or
+            ``StreamResponse``, or a list of them (a stream). a2a-sdk is not needed for
+            the others.
         card: the agent's AgentCard (parsed JSON).
         activated: whether the request activated the extension (its ``A2A-Extensions``
             listed the URI and the card declares it).
@@ -174,6 +177,21 @@ def carries_object(reply: JsonDocument | str | bytes | Any) -> bool:
     return False
 
 
+def reply_text(reply: JsonDocument | str | bytes | Any) -> str:
+    """Every word a reply says: the text Parts of its Messages (a direct Message, the final
+    ``TaskStatus.message``) and of its Artifacts, joined by newlines (``""`` for none).
+
+    Args:
+        reply: any shape :func:`check_reply` reads, SDK objects included.
+    """
+    rf = as_document(reply, "reply")
+    if rf.data is None:
+        return ""
+    view = read_view(rf.data)
+    return "\n".join(t for t in (message_text(n.data) for n in [*view.messages,
+                                                                *view.artifacts]) if t)
+
+
 def _behaviour_class(run: _Run) -> str | None:
     """``gives`` / ``refers`` / ``answers without referring``; ``None`` when unknown."""
     view, skill = run.view, run.skill
@@ -191,7 +209,9 @@ def compare_replies(activated_reply: JsonDocument | str | bytes | Any,
                     plain_reply: JsonDocument | str | bytes | Any, card: Mapping[str, Any], *,
                     skill_id: str | None = None, for_named_person: bool | None = None,
                     action: bool | None = None, safeguards_hold: bool | None = None,
-                    sources: tuple[str, str] = ("activated", "not-activated")
+                    sources: tuple[str, str] = ("activated", "not-activated"),
+                    response_extensions: tuple[str | Sequence[str] | None,
+                                               str | Sequence[str] | None] = (None, None)
                     ) -> list[Finding]:
     """Check OR-5.1: the same request, with and without activation, gets the same behaviour.
 
@@ -208,6 +228,8 @@ def compare_replies(activated_reply: JsonDocument | str | bytes | Any,
         card, skill_id, for_named_person, action, safeguards_hold: as :func:`check_reply`;
             ``skill_id`` defaults to the activated reply's §6.1 ``skillId``.
         sources: file names for the two replies' findings.
+        response_extensions: the two responses' ``A2A-Extensions`` header values, when
+            known (``""`` for a response without the header): checks the echo.
 
     Returns:
         The findings of both replies, then any ``OR-5.1`` finding (located in the
@@ -216,9 +238,10 @@ def compare_replies(activated_reply: JsonDocument | str | bytes | Any,
     a = as_document(activated_reply, sources[0])
     p = as_document(plain_reply, sources[1])
     ra = _run(a, card, Options(True, skill_id, for_named_person, action, safeguards_hold,
-                                None))
+                                response_extensions[0]))
     sid = skill_id or (ra.skill.id if ra.skill else None)
-    rp = _run(p, card, Options(False, sid, for_named_person, action, safeguards_hold, None))
+    rp = _run(p, card, Options(False, sid, for_named_person, action, safeguards_hold,
+                               response_extensions[1]))
     out = ra.findings + rp.findings
     ba, bp = _behaviour_class(ra), _behaviour_class(rp)
     if ba is None or bp is None:

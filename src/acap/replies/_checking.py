@@ -57,13 +57,35 @@ class CheckContext:
             self.bad.add(pointer)
 
 
+def _is_proto(value: Any) -> bool:
+    """True for a protobuf message (a2a-sdk's Message, Task, StreamResponse ...), told by
+    its shape so that this module never imports protobuf or a2a-sdk."""
+    return hasattr(value, "DESCRIPTOR") and callable(getattr(value, "ListFields", None))
+
+
+def sdk_to_json(value: Any) -> Any:
+    """An a2a-sdk object (any protobuf message), or a list of them (a recorded stream), as
+    A2A 1.0 JSON (``MessageToDict``: camelCase names, enum names); anything else as is.
+
+    protobuf is imported only when an SDK object is given (then it is installed)."""
+    if isinstance(value, (list, tuple)) and value and all(_is_proto(v) for v in value):
+        return [sdk_to_json(v) for v in value]
+    if not _is_proto(value):
+        return value
+    # start-up: protobuf only for an SDK object (a2a-sdk is optional)
+    from google.protobuf.json_format import MessageToDict
+
+    return MessageToDict(value)
+
+
 def as_document(reply: Any, source: str) -> JsonDocument:
-    """``reply`` as a located document: as is, parsed from JSON text, or wrapped parsed JSON."""
+    """``reply`` as a located document: as is, parsed from JSON text, wrapped parsed JSON, or
+    an a2a-sdk object (or a list of them) turned into A2A 1.0 JSON first."""
     if isinstance(reply, JsonDocument):
         return reply
     if isinstance(reply, (str, bytes)):
         return parse_reply(reply, source)
-    return JsonDocument(source, REPLY, data=reply)
+    return JsonDocument(source, REPLY, data=sdk_to_json(reply))
 
 
 def parts_pointer(node: Node | None) -> str:

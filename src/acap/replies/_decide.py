@@ -15,7 +15,7 @@ This module is imported by agents at run time, so it imports nothing heavy.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -135,14 +135,17 @@ def parse_extensions_header(values: str | Iterable[str] | None) -> list[str]:
     them to ``AgentExtension.uri``.
 
     Args:
-        values: one header value, several (one per field line), or ``None``.
+        values: one header value, several (one per field line), a set of URIs (a2a-sdk's
+            ``RequestContext.requested_extensions``; read in sorted order), or ``None``.
 
     Returns:
         The URIs, e.g. ``["https://agent-capability.org/ext/on-request/v1"]``.
     """
     if values is None:
         return []
-    items = [values] if isinstance(values, str) else list(values)
+    # a set (the SDK's RequestContext.requested_extensions) has no order: sorted
+    items = [values] if isinstance(values, str) else \
+        sorted(values) if isinstance(values, (set, frozenset)) else list(values)
     out: list[str] = []
     for v in items:
         for part in v.split(","):
@@ -287,7 +290,7 @@ class Decision:
 
 
 def decide(card: Mapping[str, Any], skill_id: str, *,
-           request_extensions: str | Sequence[str] | None,
+           request_extensions: str | Iterable[str] | None,
            for_named_person: bool,
            action: bool | None = None,
            safeguards: Safeguards | None = None) -> Decision:
@@ -296,7 +299,8 @@ def decide(card: Mapping[str, Any], skill_id: str, *,
     Args:
         card: the agent's own AgentCard (parsed JSON).
         skill_id: the AgentSkill the request is for.
-        request_extensions: the request's ``A2A-Extensions`` value(s), or ``None``.
+        request_extensions: the request's ``A2A-Extensions`` value(s), or ``None``; in an
+            a2a-sdk executor, ``context.requested_extensions`` (a set).
         for_named_person: whether the caller acts for a particular, named person (an
             assistant). ``False`` for a crawler, an aggregator, or any client acting
             for nobody (OR-5.4). How an assistant proves it is not defined yet (OR-5.5,

@@ -144,7 +144,8 @@ def test_the_workflows_acap_commands_work_with_the_key_from_the_secret(
         assert res.exit_code == 0, f"{c}: {res.output}"
     out = snapshot(tmp_path / "_site")
     assert {".well-known/agent-card.json", ".well-known/jwks.json"} <= set(out)
-    assert not (tmp_path / ".acap").exists()  # the secret signed; no key was made
+    # the secret signed; no key was made (.acap/ holds the agent's policy alone)
+    assert [p.name for p in (tmp_path / ".acap").iterdir()] == ["operator.agent-policy.json"]
     assert out == snapshot(tmp_path / "site/example.org")
     assert verify_card(str(tmp_path / "site/example.org/.well-known/agent-card.json")).ok
 

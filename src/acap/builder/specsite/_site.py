@@ -74,6 +74,7 @@ _WHERE = {
     "build": "<code>acap build</code>, from operator.yaml",
     "card": "<code>acap check</code>, on any card",
     "reply": "acap's reply check",
+    "probe": "<code>acap probe</code>, on a live agent",
 }
 #: §6.2, in the site's words: (case, the reply, where the §6.1 object goes).
 _PLACEMENT = {

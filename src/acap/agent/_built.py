@@ -1,0 +1,143 @@
+"""What an agent serves and obeys, as ``acap build`` made it: the card file's exact bytes,
+the JWKS beside it, and the runtime policy (:mod:`acap.builder._policy`).
+
+The three are read once, at start-up, and checked together: the policy must name this
+card's SHA-256 (else it belongs to another build), and the card must verify with the
+JWKS (else a client's verifier would refuse what the agent serves).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from acap.builder import AgentPolicy, policy_path_for, read_agent_policy
+from acap.card import Verifier
+from acap.errors import AcapError
+from acap.load import json_loads
+from acap.replies import OnRequestSkill, on_request_skills, operator_name
+from acap.site import url_to_path
+from acap.uris import jwks_url
+
+__all__ = ["BuiltCard"]
+
+_LIMIT = 1024 * 1024
+_REBUILD = "run acap build, then start the agent again"
+
+
+def _read(path: Path, what: str) -> bytes:
+    try:
+        if not path.is_file():
+            raise AcapError(f"the {what} {path} does not exist", _REBUILD)
+        if path.stat().st_size > _LIMIT:
+            raise AcapError(f"the {what} {path} is larger than 1 MiB", _REBUILD)
+        return path.read_bytes()
+    except OSError as exc:
+        raise AcapError(f"the {what} {path} cannot be read: {exc.strerror or exc}",
+                        _REBUILD) from exc
+
+
+def _json(data: bytes, path: Path, what: str) -> dict[str, Any]:
+    try:
+        value = json_loads(data.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        raise AcapError(f"the {what} {path} is not JSON: {exc}", _REBUILD) from exc
+    if not isinstance(value, dict):
+        raise AcapError(f"the {what} {path} is not a JSON object", _REBUILD)
+    return value
+
+
+@dataclass(frozen=True)
+class BuiltCard:
+    """A built card, its JWKS and its agent policy, checked to belong together.
+
+    Attributes:
+        card_bytes: the card file, byte for byte (served as it is: the signature covers it).
+        card: the card, parsed.
+        jwks_bytes: the JWKS file, byte for byte.
+        policy: the runtime policy (skill kinds, OR-5.6 safeguards).
+        card_path: where the card was read.
+    """
+
+    card_bytes: bytes
+    card: Mapping[str, Any]
+    jwks_bytes: bytes
+    policy: AgentPolicy
+    card_path: Path
+
+    @classmethod
+    def from_files(cls, card: str | Path, jwks: str | Path, policy: str | Path) -> BuiltCard:
+        """Read the three files ``acap build`` wrote.
+
+        Args:
+            card: ``site/<card host>/.well-known/agent-card.json``.
+            jwks: ``site/<card host>/.well-known/jwks.json``.
+            policy: ``.acap/<operator file's stem>.agent-policy.json`` beside the operator file.
+
+        Raises:
+            AcapError: a file is missing or unreadable; the policy was built with another
+                card; no signature of the card verifies with the JWKS.
+        """
+        card_path, jwks_path = Path(card), Path(jwks)
+        card_bytes = _read(card_path, "card")
+        parsed = _json(card_bytes, card_path, "card")
+        jwks_bytes = _read(jwks_path, "JWKS")
+        keys = _json(jwks_bytes, jwks_path, "JWKS")
+        pol = read_agent_policy(Path(policy))
+        if not pol.matches(card_bytes):
+            raise AcapError(f"the agent policy {policy} was built with another card than "
+                            f"{card_path}", "run acap build: it writes both at once")
+        result = Verifier.from_jwks(keys, str(jwks_path)).verify(parsed, cf=None)
+        if not any(s.valid for s in result.signatures):
+            why = "; ".join(f.message for f in result.report.errors) or "no valid signature"
+            raise AcapError(f"the card {card_path} does not verify with {jwks_path}: {why}",
+                            _REBUILD)
+        return cls(card_bytes, parsed, jwks_bytes, pol, card_path)
+
+    @classmethod
+    def from_project(cls, config: str | Path = "operator.yaml",
+                     site_dir: str | Path | None = None) -> BuiltCard:
+        """Read what ``acap build -c config`` wrote: the policy beside ``config``, the card
+        and JWKS under site/ (by the card URL the policy names).
+
+        Args:
+            config: the operator file.
+            site_dir: the site folder; default ``site`` beside the operator file.
+
+        Raises:
+            AcapError: as :meth:`from_files`.
+        """
+        config = Path(config)
+        site = Path(site_dir) if site_dir is not None else config.parent / "site"
+        policy = policy_path_for(config)
+        pol = read_agent_policy(policy)
+        try:
+            card_rel = url_to_path(pol.card_url)
+        except ValueError as exc:
+            raise AcapError(f"the agent policy {policy} names no card URL", _REBUILD) from exc
+        host = card_rel.split("/", 1)[0]
+        return cls.from_files(site / card_rel, site / url_to_path(jwks_url(host)), policy)
+
+    @property
+    def skills(self) -> dict[str, OnRequestSkill]:
+        """The card's on-request skills, by id (the extension's ``params.skills``)."""
+        return on_request_skills(self.card)
+
+    @property
+    def operator(self) -> str:
+        """The operator's name, for the agent's words (``provider.organization``)."""
+        return operator_name(self.card) or self.policy.operator or "The operator"
+
+    def interface_path(self, binding: str = "JSONRPC") -> str | None:
+        """The URL path of the card's first A2A 1.0 interface with ``binding``
+        (``/a2a/v1``), or ``None`` when the card has none."""
+
+        for i in self.card.get("supportedInterfaces") or ():
+            if isinstance(i, Mapping) and i.get("protocolBinding") == binding \
+                    and str(i.get("protocolVersion", "")).startswith("1.") \
+                    and isinstance(i.get("url"), str):
+                return urlsplit(i["url"]).path or "/"
+        return None

@@ -1,0 +1,195 @@
+"""HTTP around an a2a-sdk server: the ``A2A-Extensions`` echo, the card's exact bytes, the app.
+
+* **The echo** (A2A extensions topic, "Extension Activation": the response's
+  ``A2A-Extensions`` header lists the extensions the agent activated). a2a-sdk 1.3 reads
+  the request header into ``RequestContext.requested_extensions`` but has no notion of an
+  activated extension and never writes the response header, so acap adds both halves:
+  :class:`ExtensionsEcho`, a pure ASGI middleware (Starlette, FastAPI, any ASGI app),
+  gives each request a set and writes its URIs into the response header when the response
+  starts; :class:`ActivatingContextBuilder` puts that set into the SDK's
+  ``ServerCallContext.state``, where :func:`activate` adds to it from an executor. A
+  streamed response starts when the first event is sent, so an executor activates
+  before its first event (:class:`~acap.agent.OnRequestExecutor` does it first).
+* **The card route** (:func:`card_routes`): the card file's bytes as ``acap build`` wrote
+  them, and the JWKS beside it. The SDK's own card route re-serialises the card (key order,
+  ``10`` as ``10.0``, fields it does not know dropped), which the signature does not cover.
+* **The app** (:func:`create_app`): both, with the SDK's JSON-RPC (and HTTP+JSON) routes at
+  the paths of the card's own interfaces.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from typing import Any
+
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.context import ServerCallContext
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import (
+    DefaultServerCallContextBuilder,
+    create_jsonrpc_routes,
+    create_rest_routes,
+)
+from a2a.server.tasks import InMemoryTaskStore, TaskStore
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from acap.agent._built import BuiltCard
+from acap.uris import EXTENSIONS_HEADER
+
+__all__ = ["ACTIVATED", "ActivatingContextBuilder", "ExtensionsEcho", "activate",
+           "card_routes", "create_app", "proto_card"]
+
+#: The key of the per-request set of activated extension URIs, in the ASGI scope and in
+#: ``ServerCallContext.state``.
+ACTIVATED = "acap.activated_extensions"
+
+log = logging.getLogger("acap.agent")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class ExtensionsEcho:
+    """ASGI middleware: the response's ``A2A-Extensions`` header lists the extensions the
+    request activated (A2A §3.2.6, extensions topic "Extension Activation").
+
+    Add it to any ASGI app: ``Starlette(middleware=[Middleware(ExtensionsEcho)])``,
+    ``fastapi_app.add_middleware(ExtensionsEcho)``. Routes must be built with
+    :class:`ActivatingContextBuilder` so that :func:`activate` reaches the set.
+
+    Args:
+        app: the ASGI app it wraps.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("type") != "http":
+            await self.app(scope, receive, send)
+            return
+        activated: set[str] = set()
+        scope[ACTIVATED] = activated
+
+        async def send_with_echo(message: Message) -> None:
+            if message.get("type") == "http.response.start" and activated:
+                headers = [(k, v) for k, v in message.get("headers", [])
+                           if k.lower() != EXTENSIONS_HEADER.lower().encode()]
+                headers.append((EXTENSIONS_HEADER.lower().encode(),
+                                ",".join(sorted(activated)).encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_echo)
+
+
+class ActivatingContextBuilder(DefaultServerCallContextBuilder):
+    """The SDK's call-context builder, plus the request's set of activated extensions
+    (from :class:`ExtensionsEcho`) in ``ServerCallContext.state[ACTIVATED]``. Pass it to
+    ``create_jsonrpc_routes`` and ``create_rest_routes`` as ``context_builder``."""
+
+    def build(self, request: Request) -> ServerCallContext:
+        """The SDK's context (headers, user, requested extensions) and the set."""
+        ctx = super().build(request)
+        ctx.state[ACTIVATED] = request.scope.setdefault(ACTIVATED, set())
+        return ctx
+
+
+_warned: list[bool] = []
+
+
+def activate(context: RequestContext, uri: str) -> None:
+    """Mark extension ``uri`` activated for this request, so that the response's
+    ``A2A-Extensions`` header lists it. Call it before the first event of the reply.
+
+    Args:
+        context: the executor's request context.
+        uri: the extension URI (activate only what the client requested and the card
+            declares).
+    """
+    call = context.call_context
+    if call is None:
+        return
+    if ACTIVATED not in call.state and not _warned:
+        _warned.append(True)
+        log.warning("the A2A-Extensions echo is not wired: build the routes with "
+                    "acap.agent.ActivatingContextBuilder and add acap.agent.ExtensionsEcho")
+    call.state.setdefault(ACTIVATED, set()).add(uri)
+
+
+def card_routes(built: BuiltCard, card_path: str = "/.well-known/agent-card.json",
+                jwks_path: str = "/.well-known/jwks.json") -> list[BaseRoute]:
+    """Routes serving the built card's bytes as they are and its JWKS beside it (A2A §8.2).
+
+    Answers are ``application/json`` with ``Access-Control-Allow-Origin: *`` (a card is
+    public), so that any client's verifier checks the bytes the build signed.
+
+    Args:
+        built: the card, JWKS and policy (:class:`BuiltCard`).
+        card_path, jwks_path: where to serve them.
+    """
+    headers = {"Access-Control-Allow-Origin": "*", "Cache-Control": "max-age=600"}
+
+    async def card(request: Request) -> Response:
+        return Response(built.card_bytes, media_type="application/json", headers=headers)
+
+    async def jwks(request: Request) -> Response:
+        return Response(built.jwks_bytes, media_type="application/json", headers=headers)
+
+    return [Route(card_path, card, methods=["GET"]), Route(jwks_path, jwks, methods=["GET"])]
+
+
+def proto_card(built: BuiltCard) -> Any:
+    """The card as the SDK's ``AgentCard`` (for ``DefaultRequestHandler``: its streaming
+    check, ``GetExtendedAgentCard``), parsed from the same bytes that are served."""
+    from a2a.client.card_resolver import parse_agent_card  # start-up: only to give the SDK its card
+
+    return parse_agent_card(dict(built.card))
+
+
+def create_app(executor: AgentExecutor, built: BuiltCard, *,
+               task_store: TaskStore | None = None) -> Starlette:
+    """A Starlette app serving an agent the way its card says.
+
+    * ``GET /.well-known/agent-card.json`` and ``/.well-known/jwks.json``: :func:`card_routes`;
+    * JSON-RPC at the path of the card's JSONRPC interface URL, and HTTP+JSON at its
+      HTTP+JSON interface's path, when the card has one (A2A 1.0 bindings);
+    * :class:`ExtensionsEcho` around it all, the routes built with
+      :class:`ActivatingContextBuilder`.
+
+    Args:
+        executor: the agent (usually an :class:`~acap.agent.OnRequestExecutor`).
+        built: what it serves (:class:`BuiltCard`).
+        task_store: the SDK's task store; default in memory.
+
+    Returns:
+        The app; run it with any ASGI server (``uvicorn.run(app, port=8000)``).
+    """
+    handler = DefaultRequestHandler(agent_executor=executor,
+                                    task_store=task_store or InMemoryTaskStore(),
+                                    agent_card=proto_card(built))
+    builder = ActivatingContextBuilder()
+    routes = card_routes(built)
+    rpc = built.interface_path("JSONRPC")
+    if rpc is not None:
+        routes += create_jsonrpc_routes(handler, rpc_url=rpc, context_builder=builder)
+    rest = built.interface_path("HTTP+JSON")
+    if rest is not None:
+        routes += create_rest_routes(handler, context_builder=builder,
+                                     path_prefix=rest.rstrip("/"))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await handler.aclose()
+
+    return Starlette(routes=routes, middleware=[Middleware(ExtensionsEcho)], lifespan=lifespan)

@@ -1,0 +1,550 @@
+"""``acap probe URL``: does a live A2A 1.0 agent keep its card's On Request promises?
+
+1. **The card.** Fetched from URL (an origin means its ``/.well-known/agent-card.json``),
+   read strictly, and its signatures verified with the JWKS its ``jku`` names on the
+   card's own origin. A card that does not verify is not probed: its interface URL is
+   not trusted.
+2. **The requests.** For each on-request skill, its own example prompts (the AgentSkill's
+   ``examples``) or those of a probe file, sent to the card's own interface (JSON-RPC or
+   HTTP+JSON, A2A 1.0) with the official SDK's client, as a caller that acts for nobody:
+   each prompt twice, without and with ``A2A-Extensions`` naming the extension; once as
+   ``SendMessage`` and, when the card says it streams, once as ``SendStreamingMessage``.
+3. **The verdicts.** A caller acting for nobody must be referred for every on-request
+   skill (OR-5.3, OR-5.4, OR-5.7), so each pair of replies is judged as
+   :func:`acap.replies.compare_replies` judges it (OR-5.1, OR-5.3, OR-5.7, OR-5.8, OR-6.1,
+   OR-6.2, the §6.2 task state, the ``A2A-Extensions`` echo), and beyond it: the two
+   replies say the same words (OR-5.1, a warning: words may vary), no value of the
+   operator's private values file appears (OR-5.3, OR-5.7), no amount of money where
+   the skill is not opened to assistants (OR-5.3, a warning), a deferred action is not
+   said to be done (OR-5.8, a warning: an English phrase heuristic).
+4. **What it could not judge** is said: skills without a prompt, the opted-in paths (the
+   probe acts for nobody, so given-on-opt-in and OR-5.6 are not exercised), streaming
+   when the card does not stream, and whatever the budget or the deadline cut off.
+
+The network is bounded and polite (:mod:`acap.agent._probe_net`): a request budget, a
+delay between requests, one deadline, only the card's own URLs, no private address
+unless allowed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from acap._package import __version__
+from acap.agent._probe_net import Guard, GuardedTransport, ProbeRefused
+from acap.card import Verifier
+from acap.checks import PrivateValue, amounts, find_private_values
+from acap.findings import Finding, Location, Report
+from acap.load import CARD, JsonDocument, json_loads, load_file, parse_document
+from acap.replies import (
+    OnRequestSkill,
+    claims_done,
+    compare_replies,
+    on_request_skills,
+    reply_text,
+)
+from acap.uris import EXTENSION_URI, EXTENSIONS_HEADER
+
+__all__ = ["PROBE_RULES", "Exchange", "ProbeOptions", "ProbeResult", "probe", "probe_async",
+           "read_probe_file"]
+
+#: The ids the probe judges (the registry lists ``probe`` in their ``where``).
+PROBE_RULES = ("OR-5.1", "OR-5.3", "OR-5.7", "OR-5.8", "OR-6.1", "OR-6.2", "A2A-EXT-ECHO")
+_CARD_PATH = "/.well-known/agent-card.json"
+_MAX_BYTES = 1024 * 1024
+_BINDINGS = ("JSONRPC", "HTTP+JSON")
+
+
+@dataclass
+class ProbeOptions:
+    """What to probe, and how politely.
+
+    Attributes:
+        url: the card's URL, or the origin it is published on (``https://example.com``).
+        prompts: ``{skill id: [prompt, ...]}`` from a probe file; a skill not named uses
+            its card examples.
+        private_values: the operator's values given on request (``operator.private.yaml``).
+        connect_to: ``{host: "http://127.0.0.1:8000"}``: send that host's requests there.
+        allow_private: private and loopback addresses may be reached.
+        budget: the most HTTP requests (card and JWKS included).
+        delay: seconds between two requests.
+        deadline: seconds for the whole probe.
+        timeout: seconds for one request.
+        streaming: ``None``: unary, and streaming too when the card says it streams;
+            ``False``: unary only; ``True``: streaming only.
+        max_prompts: prompts sent per skill at most.
+    """
+
+    url: str
+    prompts: Mapping[str, Sequence[str]] | None = None
+    private_values: Sequence[PrivateValue] = ()
+    connect_to: Mapping[str, str] = field(default_factory=dict)
+    allow_private: bool = False
+    budget: int = 40
+    delay: float = 1.0
+    deadline: float = 120.0
+    timeout: float = 15.0
+    streaming: bool | None = None
+    max_prompts: int = 2
+
+
+@dataclass
+class Exchange:
+    """One request and what came back.
+
+    Attributes:
+        skill_id, prompt: what was asked.
+        mode: ``unary`` (``SendMessage``) or ``streaming`` (``SendStreamingMessage``).
+        activated: the request's ``A2A-Extensions`` named the extension.
+        reply: the events received, as A2A 1.0 JSON (one for unary), or ``None``.
+        echo: the response's ``A2A-Extensions`` header (``""`` when absent), or ``None``.
+        error: why there is no reply, or ``None``.
+    """
+
+    skill_id: str
+    prompt: str
+    mode: str
+    activated: bool
+    reply: list[dict[str, Any]] | None = None
+    echo: str | None = None
+    error: str | None = None
+
+
+@dataclass
+class ProbeResult:
+    """What ``acap probe`` found.
+
+    Attributes:
+        url: as given.
+        card_url: the card fetched.
+        interface: the agent's interface URL probed, and its binding.
+        read: the card was fetched and read as JSON.
+        verified: a signature of the card verified.
+        report: every finding (rule id, level, place, message, hint).
+        exchanges: every request sent to the agent, in order.
+        cases: each judged pair: ``(label, skill id, [its findings])``.
+        not_judged: ``(what, why)`` for each thing the probe could not judge.
+        requests: HTTP requests sent.
+    """
+
+    url: str
+    card_url: str | None = None
+    interface: str | None = None
+    read: bool = False
+    verified: bool = False
+    report: Report = field(default_factory=Report)
+    exchanges: list[Exchange] = field(default_factory=list)
+    cases: list[tuple[str, str, list[Finding]]] = field(default_factory=list)
+    not_judged: list[tuple[str, str]] = field(default_factory=list)
+    requests: int = 0
+
+    def ok(self, strict: bool = False) -> bool:
+        """True when the card verified, some pair was judged, and no error was found (no
+        warning either with ``strict``)."""
+        return self.verified and bool(self.cases) and self.report.ok(strict)
+
+
+def read_probe_file(path: str | Path) -> tuple[dict[str, list[str]], list[Finding]]:
+    """Read a probe file: YAML (or JSON) mapping on-request skill ids to prompts::
+
+        service-pricing:
+          - What does a cremation cost?
+
+    Returns:
+        ``({skill id: [prompt, ...]}, findings)``; the findings (``YAML-*``, ``PROBE-FILE``)
+        say what could not be read, with its line.
+    """
+    schema = {"type": "object", "additionalProperties": {"type": "array",
+                                                          "items": {"type": "string"}}}
+    loaded = load_file(path, schema)
+    findings = list(loaded.findings)
+    out: dict[str, list[str]] = {}
+    if loaded.data is None:
+        return out, findings
+    if not isinstance(loaded.data, dict):
+        findings.append(Finding("PROBE-FILE", "error", "a probe file maps skill ids to lists "
+                                "of prompts", loaded.location(""),
+                                "write: service-pricing: [\"What does a cremation cost?\"]"))
+        return out, findings
+    for sid, prompts in loaded.data.items():
+        ptr = "/" + str(sid).replace("~", "~0").replace("/", "~1")
+        if not isinstance(prompts, list) or not all(isinstance(p, str) and p.strip()
+                                                    for p in prompts):
+            findings.append(Finding("PROBE-FILE", "error", f"the prompts of '{sid}' must be a "
+                                    "list of texts", loaded.location(ptr),
+                                    f"write: {sid}: [\"a question a person would ask\"]"))
+            continue
+        out[str(sid)] = [str(p) for p in prompts]
+    return out, findings
+
+
+def probe(options: ProbeOptions) -> ProbeResult:
+    """Probe a live agent (see the module docstring); never raises for what a server does.
+
+    Args:
+        options: what to probe and the limits.
+
+    Returns:
+        A :class:`ProbeResult`. Rule ids: those of :data:`PROBE_RULES` (and the other reply
+        ids of :func:`acap.replies.check_reply`), the card's ``CARD-*`` and ``SIG-*``, and
+        the probe's own ``PROBE-CARD``, ``PROBE-INTERFACE``, ``PROBE-REQUEST``,
+        ``PROBE-LIMIT``.
+    """
+    return asyncio.run(probe_async(options))
+
+
+async def probe_async(options: ProbeOptions) -> ProbeResult:
+    """:func:`probe`, in a running event loop."""
+    result = ProbeResult(options.url)
+    guard = Guard(budget=options.budget, delay=options.delay, deadline=options.deadline,
+                  timeout=options.timeout, allow_private=options.allow_private,
+                  connect_to={h.lower(): u for h, u in options.connect_to.items()})
+    guard.start()
+    run = _Run(options, result, guard)
+    try:
+        await asyncio.wait_for(run.run(), timeout=max(options.deadline, 0.1) + 1)
+    except asyncio.TimeoutError:
+        run.limit(f"the deadline ({options.deadline:g} s) passed")
+    finally:
+        result.requests = guard.sent
+        await run.close()
+    return result
+
+
+def _card_url(url: str) -> str:
+    u = urlsplit(url)
+    if u.path in ("", "/") and not u.query:
+        return f"{u.scheme}://{u.netloc}{_CARD_PATH}"
+    return url
+
+
+def _origin(url: str) -> str:
+    u = urlsplit(url)
+    return f"{u.scheme}://{u.netloc}".lower()
+
+
+def _refused(exc: BaseException) -> ProbeRefused | None:
+    """The :class:`ProbeRefused` behind an exception (the SDK wraps transport errors)."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        if isinstance(cur, ProbeRefused):
+            return cur
+        seen.add(id(cur))
+        cur = cur.__cause__ or cur.__context__
+    return None
+
+
+def _jku(sig: Any) -> str | None:
+    """The ``jku`` of one signature's protected header, or ``None``."""
+
+    protected = sig.get("protected") if isinstance(sig, dict) else None
+    if not isinstance(protected, str):
+        return None
+    try:
+        header = json.loads(base64.urlsafe_b64decode(protected + "=" * (-len(protected) % 4)))
+    except (ValueError, TypeError):
+        return None
+    jku = header.get("jku") if isinstance(header, dict) else None
+    return jku if isinstance(jku, str) else None
+
+
+class _Run:
+    """One probe: the shared client, the card, and the verdicts as they come."""
+
+    def __init__(self, options: ProbeOptions, result: ProbeResult, guard: Guard) -> None:
+        self.o, self.result, self.guard = options, result, guard
+        self.echo: str | None = None
+        self.stopped: str | None = None
+        self.http = httpx.AsyncClient(
+            transport=GuardedTransport(guard), follow_redirects=False,
+            headers={"A2A-Version": "1.0", "User-Agent": f"acap-probe/{__version__}"},
+            event_hooks={"response": [self._on_response]})
+        self.card: dict[str, Any] = {}
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+    async def _on_response(self, response: httpx.Response) -> None:
+        self.echo = ", ".join(response.headers.get_list(EXTENSIONS_HEADER))
+
+    def add(self, rule: str, level: str, message: str, where: str, hint: str) -> None:
+        self.result.report.add(Finding(rule, "error" if level == "error" else "warning",
+                                       message, Location(where), hint))
+
+    def limit(self, why: str) -> None:
+        """Stop sending, once: the budget or the deadline is reached."""
+        if self.stopped is None:
+            self.stopped = why
+            self.add("PROBE-LIMIT", "error", f"the probe stopped early: {why}; what it did "
+                     "not send is listed as not judged",
+                     self.result.url, "give a larger --budget or --deadline, or fewer prompts")
+
+    # -- the card ------------------------------------------------------------------------
+    async def _get(self, url: str) -> tuple[int, bytes] | str:
+        """GET ``url`` within the size limit: ``(status, body)``, or why there is none."""
+        try:
+            async with self.http.stream("GET", url, headers={"Accept": "application/json"}) \
+                    as resp:
+                body = b""
+                async for chunk in resp.aiter_bytes():
+                    body += chunk
+                    if len(body) > _MAX_BYTES:
+                        return f"the answer is larger than {_MAX_BYTES // 1024} KiB"
+                return resp.status_code, body
+        except httpx.HTTPError as exc:
+            refused = _refused(exc)
+            if refused and "budget" in str(refused):
+                self.limit(str(refused))
+            return str(refused) if refused else f"it could not be fetched ({type(exc).__name__})"
+
+    async def read_card(self) -> JsonDocument | None:
+        card_url = _card_url(self.o.url)
+        self.result.card_url = card_url
+        self.guard.allow([card_url])
+        got = await self._get(card_url)
+        if isinstance(got, str) or got[0] != 200:
+            why = got if isinstance(got, str) else f"HTTP status {got[0]}"
+            self.add("PROBE-CARD", "error", f"the card {card_url} could not be read: {why}",
+                     card_url, "give the card's URL, or the https origin it is published on")
+            return None
+        doc = JsonDocument(card_url, CARD, raw=got[1])
+        parse_document(doc)
+        self.result.report.extend(doc.findings)
+        if not isinstance(doc.data, dict):
+            return None
+        self.card = doc.data
+        self.result.read = True
+        return doc
+
+    async def verify(self, doc: JsonDocument) -> bool:
+        """Verify the card with the JWKS its ``jku`` names on its own origin."""
+        card_url = doc.source
+        docs: dict[str, Any] = {}
+        for sig in doc.data.get("signatures") or () if isinstance(doc.data, dict) else ():
+            jku = _jku(sig)
+            if jku and _origin(jku) == _origin(card_url) and jku not in docs:
+                self.guard.allow([jku])
+                got = await self._get(jku)
+                try:
+                    docs[jku] = json_loads(got[1].decode("utf-8")) \
+                        if not isinstance(got, str) and got[0] == 200 else None
+                except (ValueError, RecursionError):
+                    docs[jku] = None
+
+        def lookup(kid: str | None, jku: str | None) -> tuple[dict[str, Any] | None, str]:
+            if not jku or jku not in docs:
+                return None, "its jku is not a JWKS on the card's origin"
+            keys = docs[jku].get("keys") if isinstance(docs[jku], dict) else None
+            found = [k for k in keys or () if isinstance(k, dict) and k.get("kid") == kid]
+            return (found[0], jku) if found else (None, f"no key with kid '{kid}' at {jku}")
+
+        res = Verifier(lookup, "publish the JWKS the jku names, on the card's origin").verify(
+            doc.data, card_url=card_url, cf=doc)
+        self.result.report.extend(res.report)
+        self.result.verified = any(s.valid for s in res.signatures)
+        if not self.result.verified:
+            self.add("PROBE-CARD", "error", "the card's signature does not verify, so the "
+                     "probe does not trust the interface URL it names; nothing was sent to "
+                     "the agent", card_url, "fix the signature (acap verify) and probe again")
+        return self.result.verified
+
+    def interface(self) -> tuple[str, str] | None:
+        for i in self.card.get("supportedInterfaces") or ():
+            if isinstance(i, dict) and i.get("protocolBinding") in _BINDINGS \
+                    and str(i.get("protocolVersion", "")).startswith("1.") \
+                    and isinstance(i.get("url"), str):
+                return i["url"], i["protocolBinding"]
+        return None
+
+    # -- the requests ------------------------------------------------------------------
+    async def run(self) -> None:
+        doc = await self.read_card()
+        if doc is None or not await self.verify(doc):
+            return
+        skills = on_request_skills(self.card)
+        if not skills:
+            self.add("PROBE-CARD", "error", "the card declares no on-request skill (the On "
+                     f"Request extension {EXTENSION_URI}): there is nothing to probe",
+                     doc.source, "probe an agent whose card declares the extension")
+            return
+        iface = self.interface()
+        if iface is None:
+            self.add("PROBE-INTERFACE", "error", "the card has no A2A 1.0 JSONRPC or HTTP+JSON "
+                     "interface the probe can call", doc.source,
+                     "give supportedInterfaces an entry with protocolVersion 1.0")
+            return
+        self.result.interface = f"{iface[0]} ({iface[1]})"
+        self.guard.allow([iface[0]])
+        streams = (self.card.get("capabilities") or {}).get("streaming") is True
+        modes = ["unary", "streaming"] if self.o.streaming is None else \
+            ["streaming" if self.o.streaming else "unary"]
+        if "streaming" in modes and not streams:
+            modes.remove("streaming")
+            if self.o.streaming is None:
+                self.result.not_judged.append(("streaming", "the card says the agent does not "
+                                               "stream (capabilities.streaming)"))
+            else:
+                self.add("PROBE-INTERFACE", "error", "--streaming was asked, but the card says "
+                         "the agent does not stream", doc.source, "probe without --streaming")
+        clients = {m: self._client(iface, m == "streaming") for m in modes}
+        ids = [s.get("id") for s in self.card.get("skills") or () if isinstance(s, dict)]
+        for sid in (self.o.prompts or {}):
+            if sid not in skills:
+                self.add("PROBE-FILE", "error", f"the probe file names '{sid}', which is not an "
+                         "on-request skill of the card" + (" (it is public or sign-in)"
+                                                           if sid in ids else ""),
+                         doc.source, "name the card's on-request skills: "
+                         + ", ".join(skills))
+        for skill in skills.values():
+            await self._skill(skill, clients)
+
+    def _client(self, iface: tuple[str, str], streaming: bool) -> Any:
+        from a2a.client import (  # start-up: a2a-sdk only when the probe sends
+            ClientConfig,
+            ClientFactory,
+        )
+        from a2a.client.card_resolver import parse_agent_card  # start-up: as above
+
+        only = {**self.card, "supportedInterfaces": [
+            {"url": iface[0], "protocolBinding": iface[1], "protocolVersion": "1.0"}]}
+        card = parse_agent_card(only)
+        return ClientFactory(ClientConfig(streaming=streaming, httpx_client=self.http,
+                                          supported_protocol_bindings=[iface[1]])).create(card)
+
+    def _prompts(self, skill: OnRequestSkill) -> list[str]:
+        if self.o.prompts and skill.id in self.o.prompts:
+            return list(self.o.prompts[skill.id])
+        for s in self.card.get("skills") or ():
+            if isinstance(s, dict) and s.get("id") == skill.id:
+                return [e for e in s.get("examples") or () if isinstance(e, str) and e.strip()]
+        return []
+
+    async def _skill(self, skill: OnRequestSkill, clients: Mapping[str, Any]) -> None:
+        prompts = self._prompts(skill)[: max(self.o.max_prompts, 1)]
+        if not prompts:
+            self.result.not_judged.append((skill.id, "no example prompt in the card and none "
+                                           "in the probe file (--prompts)"))
+        if skill.assistant_access:
+            path = "carried out under OR-5.6" if skill.declared_action else \
+                "given on opt-in (OR-5.4)"
+            self.result.not_judged.append((skill.id, f"opened to assistants: {path} only for "
+                                           "an assistant acting for a named person; the probe "
+                                           "acts for nobody"))
+        for n, prompt in enumerate(prompts, 1):
+            for mode, client in clients.items():
+                label = f"{skill.id} #{n} {mode}"
+                if self.stopped:
+                    self.result.not_judged.append((label, self.stopped))
+                    continue
+                plain = await self._send(client, skill, prompt, mode, False)
+                active = await self._send(client, skill, prompt, mode, True)
+                self._judge(label, skill, plain, active)
+
+    async def _send(self, client: Any, skill: OnRequestSkill, prompt: str, mode: str,
+                    activated: bool) -> Exchange:
+        from a2a.client import ClientCallContext  # start-up: a2a-sdk only when the probe sends
+        from a2a.client.service_parameters import (  # start-up: as above
+            ServiceParametersFactory,
+            with_a2a_extensions,
+        )
+        from a2a.helpers import new_text_message  # start-up: as above
+        from a2a.types import Role, SendMessageRequest  # start-up: as above
+        from google.protobuf.json_format import MessageToDict  # start-up: as above
+
+        ex = Exchange(skill.id, prompt, mode, activated)
+        self.result.exchanges.append(ex)
+        if self.stopped:
+            ex.error = self.stopped
+            return ex
+        ctx = ClientCallContext(service_parameters=ServiceParametersFactory.create(
+            [with_a2a_extensions([EXTENSION_URI])])) if activated else None
+        msg = new_text_message(prompt, role=Role.ROLE_USER)
+        msg.message_id = uuid.uuid4().hex
+        self.echo = None
+        events: list[dict[str, Any]] = []
+        try:
+            async for sr in client.send_message(SendMessageRequest(message=msg), context=ctx):
+                events.append(MessageToDict(sr))
+        except Exception as exc:  # the SDK raises its own errors and wraps transport ones
+            refused = _refused(exc)
+            if refused is not None and ("budget" in str(refused) or "deadline" in str(refused)):
+                self.limit(str(refused))
+                ex.error = str(refused)
+                return ex
+            ex.error = str(refused) if refused else _plain(exc)
+            return ex
+        ex.reply, ex.echo = events, self.echo if self.echo is not None else ""
+        return ex
+
+    # -- the verdicts ------------------------------------------------------------------
+    def _judge(self, label: str, skill: OnRequestSkill, plain: Exchange,
+               active: Exchange) -> None:
+        found: list[Finding] = []
+        where = f"{label} ({self.result.interface})"
+        for ex in (plain, active):
+            if ex.error is not None and ex.error != self.stopped:
+                how = "with" if ex.activated else "without"
+                found.append(Finding("PROBE-REQUEST", "error", f"{how} A2A-Extensions the "
+                                     f"agent gave no reply: {ex.error}",
+                                     Location(where), "the agent must answer every request, "
+                                     "referring on-request skills to personEntry"))
+        if plain.reply is None or active.reply is None:
+            if not found:
+                self.result.not_judged.append((label, self.stopped or "no reply"))
+            self._case(label, skill, found)
+            return
+        sources = (f"{label}, activated", f"{label}, not activated")
+        found += compare_replies(active.reply, plain.reply, self.card, skill_id=skill.id,
+                                 for_named_person=False, sources=sources,
+                                 response_extensions=(active.echo, plain.echo))
+        rule = "OR-5.7" if skill.declared_action else "OR-5.3"
+        texts = {sources[0]: reply_text(active.reply), sources[1]: reply_text(plain.reply)}
+        a, p = (" ".join(t.split()) for t in texts.values())
+        # words that differ because the marked text leaves out personEntry are OR-6.2's
+        if a and p and a != p and not any(f.rule in ("OR-5.1", "OR-6.2") for f in found):
+            found.append(Finding("OR-5.1", "warning", "the reply's words differ with and "
+                                 "without the extension activated", Location(sources[0]),
+                                 "say the same words to every client; activation only adds "
+                                 "the §6.1 object"))
+        for src, text in texts.items():
+            for v, level in find_private_values(text, self.o.private_values):
+                found.append(Finding(rule, level, f"the reply gives a value the operator gives "
+                                     f"on request ({v.ref}) to a caller acting for nobody",
+                                     Location(src), "never give on-request values to such a "
+                                     "caller; refer the person to personEntry"))
+            if not skill.assistant_access and not skill.declared_action and amounts(text):
+                found.append(Finding("OR-5.3", "warning", f"the reply names an amount of money "
+                                     f"({amounts(text)[0].text}), but {skill.id} is not opened "
+                                     "to assistants", Location(src), "refer the person to "
+                                     f"{skill.person_entry} instead of giving the information"))
+            if skill.deferred and claims_done(text) and \
+                    not any(f.rule == "OR-5.8" for f in found):
+                found.append(Finding("OR-5.8", "warning", f"the reply says "
+                                     f"{claims_done(text)!r}, but {skill.id} is deferred: "
+                                     "staff complete it later (an English phrase heuristic)",
+                                     Location(src), "never say a deferred action is done"))
+        self._case(label, skill, found)
+
+    def _case(self, label: str, skill: OnRequestSkill, found: list[Finding]) -> None:
+        self.result.cases.append((label, skill.id, found))
+        self.result.report.extend(found)
+
+
+def _plain(exc: BaseException) -> str:
+    """An SDK or network error in a few plain words (no traceback, no long server text)."""
+    text = " ".join(str(exc).split())[:300] or type(exc).__name__
+    if "-32009" in text or "VersionNotSupported" in type(exc).__name__:
+        return f"the agent does not speak A2A 1.0 ({text})"
+    return text
+

@@ -1,0 +1,215 @@
+"""The probe's network: polite, bounded, and only where the card says.
+
+Every request of ``acap probe`` (the card, its JWKS, the messages the SDK's client sends)
+goes through one :class:`GuardedTransport`, an httpx transport that, before anything is
+sent:
+
+* admits only the URLs the probe was given or the verified card names (the card URL, a
+  ``jku`` on the card's origin, the agent's own interface URL), and never follows a
+  redirect (the client is made with ``follow_redirects=False``);
+* counts the request against the budget, waits the delay since the previous request,
+  and bounds it by what is left of the one deadline;
+* resolves the host once and refuses a private, loopback, link-local or otherwise
+  non-global address unless ``allow_private``; then connects to that very address (with
+  the host name kept for ``Host`` and TLS), so that a second DNS answer cannot send the
+  request elsewhere (DNS rebinding);
+* sends ``HOST`` to the URL ``--connect-to HOST=URL`` gives (a local copy of the agent),
+  keeping ``Host: HOST``: the user chose that address, so it is not refused;
+* reads at most :data:`MAX_RESPONSE` bytes of any answer (a stream included).
+
+Why our own transport: httpx (the SDK's client library) has neither a request budget nor
+an address policy; wrapping its transport is its documented extension point.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+import time
+from collections.abc import AsyncIterator, Iterable, Mapping
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import httpx
+
+__all__ = ["MAX_RESPONSE", "Guard", "GuardedTransport", "ProbeRefused"]
+
+#: The most bytes the probe reads of one answer (a card, a JWKS, a reply, a stream).
+MAX_RESPONSE = 1024 * 1024
+
+
+class ProbeRefused(httpx.TransportError):
+    """A request the probe will not send; ``str()`` says why in plain words."""
+
+
+@dataclass
+class Guard:
+    """The probe's limits and what it has used of them.
+
+    Attributes:
+        budget: the most requests it sends.
+        delay: seconds between two requests.
+        deadline: seconds for the whole probe, from :meth:`start`.
+        timeout: seconds for one request at most.
+        allow_private: private and loopback addresses may be reached.
+        connect_to: ``{host: "http://127.0.0.1:8000"}``: where to send that host's requests.
+        allowed: URL prefixes that may be requested (a path prefix ends with ``/`` or is
+            the whole path).
+        sent: requests sent so far.
+    """
+
+    budget: int = 40
+    delay: float = 1.0
+    deadline: float = 120.0
+    timeout: float = 15.0
+    allow_private: bool = False
+    connect_to: Mapping[str, str] = field(default_factory=dict)
+    allowed: list[str] = field(default_factory=list)
+    sent: int = 0
+    _started: float | None = None
+    _last: float | None = None
+    _pinned: dict[tuple[str, int], str] = field(default_factory=dict)
+
+    def start(self) -> None:
+        """Start the deadline's clock."""
+        self._started = time.monotonic()
+
+    def remaining(self) -> float:
+        """Seconds left before the deadline."""
+        if self._started is None:
+            self.start()
+        assert self._started is not None
+        return self.deadline - (time.monotonic() - self._started)
+
+    def allow(self, urls: Iterable[str]) -> None:
+        """Admit more URLs (the card's JWKS, its interface)."""
+        self.allowed.extend(u for u in urls if u not in self.allowed)
+
+    def admits(self, url: str) -> bool:
+        """True when ``url`` is one the probe may request (see :attr:`allowed`)."""
+        for a in self.allowed:
+            if url == a or (url.startswith(a.rstrip("/") + "/") and "?" not in a):
+                return True
+        return False
+
+    def refusal(self, url: str) -> str | None:
+        """Why ``url`` may not be requested now, or ``None``."""
+        u = urlsplit(url)
+        host = (u.hostname or "").lower()
+        if u.scheme != "https" and host not in self.connect_to and not self.allow_private:
+            return f"{url} is not https"
+        if not self.admits(url):
+            return f"{url} is neither the card, its JWKS, nor the agent's interface"
+        if self.sent >= self.budget:
+            return f"the request budget ({self.budget}) is used up"
+        if self.remaining() <= 0:
+            return f"the deadline ({self.deadline:g} s) has passed"
+        return None
+
+    async def pace(self) -> None:
+        """Wait until :attr:`delay` has passed since the previous request."""
+        if self._last is not None:
+            wait = self.delay - (time.monotonic() - self._last)
+            if wait > 0:
+                await asyncio.sleep(min(wait, max(self.remaining(), 0)))
+        self._last = time.monotonic()
+
+    async def address(self, host: str, port: int) -> str:
+        """The address to connect to for ``host``: resolved once, then the same.
+
+        Raises:
+            ProbeRefused: the name does not resolve, or resolves to an address that is
+                not global (private, loopback, link-local, reserved ...) and
+                ``allow_private`` is off.
+        """
+        key = (host, port)
+        if key in self._pinned:
+            return self._pinned[key]
+        try:
+            ipaddress.ip_address(host)
+            addrs = [host]
+        except ValueError:
+            try:
+                infos = await asyncio.get_running_loop().getaddrinfo(
+                    host, port, type=socket.SOCK_STREAM)
+            except OSError as exc:
+                raise ProbeRefused(f"{host} does not resolve ({exc.strerror or exc})") from exc
+            addrs = [str(i[4][0]) for i in infos]
+        if not addrs:
+            raise ProbeRefused(f"{host} does not resolve")
+        private = [a for a in addrs if not ipaddress.ip_address(a.split("%")[0]).is_global]
+        if private and not self.allow_private:
+            raise ProbeRefused(f"{host} resolves to {private[0]}, a private or local address "
+                               "(give --allow-private to probe an agent on your own network)")
+        self._pinned[key] = addrs[0]
+        return addrs[0]
+
+
+class GuardedTransport(httpx.AsyncBaseTransport):
+    """An httpx transport that applies a :class:`Guard` to every request (module docstring).
+
+    Args:
+        guard: the limits.
+        inner: the transport that sends (default: httpx's own).
+    """
+
+    def __init__(self, guard: Guard, inner: httpx.AsyncBaseTransport | None = None) -> None:
+        self.guard = guard
+        self.inner = inner or httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Admit, pace, pin and send one request (see the module docstring)."""
+        g = self.guard
+        url = str(request.url)
+        why = g.refusal(url)
+        if why:
+            raise ProbeRefused(why, request=request)
+        host = request.url.host.lower()
+        extensions = dict(request.extensions)
+        target = g.connect_to.get(host)
+        if target is not None:
+            t = httpx.URL(target)
+            new_url = request.url.copy_with(scheme=t.scheme, host=t.host, port=t.port)
+        else:
+            port = request.url.port or (443 if request.url.scheme == "https" else 80)
+            addr = await g.address(host, port)
+            new_url = request.url.copy_with(host=addr)
+            if request.url.scheme == "https":
+                extensions["sni_hostname"] = host
+        await g.pace()
+        g.sent += 1
+        budget = max(min(g.timeout, g.remaining()), 0.1)
+        extensions["timeout"] = {"connect": budget, "read": budget, "write": budget,
+                                 "pool": budget}
+        sent = httpx.Request(request.method, new_url, headers=request.headers,
+                             stream=request.stream, extensions=extensions)
+        response = await self.inner.handle_async_request(sent)
+        return httpx.Response(response.status_code, headers=response.headers,
+                              stream=_Capped(response.stream), extensions=response.extensions,
+                              request=request)
+
+    async def aclose(self) -> None:
+        """Close the inner transport."""
+        await self.inner.aclose()
+
+
+class _Capped(httpx.AsyncByteStream):
+    """A response body that stops at :data:`MAX_RESPONSE` bytes (a hostile agent's endless
+    answer is refused, not read)."""
+
+    def __init__(self, stream: httpx.SyncByteStream | httpx.AsyncByteStream) -> None:
+        self.stream = stream
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        seen = 0
+        assert isinstance(self.stream, httpx.AsyncByteStream)
+        async for chunk in self.stream:
+            seen += len(chunk)
+            if seen > MAX_RESPONSE:
+                raise ProbeRefused(f"the answer is larger than {MAX_RESPONSE // 1024} KiB")
+            yield chunk
+
+    async def aclose(self) -> None:
+        if isinstance(self.stream, httpx.AsyncByteStream):
+            await self.stream.aclose()

@@ -1,0 +1,157 @@
+"""Real a2a-sdk agents on 127.0.0.1 for the agent and probe tests: the example chapel agent
+(examples/agent/agent.py) built from a copy of its operator.yaml, served by uvicorn in a
+thread, and deliberately broken variants, each breaking one rule the probe judges."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from support.paths import REPO
+
+EXAMPLE_AGENT = REPO / "examples" / "agent"
+EXT = "https://agent-capability.org/ext/on-request/v1"
+PRICE = "£1,395"
+
+
+def example_module() -> ModuleType:
+    """examples/agent/agent.py, imported as the module ``chapel_agent``."""
+    spec = importlib.util.spec_from_file_location("chapel_agent", EXAMPLE_AGENT / "agent.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def build_example(folder: Path, edit: Callable[[str], str] | None = None) -> Path:
+    """Build a copy of examples/agent/operator.yaml (``edit`` changes its text first) in
+    ``folder``; returns the copy's path (site/ and .acap/ beside it)."""
+    from acap.builder import BuildOptions, build
+    from acap.cli import report_text
+
+    text = (EXAMPLE_AGENT / "operator.yaml").read_text(encoding="utf-8")
+    config = folder / "operator.yaml"
+    config.write_text(edit(text) if edit else text, encoding="utf-8")
+    result = build(BuildOptions(config=config))
+    assert result.written, report_text(result.report)
+    return config
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """Serve the ASGI ``app`` with uvicorn on 127.0.0.1 (a thread); yields its base URL."""
+    import uvicorn
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                          log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(200):
+        if server.started:
+            break
+        time.sleep(0.05)
+    assert server.started, "uvicorn did not start"
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def connect_args(base: str) -> list[str]:
+    """``acap probe`` options sending the chapel's hosts to the local server ``base``."""
+    return ["--connect-to", f"example.com={base}", "--connect-to", f"agent.example.com={base}"]
+
+
+class BrokenChapel:
+    """The chapel's agent written by hand with acap.replies, correct except for one rule.
+
+    Args:
+        built: the :class:`acap.agent.BuiltCard`.
+        breaks: the rule id to break: ``OR-5.1`` (other words without activation),
+            ``OR-5.3`` (the price given beside the referral), ``OR-5.7`` (the booking
+            carried out for a caller acting for nobody), ``OR-5.8`` (the deferred notice's
+            task ends COMPLETED), ``OR-6.1`` (no §6.1 object when activated), ``OR-6.2``
+            (the marked text leaves out personEntry), ``A2A-EXT-ECHO`` (no echo header);
+            ``None`` breaks nothing.
+    """
+
+    def __init__(self, built: Any, breaks: str | None) -> None:
+        self.built, self.breaks = built, breaks
+
+    def executor(self) -> Any:
+        from a2a.server.agent_execution import AgentExecutor
+
+        outer = self
+
+        class Executor(AgentExecutor):
+            async def execute(self, context: Any, event_queue: Any) -> None:
+                await event_queue.enqueue_event(outer.reply(context))
+
+            async def cancel(self, context: Any, event_queue: Any) -> None:
+                raise NotImplementedError
+
+        return Executor()
+
+    def reply(self, context: Any) -> Any:
+        from acap.agent import activate, to_sdk
+        from acap.replies import (
+            ON_REQUEST,
+            information_text,
+            mark,
+            refer_action,
+            refer_information,
+            reply_object,
+        )
+
+        chapel = example_module()
+        activated = EXT in context.requested_extensions
+        if activated and self.breaks != "A2A-EXT-ECHO":
+            activate(context, EXT)
+        marked = activated and self.breaks != "OR-6.1"
+        sid = chapel.skill_of(context)
+        skill = self.built.skills.get(sid)
+        mid, tid, cid = uuid.uuid4().hex, context.task_id, context.context_id
+        if skill is None:
+            from a2a.helpers import new_text_message
+
+            return new_text_message("Ask me about the chapel.", context_id=cid)
+        if sid == "service-pricing":
+            text = information_text(skill, "Example Memorial Chapel", "its prices")
+            if self.breaks == "OR-5.3":
+                text = f"A direct cremation costs {PRICE}. {text}"
+            if self.breaks == "OR-5.1" and not activated:
+                text = (f"Ask at {skill.person_entry}: Example Memorial Chapel gives its "
+                        "prices to the person who asks.")
+            if self.breaks == "OR-6.2" and activated:
+                msg = {"messageId": mid, "contextId": cid, "role": "ROLE_AGENT",
+                       "parts": [{"text": "Example Memorial Chapel gives its prices to the "
+                                          "person who asks."}]}
+                return to_sdk(mark(msg, reply_object(skill, ON_REQUEST)))
+            return to_sdk(refer_information(skill, activated=marked, message_id=mid, text=text,
+                                            context_id=cid))
+        if sid == "arrangement-booking" and self.breaks == "OR-5.7":
+            return to_sdk({"id": tid, "contextId": cid, "status": {
+                "state": "TASK_STATE_COMPLETED", "message": {
+                    "messageId": mid, "role": "ROLE_AGENT",
+                    "parts": [{"text": "Your arrangement meeting is booked for Tuesday."}]}}})
+        reply = refer_action(skill, activated=marked, message_id=mid, task_id=tid,
+                             context_id=cid, action="do this")
+        if sid == "memorial-notice" and self.breaks == "OR-5.8":
+            reply["status"]["state"] = "TASK_STATE_COMPLETED"
+        return to_sdk(reply)
