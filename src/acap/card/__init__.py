@@ -34,6 +34,17 @@ if TYPE_CHECKING:
     from acap.card._canonical import canonical_payload as canonical_payload
     from acap.card._canonical import canonicalize as canonicalize
     from acap.card._canonical import payload_object as payload_object
+    from acap.card._members import LEGACY as LEGACY
+    from acap.card._members import OAUTH_FLOWS as OAUTH_FLOWS
+    from acap.card._members import SCHEME_KINDS as SCHEME_KINDS
+    from acap.card._members import as_proto_reads as as_proto_reads
+    from acap.card._members import empty_values as empty_values
+    from acap.card._members import field_name_problems as field_name_problems
+    from acap.card._members import is_extension_uri as is_extension_uri
+    from acap.card._members import is_near_extension_uri as is_near_extension_uri
+    from acap.card._members import legacy_fields as legacy_fields
+    from acap.card._members import member_findings as member_findings
+    from acap.card._members import uncovered_fields as uncovered_fields
     from acap.card._person_entry import Phone as Phone
     from acap.card._person_entry import looks_like_phone as looks_like_phone
     from acap.card._person_entry import normalise_person_entry as normalise_person_entry
@@ -46,9 +57,7 @@ if TYPE_CHECKING:
     from acap.card._verifier import Verification as Verification
     from acap.card._verifier import Verifier as Verifier
     from acap.card._verifier import b64url_problem as b64url_problem
-    from acap.card._verifier import empty_values as empty_values
     from acap.card._verifier import signature_problem as signature_problem
-    from acap.card._verifier import uncovered_fields as uncovered_fields
     from acap.card._verifier import verify_card as verify_card
 
 __getattr__ = exports(__name__)

@@ -7,10 +7,13 @@ that cards signed by any conforming implementation verify. JWS checking
 itself is jwcrypto's (RFC 7515); acap refuses ``none`` and HMAC algorithms
 before it gets there: a card is signed with a public key.
 
-Beyond the signatures, the card is searched for what a verifier would not
-see: fields outside A2A 1.0 (the SDKs drop them before verifying, so no
-signature covers them), empty values (which the SDKs drop and the
-specification keeps), and a ``jku`` on another origin than the card's.
+Beyond the signatures, the card's members are judged as ``acap check`` judges
+them (:func:`acap.card._members.member_findings`: what a verifier would not
+see, such as fields outside A2A 1.0 or empty values, and what makes the card
+another card for another reader), the text itself as its reader judges it (a
+name twice, a lone surrogate, a number beyond I-JSON: :mod:`acap.load._document`),
+and a ``jku`` on another origin than the card's. A card with an error among them
+is not verified, whatever its signatures say: what is verified is what is shown.
 """
 
 from __future__ import annotations
@@ -22,8 +25,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from acap import schemas
 from acap.card._canonical import SDK, SPEC, canonical_payload
+from acap.card._members import member_findings
 from acap.errors import CanonicalizationError, FetchError, KeysUnavailable
 from acap.findings import Finding, Location, Report
 from acap.keys import PRIVATE_MEMBERS, b64url, b64url_decode
@@ -33,7 +36,6 @@ from acap.load import (
     allowed_url,
     fetch,
     json_loads,
-    pointer_join,
     read_card,
 )
 from acap.site import url_to_path
@@ -274,16 +276,8 @@ class Verifier:
                 check = _check_one(i, sig, payloads, lookup, card_url, res, at)
                 res.signatures.append(check)
             signature_findings(res, at, keys_hint)
-        for ptr in uncovered_fields(card):
-            res.report.add(Finding("A2A-UNKNOWN-FIELD", "error",
-                                   f"{ptr} is not an A2A 1.0 field: SDK verifiers drop it, so no "
-                                   "signature covers it", at(ptr),
-                                   "remove it, or move it into an extension's params"))
-        for ptr in empty_values(card):
-            res.report.add(Finding("A2A-EMPTY", "warning",
-                                   f"{ptr} is empty: SDK verifiers drop it while the specification "
-                                   "keeps it, so signatures may not verify everywhere", at(ptr),
-                                   "leave the field out instead of writing it empty"))
+        # The members are judged as acap check judges them (one judgement per fact).
+        res.report.extend(member_findings(card, at))
         return res
 
 
@@ -497,60 +491,3 @@ def signature_problem(text: str, alg: str) -> str | None:
             f" decodes to {size} bytes, where an {alg} signature has "
             f"{' or '.join(map(str, sizes))}: a placeholder, not a signature")
     return out
-
-
-def _ref_of(sub: dict[str, Any]) -> str | None:
-    for cand in (sub, sub.get("items"), sub.get("additionalProperties")):
-        if isinstance(cand, dict) and isinstance(cand.get("$ref"), str):
-            return cand["$ref"]  # type: ignore[no-any-return]
-    return None
-
-
-def uncovered_fields(card: dict[str, Any]) -> list[str]:
-    """JSON pointers of fields outside the A2A 1.0 AgentCard schema (``params`` is free)."""
-    defs = schemas.schema(schemas.AGENT_CARD)["$defs"]
-    out: list[str] = []
-
-    def walk(value: Any, message: str, ptr: str) -> None:
-        if not isinstance(value, dict):
-            return
-        props = defs[message].get("properties", {})
-        for key, v in value.items():
-            p = pointer_join(ptr, key)
-            sub = props.get(key)
-            if sub is None:
-                out.append(p)
-                continue
-            ref = _ref_of(sub)
-            if not ref:
-                continue
-            name = ref.rsplit("/", 1)[-1]
-            if "$ref" in sub:
-                walk(v, name, p)
-            elif sub.get("type") == "array" and isinstance(v, list):
-                for i, item in enumerate(v):
-                    walk(item, name, pointer_join(p, i))
-            elif isinstance(v, dict):
-                for k2, item in v.items():
-                    walk(item, name, pointer_join(p, k2))
-
-    walk(card, "AgentCard", "")
-    return out
-
-
-def empty_values(card: dict[str, Any]) -> list[str]:
-    """JSON pointers of empty strings, arrays, objects and nulls anywhere in the card."""
-    out: list[str] = []
-
-    def walk(v: Any, ptr: str) -> None:
-        if v is None or v == "" or v == [] or v == {}:
-            out.append(ptr)
-        elif isinstance(v, dict):
-            for k, x in v.items():
-                walk(x, pointer_join(ptr, k))
-        elif isinstance(v, list):
-            for i, x in enumerate(v):
-                walk(x, pointer_join(ptr, i))
-
-    walk({k: v for k, v in card.items() if k != "signatures"}, "")
-    return [p for p in out if p]

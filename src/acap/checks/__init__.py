@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from acap.checks._card_check import CardCheck as CardCheck
     from acap.checks._card_check import check_card as check_card
     from acap.checks._card_check import check_card_file as check_card_file
-    from acap.checks._card_check import duplicate_keys as duplicate_keys
     from acap.checks._money import Amount as Amount
     from acap.checks._money import amounts as amounts
     from acap.checks._money import same_amount as same_amount

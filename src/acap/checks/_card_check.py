@@ -17,7 +17,7 @@ from typing import Any
 
 from acap.checks._run import CARD_SKIPS, card_findings
 from acap.findings import Finding, Location, Report
-from acap.load import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, JsonDocument, pointer_join, read_card
+from acap.load import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, JsonDocument, read_card
 from acap.uris import CARD_PATH, EXTENSION_URI, url_for_site_file
 
 
@@ -81,7 +81,6 @@ def check_card_file(cf: JsonDocument, *, url: str | None = None) -> CardCheck:
     result.url = url or (source if cf.is_url else _card_url_for_path(source))
     if cf.data is None:
         return result
-    result.report.extend(duplicate_keys(cf))
     try:
         result.report.extend(card_findings(cf.data, cf.source, lambda p, _k: cf.at(p), result.url))
     except Exception as exc:  # a fault of acap, never of the card: report it, don't crash
@@ -120,41 +119,4 @@ def _http_findings(cf: JsonDocument, source: str) -> list[Finding]:
         out.append(Finding("CARD-URL", "warning", f"the card URL redirects to {cf.response.url}; "
                            "clients that do not follow redirects will not find it",
                            Location(source), "serve the card at its URL itself"))
-    return out
-
-
-def duplicate_keys(cf: JsonDocument) -> list[Finding]:
-    """CARD-JSON: a key twice in one object (JSON parsers keep one silently; RFC 8785
-    signing needs unique names, RFC 7493)."""
-    import yaml
-
-    from acap.load import YamlLoader, for_positions
-
-    try:
-        root = yaml.compose(for_positions(cf.raw.decode("utf-8-sig")), Loader=YamlLoader)
-    except (UnicodeDecodeError, yaml.YAMLError, RecursionError):
-        return []
-    out = []
-    stack: list[tuple[Any, str, int]] = [(root, "", 0)]
-    while stack:
-        node, ptr, depth = stack.pop()
-        if depth > 64:
-            continue
-        if isinstance(node, yaml.MappingNode):
-            seen: dict[str, int] = {}
-            for k, v in node.value:
-                key = k.value if isinstance(k, yaml.ScalarNode) else ""
-                if key in seen:
-                    m = k.start_mark
-                    out.append(Finding("CARD-JSON", "error", f"the key '{key}' appears twice in "
-                                       f"one object (first at line {seen[key]}); readers keep "
-                                       "one of the two", Location(cf.source, m.line + 1,
-                                                                  m.column + 1,
-                                                                  pointer_join(ptr, key)),
-                                       "keep one"))
-                else:
-                    seen[key] = k.start_mark.line + 1
-                stack.append((v, pointer_join(ptr, key), depth + 1))
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend((v, pointer_join(ptr, i), depth + 1) for i, v in enumerate(node.value))
     return out

@@ -42,8 +42,12 @@ if TYPE_CHECKING:
     from acap.load._fetch import allowed_url as allowed_url
     from acap.load._fetch import fetch as fetch
     from acap.load._fetch import url_problem as url_problem
+    from acap.load._json import IJSON_MAX_INT as IJSON_MAX_INT
+    from acap.load._json import JsonFault as JsonFault
+    from acap.load._json import StrictJson as StrictJson
     from acap.load._json import json_loads as json_loads
     from acap.load._json import plain_message as plain_message
+    from acap.load._json import read_json as read_json
     from acap.load._operator import DEFAULT_KEY_FILE as DEFAULT_KEY_FILE
     from acap.load._operator import DEFAULT_PREVIOUS_KEYS as DEFAULT_PREVIOUS_KEYS
     from acap.load._operator import KEY_ENV as KEY_ENV
@@ -63,12 +67,14 @@ if TYPE_CHECKING:
     from acap.load._schema_findings import value_words as value_words
     from acap.load._text import CARD_LIMIT as CARD_LIMIT
     from acap.load._text import NAME_LIMIT as NAME_LIMIT
+    from acap.load._text import SHOWN_LIMIT as SHOWN_LIMIT
     from acap.load._text import TEXT_LIMIT as TEXT_LIMIT
     from acap.load._text import blank as blank
     from acap.load._text import describe as describe
     from acap.load._text import hidden_characters as hidden_characters
     from acap.load._text import kid_problem as kid_problem
     from acap.load._text import length_limit as length_limit
+    from acap.load._text import shorten as shorten
     from acap.load._text import strings as strings
     from acap.load._yaml import Loaded as Loaded
     from acap.load._yaml import YamlLoader as YamlLoader

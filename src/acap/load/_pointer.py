@@ -48,9 +48,13 @@ def pointer_tokens(pointer: str, *, indexes: bool = False) -> list[Any]:
 def dotted(pointer: str) -> str:
     """A JSON pointer as people read a field path: ``/skills/1/tags/0`` -> ``skills[1].tags[0]``.
 
-    The root pointer ``""`` reads ``the card``.
+    The root pointer ``""`` reads ``the card``; a name longer than 40 characters is
+    shortened (:func:`acap.load._text.shorten`).
     """
+    from acap.load._text import shorten
+
     out = ""
     for token in pointer_tokens(pointer):
+        token = shorten(token, 40)
         out += f"[{token}]" if token.isdigit() else (f".{token}" if out else token)
     return out or "the card"
