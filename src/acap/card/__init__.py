@@ -51,12 +51,18 @@ if TYPE_CHECKING:
     from acap.card._person_entry import parse_phone as parse_phone
     from acap.card._signer import Signer as Signer
     from acap.card._verifier import ACCEPTED_ALGS as ACCEPTED_ALGS
+    from acap.card._verifier import MIN_RSA_BITS as MIN_RSA_BITS
     from acap.card._verifier import VERIFY_KEYS_HINT as VERIFY_KEYS_HINT
+    from acap.card._verifier import JkuKeys as JkuKeys
     from acap.card._verifier import KeyLookup as KeyLookup
     from acap.card._verifier import SignatureCheck as SignatureCheck
     from acap.card._verifier import Verification as Verification
     from acap.card._verifier import Verifier as Verifier
     from acap.card._verifier import b64url_problem as b64url_problem
+    from acap.card._verifier import header_problem as header_problem
+    from acap.card._verifier import jwks_from_bytes as jwks_from_bytes
+    from acap.card._verifier import key_problem as key_problem
+    from acap.card._verifier import keys_for as keys_for
     from acap.card._verifier import signature_problem as signature_problem
     from acap.card._verifier import verify_card as verify_card
 

@@ -154,17 +154,23 @@ def _order(card: dict[str, Any]) -> Callable[[str], Any]:
 def empty_values(card: dict[str, Any]) -> list[str]:
     """JSON pointers of empty strings, arrays, objects and nulls anywhere in the card
     (outside ``signatures``)."""
-    out: list[str] = []
+    return [p for p, _ in _empties(card)]
+
+
+def _empties(card: dict[str, Any]) -> list[tuple[str, bool]]:
+    """``(pointer, is null)`` of each empty value (see :func:`empty_values`), in order."""
+    out: list[tuple[str, bool]] = []
     stack: list[tuple[Any, str]] = [({k: v for k, v in card.items() if k != "signatures"}, "")]
     while stack:
         v, ptr = stack.pop()
         if v is None or v == "" or v == [] or v == {}:
-            out.append(ptr)
+            out.append((ptr, v is None))
         elif isinstance(v, dict):
             stack.extend((x, pointer_join(ptr, k)) for k, x in v.items())
         elif isinstance(v, list):
             stack.extend((x, pointer_join(ptr, i)) for i, x in enumerate(v))
-    return sorted((p for p in out if p), key=_order(card))
+    order = _order(card)
+    return sorted(((p, n) for p, n in out if p), key=lambda e: order(e[0]))
 
 
 def as_proto_reads(card: dict[str, Any]) -> dict[str, Any]:
@@ -262,8 +268,9 @@ def member_findings(card: dict[str, Any], at: Locate) -> list[Finding]:
     # finding (the legacy one, which names the fix) is enough.
     legacy_schemes = {p.rsplit("/", 1)[0] for p in legacy if p.startswith("/securitySchemes/")}
     read = as_proto_reads(card)
-    empties = empty_values(card)
-    nulls = {p for p in empties if _value_at(card, p) is None}
+    found = _empties(card)
+    empties = [p for p, _ in found]
+    nulls = {p for p, null in found if null}
     for rule, ptr, message, hint in _shape(read, nulls):
         if ptr in legacy_schemes:
             continue
@@ -305,15 +312,6 @@ def member_findings(card: dict[str, Any], at: Locate) -> list[Finding]:
                 "such as text/plain or application/json)", ptr,
                 "write a media type (RFC 6838; A2A 1.0 §4.4.1 lists modes as media types)")
     return out
-
-
-def _value_at(card: Any, ptr: str) -> Any:
-    from acap.load import pointer_tokens
-
-    v = card
-    for t in pointer_tokens(ptr):
-        v = v[int(t)] if isinstance(v, list) else v[t]
-    return v
 
 
 @cache

@@ -54,20 +54,23 @@ def _card_url_for_path(path: str) -> str | None:
 
 
 def check_card(source: str, *, url: str | None = None, timeout: float = DEFAULT_TIMEOUT,
-               max_bytes: int = DEFAULT_MAX_BYTES) -> CardCheck:
+               max_bytes: int = DEFAULT_MAX_BYTES, allow_private: bool = False) -> CardCheck:
     """Read and check one card.
 
     Args:
         source: a card file, or an https URL (http only on localhost).
         url: the URL the card is (or will be) served at, for a file; default: taken
             from a URL source, or from a file's place in a built site/.
-        timeout: seconds, for a URL.
+        timeout: seconds for the whole fetch of a URL.
         max_bytes: size limit.
+        allow_private: a URL may lead to a private or loopback address (tests, previews;
+            ``--allow-private``).
 
     Returns:
         A :class:`CardCheck`. Never raises for bad input.
     """
-    return check_card_file(read_card(source, max_bytes=max_bytes, timeout=timeout), url=url)
+    return check_card_file(read_card(source, max_bytes=max_bytes, timeout=timeout,
+                                     allow_private=allow_private), url=url)
 
 
 def check_card_file(cf: JsonDocument, *, url: str | None = None) -> CardCheck:

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from acap.load._fetch import Response as Response
     from acap.load._fetch import allowed_url as allowed_url
     from acap.load._fetch import fetch as fetch
+    from acap.load._fetch import origin as origin
     from acap.load._fetch import url_problem as url_problem
     from acap.load._json import IJSON_MAX_INT as IJSON_MAX_INT
     from acap.load._json import JsonFault as JsonFault

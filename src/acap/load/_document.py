@@ -117,10 +117,13 @@ def locate(source: str, lines: dict[str, tuple[int, int]], pointer: str) -> Loca
         p = p.rsplit("/", 1)[0]
 
 
-def _fetch_hint(url: str) -> str:
+def _fetch_hint(url: str, allow_private: bool) -> str:
     """How to fix a card URL that could not be fetched: a plain http URL is refused
-    before any request (cards are published over https, A2A §8.2)."""
-    if url.startswith("http://") and not allowed_url(url):
+    before any request (cards are published over https, A2A §8.2); a local address
+    only with ``--allow-private``."""
+    if not allow_private and allowed_url(url, allow_private=True):
+        return "for a server on this machine or its network, add --allow-private"
+    if url.startswith("http://") and not allowed_url(url, allow_private=allow_private):
         https = "https://" + url[len("http://"):]
         return (f"cards are fetched over https only (A2A §8.2 publishes them at "
                 f"https://HOST/.well-known/agent-card.json): check {https}")
@@ -128,15 +131,16 @@ def _fetch_hint(url: str) -> str:
 
 
 def read_document(source: str, kind: DocumentKind = CARD, *,
-                  max_bytes: int = DEFAULT_MAX_BYTES, timeout: float = DEFAULT_TIMEOUT
-                  ) -> JsonDocument:
+                  max_bytes: int = DEFAULT_MAX_BYTES, timeout: float = DEFAULT_TIMEOUT,
+                  allow_private: bool = False) -> JsonDocument:
     """Read a JSON document from a path or an https URL; never raises for bad input.
 
     Args:
-        source: a file path, or an https URL (http only on localhost).
+        source: a file path, or an https URL (see :func:`acap.load._fetch.fetch`).
         kind: what it is, for the words and rule ids of its findings.
         max_bytes: size limit, in bytes.
-        timeout: seconds, for a URL.
+        timeout: seconds for the whole fetch of a URL.
+        allow_private: a URL may lead to a private or loopback address (tests, previews).
 
     Returns:
         A :class:`JsonDocument`; a document that cannot be read, is not JSON, or (for a
@@ -146,11 +150,12 @@ def read_document(source: str, kind: DocumentKind = CARD, *,
     what = f"the {kind.noun}"
     if doc.is_url:
         try:
-            doc.response = fetch(source, timeout=timeout, max_bytes=max_bytes)
+            doc.response = fetch(source, timeout=timeout, max_bytes=max_bytes,
+                                 allow_private=allow_private)
         except FetchError as exc:  # the location names the URL; the message says why
             doc.findings.append(Finding(kind.read_rule, "error",
                                         f"cannot read {what}: {exc.reason}", Location(source),
-                                        _fetch_hint(source)))
+                                        _fetch_hint(source, allow_private)))
             return doc
         doc.raw = doc.response.body
         if doc.response.status != 200:
@@ -298,10 +303,11 @@ def _second_names(text: str) -> dict[str, tuple[int, int, int]]:
 
 
 def read_card(source: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
-              timeout: float = DEFAULT_TIMEOUT) -> JsonDocument:
+              timeout: float = DEFAULT_TIMEOUT, allow_private: bool = False) -> JsonDocument:
     """Read an Agent Card from a path or an https URL (:func:`read_document` of
     :data:`CARD`); never raises for bad input."""
-    return read_document(source, CARD, max_bytes=max_bytes, timeout=timeout)
+    return read_document(source, CARD, max_bytes=max_bytes, timeout=timeout,
+                         allow_private=allow_private)
 
 
 def read_reply(path: str | Path) -> JsonDocument:

@@ -339,7 +339,9 @@ def test_a_jku_is_never_read_as_a_local_path(tmp_path: Path) -> None:
         path.write_text(json.dumps(card), encoding="utf-8")
         res = verify_card(str(path))
         assert not res.signatures[0].valid, jku
-        assert res.signatures[0].reason == f"the jku {jku!r} is not an https URL"
+        reason = res.signatures[0].reason
+        assert reason.startswith("the jku '") and \
+            reason.endswith("' is not an https URL acap fetches"), reason
 
 
 def test_card_without_signatures(tmp_path: Path) -> None:

@@ -6,17 +6,20 @@ import sys
 
 import click
 
-from acap.cli._commands._common import FORMATS, reporter
+from acap.cli._commands._common import ALLOW_PRIVATE, FORMATS, reporter
 
 
 @click.command()
 @click.argument("card")
 @click.option("--jwks", default=None, help="JWKS file or URL [default: the signature's jku].")
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True)
-def verify(card: str, jwks: str | None, fmt: str) -> None:
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+              help="Seconds for each whole fetch (the card, the JWKS).")
+@ALLOW_PRIVATE
+def verify(card: str, jwks: str | None, fmt: str, timeout: float, allow_private: bool) -> None:
     """Check every signature of CARD (a path or an https URL)."""
     from acap.card import verify_card
 
-    res = verify_card(card, jwks)
+    res = verify_card(card, jwks, allow_private=allow_private, timeout=timeout)
     reporter(fmt).verification(res)
     sys.exit(0 if res.ok else 1)
