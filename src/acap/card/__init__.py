@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     from acap.card._canonical import canonical_payload as canonical_payload
     from acap.card._canonical import canonicalize as canonicalize
     from acap.card._canonical import payload_object as payload_object
+    from acap.card._differences import DIFFERENCES as DIFFERENCES
+    from acap.card._differences import Difference as Difference
+    from acap.card._differences import differences_markdown as differences_markdown
     from acap.card._members import LEGACY as LEGACY
     from acap.card._members import OAUTH_FLOWS as OAUTH_FLOWS
     from acap.card._members import SCHEME_KINDS as SCHEME_KINDS
