@@ -312,7 +312,8 @@ class Verifier:
 
         def lookup(kid: str | None, jku: str | None) -> tuple[dict[str, Any] | None, str]:
             found = [k for k in keys if k.get("kid") == kid]
-            return (found[0], where) if found else (None, f"no key with kid '{kid}' in {where}")
+            return (found[0], where) if found else \
+                (None, f"no key with kid '{shorten(str(kid))}' in {where}")
 
         return cls(lookup, f"give a JWKS holding the key with that kid ({where})")
 
@@ -372,7 +373,8 @@ def signature_findings(res: Verification, at: Callable[[str], Location],
         ptr = f"/signatures/{s.index}"
         if s.checked:
             res.report.add(Finding("SIG-INVALID", "error",
-                                   f"signature {s.index} (kid {s.kid or '-'}) is not valid: "
+                                   f"signature {s.index} (kid {shorten(s.kid or '-')}) is not "
+                                   "valid: "
                                    f"{s.reason}", at(ptr),
                                    "rebuild and republish the card; remove a signature "
                                    "that does not match it"))
