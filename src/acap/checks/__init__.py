@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from acap.checks._on_request_values import PrivateValue as PrivateValue
     from acap.checks._on_request_values import PrivateValues as PrivateValues
     from acap.checks._on_request_values import load_private_values as load_private_values
+    from acap.checks._on_request_values import search_values as search_values
     from acap.checks._private_keys import SOURCES_HINT as SOURCES_HINT
     from acap.checks._private_keys import key_material_in_site as key_material_in_site
     from acap.checks._private_keys import signing_key_in_site as signing_key_in_site

@@ -216,7 +216,8 @@ def _not_on_request(skill: str, kinds: dict[str, str], on_request: list[str],
     return Finding("PRIVATE-VALUES", "error", message, at, hint)
 
 
-def _search(text: str, values: Iterable[PrivateValue]) -> Iterator[tuple[PrivateValue, Level]]:
+def search_values(text: str, values: Iterable[PrivateValue]
+                  ) -> Iterator[tuple[PrivateValue, Level]]:
     """Each value found in ``text``, with the level of its strongest match: the value
     itself, or an amount of money in it however written (``error``); its number
     alone (``warning``)."""
@@ -243,7 +244,7 @@ def skill_text(sub: Subject, values: list[PrivateValue]) -> Iterator[Finding]:
     """OR-3.9: no private value in the text of any skill."""
     for s in sub.skills:
         for ptr, name, text in s.texts():
-            for v, level in _search(text, values):
+            for v, level in search_values(text, values):
                 what = "a value" if level == "error" else "the number of a value"
                 yield sub.finding("OR-3.9", level, f"the {name} of {s.label} contains {what} you "
                                   f"give on request ({v.ref})", ptr,
@@ -348,7 +349,7 @@ def published_files(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]],
         text = _readable(rel, raw)
         if text is None:
             continue
-        for v, level in _search(text, values):
+        for v, level in search_values(text, values):
             source = _source(cfg, v, strings)
             if source and _SKILL_TEXT.match(source.pointer or ""):
                 continue  # skill text: already reported by skill_text() at its line
@@ -371,7 +372,7 @@ def published_files(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]],
 def _source(cfg: OperatorConfig, v: PrivateValue,
             strings: list[tuple[str, str]]) -> Location | None:
     for ptr, text in strings:
-        if any(True for _ in _search(text, [v])):
+        if any(True for _ in search_values(text, [v])):
             return cfg.at(ptr)
     return None
 
@@ -380,6 +381,6 @@ def _line_in(rel: str, text: str, v: PrivateValue, lines: int) -> Location:
     """The first line of a built file holding ``v`` (``lines``: the file's own line count;
     past it, ``text`` holds another reading of the file, with no line of its own)."""
     for n, line in enumerate(text.splitlines()[:lines], 1):
-        if any(True for _ in _search(line, [v])):
+        if any(True for _ in search_values(line, [v])):
             return Location(rel, n)
     return Location(rel)

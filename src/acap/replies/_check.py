@@ -17,9 +17,11 @@ What each rule id checks here, and where a reply cannot show everything:
 * **OR-6.2**: a marked referral's text gives the personEntry. *Partial*: whether
   the words say "the operator gives this to the person who asks" is not judged.
 * **OR-5.3**: for an informational on-request skill not opened to assistants, no
-  result (Artifact) is given and the text gives the personEntry. *Partial*:
-  "never answer as though it did not exist" is an English phrase heuristic
-  (a warning).
+  result (Artifact) is given and the text gives the personEntry, and a referral
+  states none of the values the operator gives on request (with the operator's
+  private values: an error; without them, an amount of money is a warning).
+  *Partial*: "never answer as though it did not exist" is an English phrase
+  heuristic (a warning).
 * **OR-5.4**: ``given-on-opt-in`` only where ``assistantAccess`` is true, and never
   to a client acting for nobody. *Partial*: who the caller acts for is not in the
   reply; pass ``for_named_person=False`` for a crawler's request.
@@ -134,7 +136,7 @@ def check_reply(reply: JsonDocument | str | bytes | Any, card: Mapping[str, Any]
                 for_named_person: bool | None = None, action: bool | None = None,
                 safeguards_hold: bool | None = None,
                 response_extensions: str | Sequence[str] | None = None,
-                source: str = "reply") -> list[Finding]:
+                source: str = "reply", private_values: Sequence[Any] = ()) -> list[Finding]:
     """Check one reply of an agent against On Request §5 and §6.
 
     Args:
@@ -151,13 +153,17 @@ def check_reply(reply: JsonDocument | str | bytes | Any, card: Mapping[str, Any]
         safeguards_hold: whether OR-5.6's four conditions hold; ``None`` = unknown.
         response_extensions: the response's ``A2A-Extensions`` header value, if known.
         source: the file name findings give, when ``reply`` is not a :class:`JsonDocument`.
+        private_values: the values the operator gives on request
+            (:class:`acap.checks.PrivateValue`, from operator.private.yaml): a referral
+            that states one of them is an OR-5.3 error. Without them, an amount of money
+            in a referral is an OR-5.3 warning (a heuristic).
 
     Returns:
         Findings (rule id, level, message, location with JSON pointer and line, hint),
         in the order found. The rule ids are listed in the module docstring.
     """
     opts = Options(activated, skill_id, for_named_person, action, safeguards_hold,
-                    response_extensions)
+                   response_extensions, tuple(private_values))
     return _run(as_document(reply, source), card, opts).findings
 
 

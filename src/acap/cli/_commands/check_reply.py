@@ -33,13 +33,17 @@ from acap.cli._commands._common import FORMATS, reporter
               metavar="PLAIN_REPLY",
               help="OR-5.1: the reply to the same request without activation (REPLY is then "
                    "the activated one).")
+@click.option("--operator", "operator", default=None, type=click.Path(dir_okay=False),
+              metavar="OPERATOR_YAML",
+              help="Your operator.yaml: a referral that states a value its "
+                   "operator.private.yaml lists is an error (OR-5.3).")
 @click.option("--strict", is_flag=True, help="Warnings fail too.")
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True)
 def check_reply(reply: str, card: str, activated: bool | None, request_extensions: str | None,
                 response_extensions: str | None, skill_id: str | None,
                 for_named_person: bool | None, action: bool | None,
-                safeguards_hold: bool | None, compare: str | None, strict: bool,
-                fmt: str) -> None:
+                safeguards_hold: bool | None, compare: str | None, operator: str | None,
+                strict: bool, fmt: str) -> None:
     """Check REPLY (a Message, Task or JSON-RPC response, as JSON) against CARD."""
     from acap.findings import Report
     from acap.load import read_card
@@ -58,6 +62,16 @@ def check_reply(reply: str, card: str, activated: bool | None, request_extension
     if compare is not None and activated is False:
         raise click.UsageError("with --compare, REPLY is the activated reply")
     report = Report()
+    values: list[object] = []
+    if operator is not None:
+        from pathlib import Path
+
+        from acap.checks import load_private_values
+        from acap.load import load_operator
+
+        private = load_private_values(load_operator(Path(operator)))
+        report.extend(private.findings)
+        values = list(private.values)
     cf = read_card(card)
     report.extend(cf.findings)
     rf = read_reply(reply)
@@ -81,7 +95,8 @@ def check_reply(reply: str, card: str, activated: bool | None, request_extension
         report.extend(check_reply(rf, cf.data, activated=activated, skill_id=skill_id,
                                      for_named_person=for_named_person, action=action,
                                      safeguards_hold=safeguards_hold,
-                                     response_extensions=response_extensions))
+                                     response_extensions=response_extensions,
+                                     private_values=values))
     reporter(fmt).findings(report)
     if fmt == "text":
         click.echo("the reply follows §5 and §6 as far as acap can check" if report.ok(strict)
