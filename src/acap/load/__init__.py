@@ -66,16 +66,16 @@ if TYPE_CHECKING:
     from acap.load._schema_findings import text_findings as text_findings
     from acap.load._schema_findings import type_words as type_words
     from acap.load._schema_findings import value_words as value_words
+    from acap.load._shown import SHOWN_LIMIT as SHOWN_LIMIT
+    from acap.load._shown import shorten as shorten
     from acap.load._text import CARD_LIMIT as CARD_LIMIT
     from acap.load._text import NAME_LIMIT as NAME_LIMIT
-    from acap.load._text import SHOWN_LIMIT as SHOWN_LIMIT
     from acap.load._text import TEXT_LIMIT as TEXT_LIMIT
     from acap.load._text import blank as blank
     from acap.load._text import describe as describe
     from acap.load._text import hidden_characters as hidden_characters
     from acap.load._text import kid_problem as kid_problem
     from acap.load._text import length_limit as length_limit
-    from acap.load._text import shorten as shorten
     from acap.load._text import strings as strings
     from acap.load._yaml import Loaded as Loaded
     from acap.load._yaml import YamlLoader as YamlLoader

@@ -229,7 +229,7 @@ def fault_findings(doc: JsonDocument, text: str) -> list[Finding]:
       (RFC 7493 §2.2, RFC 8785 §3.2.2.3).
     """
     from acap.load._pointer import dotted
-    from acap.load._text import shorten
+    from acap.load._shown import shorten
 
     kind = doc.kind
     out: list[Finding] = []

@@ -337,7 +337,7 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = DEFAUL
 
 
 def _shown(url: str) -> str:
-    from acap.load._text import shorten
+    from acap.load._shown import shorten
 
     return shorten(url)
 

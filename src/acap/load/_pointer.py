@@ -49,9 +49,9 @@ def dotted(pointer: str) -> str:
     """A JSON pointer as people read a field path: ``/skills/1/tags/0`` -> ``skills[1].tags[0]``.
 
     The root pointer ``""`` reads ``the card``; a name longer than 40 characters is
-    shortened (:func:`acap.load._text.shorten`).
+    shortened (:func:`acap.load._shown.shorten`).
     """
-    from acap.load._text import shorten
+    from acap.load._shown import shorten
 
     out = ""
     for token in pointer_tokens(pointer):

@@ -23,8 +23,8 @@ UAX #9).
 
 from __future__ import annotations
 
-__all__ = ["CARD_LIMIT", "NAME_LIMIT", "SHOWN_LIMIT", "TEXT_LIMIT", "blank", "describe",
-           "hidden_characters", "kid_problem", "length_limit", "shorten", "strings"]
+__all__ = ["CARD_LIMIT", "NAME_LIMIT", "TEXT_LIMIT", "blank", "describe", "hidden_characters",
+           "kid_problem", "length_limit", "strings"]
 
 import re
 import unicodedata
@@ -114,19 +114,6 @@ def kid_problem(kid: str) -> str | None:
         if ch.isspace() or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
             return f"the character {describe(ch)}"
     return None
-
-
-#: Longest value quoted in a message, in characters (a kid, a URL, a name from a card).
-SHOWN_LIMIT = 80
-
-
-def shorten(text: str, limit: int = SHOWN_LIMIT) -> str:
-    """``text`` as a message quotes it: at most ``limit`` characters, a longer text cut
-    with ``…`` and its length said (``abc… (100,000 characters)``), so that a hostile
-    value of any size prints as one short line."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:max(1, limit - 24)]}… ({len(text):,} characters)"
 
 
 def length_limit(pointer: str) -> int:
