@@ -57,18 +57,26 @@ def _emit(sub: Subject, fields: list[UrlField], grpc: frozenset[str] | set[str] 
             yield sub.finding(p.rule, p.level, p.message, ptr, p.hint)
 
 
+def _interfaces(fields: list[UrlField], interfaces: Any, where: str,
+                binding: str) -> set[str]:
+    """Add each interface's url to ``fields`` (it must be https); return the pointers of
+    those whose ``binding`` is GRPC (their address may be ``host:port``)."""
+    grpc: set[str] = set()
+    for i, itf in enumerate(as_list(interfaces)):
+        ptr = "/" + where.replace(".", "/") + f"/{i}/url"
+        fields.append((ptr, f"{where}[{i}].url", as_dict(itf).get("url"), True))
+        if as_dict(itf).get(binding) == "GRPC":
+            grpc.add(ptr)
+    return grpc
+
+
 def operator_urls(sub: Subject, cfg: OperatorConfig) -> Iterator[Finding]:
     """URL and host rules for every URL and host name in operator.yaml, and CARD-URL."""
     d = cfg.data
     agent = as_dict(d.get("agent"))
     fields: list[UrlField] = [("/operator/website", "operator.website",
                                as_dict(d.get("operator")).get("website"), True)]
-    grpc: set[str] = set()
-    for i, itf in enumerate(as_list(agent.get("interfaces"))):
-        fields.append((f"/agent/interfaces/{i}/url", f"agent.interfaces[{i}].url",
-                       as_dict(itf).get("url"), True))
-        if as_dict(itf).get("binding") == "GRPC":
-            grpc.add(f"/agent/interfaces/{i}/url")
+    grpc = _interfaces(fields, agent.get("interfaces"), "agent.interfaces", "binding")
     for name in ("documentationUrl", "iconUrl"):
         fields.append((f"/agent/{name}", f"agent.{name}", agent.get(name), False))
     for name, scheme in as_dict(d.get("signIn")).items():
@@ -132,12 +140,8 @@ def _operator_card_url(sub: Subject, cfg: OperatorConfig) -> Iterator[Finding]:
 def card_urls(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
     """URL and host rules for every URL field of an A2A 1.0 card."""
     fields: list[UrlField] = []
-    grpc: set[str] = set()
-    for i, itf in enumerate(as_list(card.get("supportedInterfaces"))):
-        fields.append((f"/supportedInterfaces/{i}/url", f"supportedInterfaces[{i}].url",
-                       as_dict(itf).get("url"), True))
-        if as_dict(itf).get("protocolBinding") == "GRPC":
-            grpc.add(f"/supportedInterfaces/{i}/url")
+    grpc = _interfaces(fields, card.get("supportedInterfaces"), "supportedInterfaces",
+                       "protocolBinding")
     fields.append(("/provider/url", "provider.url", as_dict(card.get("provider")).get("url"),
                    False))
     for name in ("documentationUrl", "iconUrl"):
