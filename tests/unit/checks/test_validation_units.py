@@ -116,9 +116,9 @@ def test_card_url_at_the_root() -> None:
 
 
 def _matches(value: str, text: str) -> str | None:
-    from acap.checks._on_request_values import _search
+    from acap.checks import search_values
 
-    found = list(_search(text, [PrivateValue("s", value, "p.yaml", 1)]))
+    found = list(search_values(text, [PrivateValue("s", value, "p.yaml", 1)]))
     return found[0][1] if found else None
 
 
