@@ -328,6 +328,9 @@ class TextReporter(Reporter):
         elif wrong and any(s.valid for s in result.signatures):
             self.out(f"NOT verified: signature {', '.join(wrong)} does not match the card, "
                      "though another does")
+        elif any(s.valid for s in result.signatures):
+            self.out("NOT verified: a signature matches, but the card has errors (above): "
+                     "what is verified must be what clients are shown")
         else:
             self.out("NOT verified")
 
