@@ -128,6 +128,8 @@ def test_an_integer_beyond_2_53_is_said_once_and_the_signature_is_valid(
     out = acap("verify", str(path), "--jwks", str(keys))
     assert out.exit_code == 1
     assert out.stdout.splitlines()[0] == "signature 0: kid chapel-1, alg ES256: valid"
+    assert out.stdout.splitlines()[-1].startswith("NOT verified: a signature matches, but the "
+                                                  "card has errors")
     assert out.stderr.count("[CARD-NUMBER]") == 1
     assert "9007199254740992" in out.stderr and "RFC 7493" in out.stderr
     assert "[SIG-" not in out.stderr
