@@ -34,6 +34,9 @@ class Difference:
         javascript: @a2a-js/sdk 1.3's verdict, in the same words.
         reason: why acap says what it says.
         spec: the sections behind it.
+        signature_differs: whether the verdict on the signature itself may differ
+            (otherwise the signature verifies alike everywhere, and only acap's verdict
+            on the card differs).
         rules: acap's rule ids that mark a card of this kind (any of them).
         reasons: words of acap's reason for a signature that mark it (any of them).
     """
@@ -45,6 +48,7 @@ class Difference:
     javascript: str
     reason: str
     spec: str
+    signature_differs: bool = False
     rules: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
 
@@ -63,8 +67,10 @@ def _load() -> tuple[Difference, ...]:
     from acap._package import package_path
 
     doc = json.loads(package_path("data", "sdk-differences.json").read_bytes())
-    return tuple(Difference(**{**row, "rules": tuple(row.get("rules", ())),
-                               "reasons": tuple(row.get("reasons", ()))})
+    return tuple(Difference(row["id"], row["card"], row["acap"], row["python"],
+                            row["javascript"], row["reason"], row["spec"],
+                            bool(row.get("signatureDiffers")), tuple(row.get("rules", ())),
+                            tuple(row.get("reasons", ())))
                  for row in doc["differences"])
 
 

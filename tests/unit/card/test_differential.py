@@ -71,10 +71,18 @@ def unexplained(o: Outcome) -> list[str]:
         reasons = [s.reason for s in res.signatures]
         rows = [d for d in DIFFERENCES if set(d.rules) & marks
                 or any(r in x for r in d.reasons for x in reasons)]
+        # acap's verdict on the signature alone (a card refused for a member may still
+        # carry a signature that matches): it differs only where a row says it may.
+        signature = VALID if any(s.valid for s in res.signatures) else REFUSED
         for sdk in ("python", "javascript"):
             if v[sdk] != v["acap"] and not any(d.allows(sdk, v[sdk]) for d in rows):
                 out.append(f"signed by {signer}: acap {v['acap']} ({sorted(marks)}), {sdk} "
                            f"{v[sdk]} ({o.why[signer].get(sdk)})")
+            elif v[sdk] != signature and not any(d.signature_differs and d.allows(sdk, v[sdk])
+                                                 for d in rows):
+                out.append(f"signed by {signer}: acap's signature verdict {signature} "
+                           f"({[s.reason for s in res.signatures]}), {sdk} {v[sdk]} "
+                           f"({o.why[signer].get(sdk)})")
         ROWS_SEEN.update(d.id for d in rows)
     return out
 
