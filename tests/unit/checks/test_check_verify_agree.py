@@ -25,6 +25,7 @@ from acap.checks import check_card, check_card_file
 from acap.findings import Finding
 from acap.load import JsonDocument, parse_document
 from acap.requirements import rule_ids
+from support.cards import places
 from support.cases import CARD_CASES, Case, card_cases, materialise
 
 #: The rules both commands judge with one judgement.
@@ -90,18 +91,7 @@ def _dump(v: Any) -> str:
     return json.dumps(v)  # ensure_ascii: a lone surrogate becomes its escape
 
 
-def _places(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [path] if path else []
-    if isinstance(value, dict):
-        for k, v in value.items():
-            out += _places(v, (*path, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            out += _places(v, (*path, i))
-    return out
-
-
-_PLACES = _places(_BASE)
+_PLACES = [p for p in places(_BASE) if p]
 
 
 @st.composite
