@@ -158,7 +158,7 @@ def redirecting() -> Iterator[str]:
 
 
 def test_a_redirect_is_reported(redirecting: str) -> None:
-    code, out = run("check", redirecting, "--format", "json")
+    code, out = run("check", redirecting, "--format", "json", "--allow-private")
     assert code == 0
     [f] = json.loads(out)["findings"]
     assert (f["rule"], f["level"]) == ("CARD-URL", "warning")

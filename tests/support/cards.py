@@ -149,3 +149,16 @@ def check_text(result: Any) -> str:
     out: list[str] = []
     TextReporter(lambda text, err: out.append(text)).card_check(result)
     return "\n".join(out)
+
+
+def places(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The path (keys and indexes) of every value inside a JSON value, the value itself
+    (``()``) first."""
+    out = [path]
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += places(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out += places(v, (*path, i))
+    return out

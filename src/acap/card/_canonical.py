@@ -5,7 +5,8 @@ default-valued fields removed by protocol-buffer presence rules (§5.7), then
 canonicalized with RFC 8785. Two readings exist in practice, and a verifier
 must accept cards signed under either:
 * :data:`SDK` — what the official SDKs do (a2a-sdk 1.3 Python and @a2a-js/sdk
-  1.3): parse into the proto types (fields outside A2A 1.0 vanish), drop every
+  1.3): parse into the proto types (fields outside A2A 1.0 vanish, a proto field
+  name such as ``default_input_modes`` is read as its JSON name), drop every
   empty string, array, object and null anywhere (inside ``params`` too) and every
   proto default (``required: false``).
 * :data:`SPEC` — the specification's text: drop ``signatures`` and fields that
@@ -18,6 +19,7 @@ both give the same bytes. Canonicalization itself is the ``rfc8785`` package.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any, Literal
 
@@ -158,6 +160,17 @@ def _tables() -> dict[str, tuple[Fields, frozenset[str]]]:
     return out
 
 
+@cache
+def _snake_names() -> dict[str, dict[str, str]]:
+    """Per message: proto field name (``default_input_modes``) -> JSON name."""
+
+    out: dict[str, dict[str, str]] = {}
+    for name, (fields, _) in _tables().items():
+        snake = {re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", f).lower(): f for f in fields}
+        out[name] = {k: v for k, v in snake.items() if k != v}
+    return out
+
+
 def _sdk_message(value: Any, message: str, depth: int) -> Any:
     """The SDKs' reading in one pass: fields outside the message dropped, plain-bool
     defaults dropped, empty strings/arrays/objects/nulls dropped, recursively."""
@@ -166,11 +179,17 @@ def _sdk_message(value: Any, message: str, depth: int) -> Any:
     if not isinstance(value, dict):
         return _clean_empty(value, depth)
     fields, plain = _tables()[message]
+    aliases = _snake_names()[message]
     out: dict[str, Any] = {}
     for key, v in value.items():
         f = fields.get(key)
         if f is None:
-            continue
+            # ProtoJSON parsers (both SDKs) accept the proto field name too and sign the
+            # member under its JSON name; the JSON name wins when both are written.
+            key = aliases.get(key, "")
+            f = fields.get(key) if key not in value else None
+            if f is None:
+                continue
         kind, target = f
         c: Any
         if kind == _MSG:

@@ -7,10 +7,13 @@ that cards signed by any conforming implementation verify. JWS checking
 itself is jwcrypto's (RFC 7515); acap refuses ``none`` and HMAC algorithms
 before it gets there: a card is signed with a public key.
 
-Beyond the signatures, the card is searched for what a verifier would not
-see: fields outside A2A 1.0 (the SDKs drop them before verifying, so no
-signature covers them), empty values (which the SDKs drop and the
-specification keeps), and a ``jku`` on another origin than the card's.
+Beyond the signatures, the card's members are judged as ``acap check`` judges
+them (:func:`acap.card._members.member_findings`: what a verifier would not
+see, such as fields outside A2A 1.0 or empty values, and what makes the card
+another card for another reader), the text itself as its reader judges it (a
+name twice, a lone surrogate, a number beyond I-JSON: :mod:`acap.load._document`),
+and a ``jku`` on another origin than the card's. A card with an error among them
+is not verified, whatever its signatures say: what is verified is what is shown.
 """
 
 from __future__ import annotations
@@ -21,21 +24,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-from acap import schemas
 from acap.card._canonical import SDK, SPEC, canonical_payload
+from acap.card._members import member_findings
 from acap.errors import CanonicalizationError, FetchError, KeysUnavailable
 from acap.findings import Finding, Location, Report
 from acap.keys import PRIVATE_MEMBERS, b64url, b64url_decode
 from acap.load import (
     DEFAULT_MAX_BYTES,
+    DEFAULT_TIMEOUT,
     JsonDocument,
     allowed_url,
     fetch,
     json_loads,
-    pointer_join,
+    origin,
     read_card,
+    shorten,
 )
 from acap.site import url_to_path
 from acap.uris import url_for_site_file
@@ -101,42 +105,48 @@ KeyLookup = Callable[[str | None, str | None], tuple[dict[str, Any] | None, str]
 VERIFY_KEYS_HINT = "give the keys with --jwks FILE_OR_URL"
 
 
-def verify_card(source: str, jwks: str | None = None) -> Verification:
+def verify_card(source: str, jwks: str | None = None, *, allow_private: bool = False,
+                timeout: float = DEFAULT_TIMEOUT) -> Verification:
     """Verify every signature of the Agent Card at a path or https URL (A2A 1.0 §8.4.3).
 
     Args:
         source: card file path, or https URL.
         jwks: a JWKS file path or URL to take keys from. Default: the ``jku``
-            of each signature, on the card's own origin; for a card file inside a
-            built ``site/``, the local copy of the ``jku`` document is used when it
-            exists.
+            of each signature, on the card's own origin (also after redirects), one
+            JWKS per card; for a card file inside a built ``site/``, the local copy of
+            the ``jku`` document is used when it exists.
+        allow_private: URLs may lead to private or loopback addresses (tests, previews;
+            ``--allow-private``).
+        timeout: seconds for each whole fetch (the card, the JWKS).
 
     Returns:
         A :class:`Verification`: ``ok`` when a signature verifies and nothing is
-        wrong; every problem a finding (``SIG-*``, ``A2A-UNKNOWN-FIELD`` ...). Never
-        raises for bad input.
+        wrong; every problem a finding (``SIG-*``, ``CARD-*``, the member judgements
+        of :func:`acap.card._members.member_findings` ...). Never raises for bad input.
     """
-    cf = read_card(source)
+    cf = read_card(source, allow_private=allow_private, timeout=timeout)
     result = Verification(source)
     result.report.extend(cf.findings)
     if cf.data is None:
         return result
     card_url = source if cf.is_url else url_for_site_file(source)
-    verifier = Verifier(_key_lookup(cf, jwks, card_url, result),
+    verifier = Verifier(_key_lookup(cf, jwks, card_url, result, allow_private, timeout),
                         VERIFY_KEYS_HINT if jwks is None else
                         'check --jwks: it must name a JWKS ({"keys": [...]}) holding the kid')
     return verifier.verify(cf.data, card_url=card_url, cf=cf, result=result)
 
 
-def _load_jwks_doc(where: str) -> dict[str, Any]:
-    """The JWKS document at a path or URL (at most :data:`DEFAULT_MAX_BYTES`).
+def _load_jwks_doc(where: str, *, jku: bool = False, allow_private: bool = False,
+                   timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+    """The JWKS document at a path or URL (at most :data:`DEFAULT_MAX_BYTES`); a ``jku``
+    URL must stay on its origin through redirects.
 
     Raises:
         KeysUnavailable: it cannot be read, is not JSON, or has no ``keys`` list.
     """
     if where.startswith(("https://", "http://")):
         try:
-            resp = fetch(where)
+            resp = fetch(where, same_origin=jku, allow_private=allow_private, timeout=timeout)
         except FetchError as exc:
             raise KeysUnavailable(exc.reason) from exc
         if resp.status != 200:
@@ -155,8 +165,17 @@ def _load_jwks_doc(where: str) -> dict[str, Any]:
             raise KeysUnavailable(why[:1].lower() + why[1:]) from exc
         if len(raw) > DEFAULT_MAX_BYTES:
             raise KeysUnavailable(f"it is larger than {DEFAULT_MAX_BYTES // 1024} KiB")
+    return jwks_from_bytes(raw)
+
+
+def jwks_from_bytes(raw: bytes) -> dict[str, Any]:
+    """A JWKS document (``{"keys": [...]}``) from its bytes.
+
+    Raises:
+        KeysUnavailable: not JSON, or no ``keys`` list.
+    """
     try:
-        doc = json_loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+        doc = json_loads(raw.decode("utf-8"))
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise KeysUnavailable("it is not JSON") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("keys"), list):
@@ -164,17 +183,86 @@ def _load_jwks_doc(where: str) -> dict[str, Any]:
     return doc
 
 
-def _key_lookup(cf: JsonDocument, jwks: str | None, card_url: str | None,
-                result: Verification) -> KeyLookup:
-    cache: dict[str, dict[str, Any] | str] = {}
+class JkuKeys:
+    """Keys by each signature's ``jku``, by the rules every such lookup follows (``acap
+    verify`` and ``acap check --live`` alike):
 
-    def doc_for(where: str) -> dict[str, Any] | str:
-        if where not in cache:
+    * a signature without ``jku`` has no keys here;
+    * a ``jku`` on another origin than the card's is not fetched (an attacker's card
+      would name the attacker's keys there; A2A §8.4.3 takes keys from the card's
+      own origin), and neither is one that is not an https URL;
+    * one JWKS per card: the ``jku`` of the first signature that names one; a
+      signature naming another is not checked (a card cannot make acap fetch as
+      many URLs as it lists).
+
+    Args:
+        card_url: the card's URL (``None``: a card file outside a site/, whose
+            origin is not known; its ``jku`` is still fetched over https only).
+        load: ``jku -> JWKS document``, raising :class:`~acap.errors.KeysUnavailable`.
+        allow_private: a ``jku`` may name a loopback http URL (tests, previews).
+
+    Attributes:
+        first: the one ``jku`` whose keys are used, once a signature named it.
+        where: where the last keys came from (for the user).
+    """
+
+    def __init__(self, card_url: str | None, load: Callable[[str], dict[str, Any]],
+                 allow_private: bool = False) -> None:
+        self.card_url = card_url
+        self.load = load
+        self.allow_private = allow_private
+        self.first: str | None = None
+        self.where: str | None = None
+        self._doc: dict[str, Any] | str | None = None
+
+    def __call__(self, kid: str | None, jku: str | None) -> tuple[dict[str, Any] | None, str]:
+        if not jku:
+            return None, "no jku in the protected header and no --jwks given"
+        if self.card_url and origin(jku) != origin(self.card_url):
+            return None, ("the jku is on another origin than the card, so its keys were not "
+                          "fetched; give --jwks to check against keys you trust")
+        if not allowed_url(jku, allow_private=self.allow_private):
+            return None, f"the jku {shorten(jku)!r} is not an https URL acap fetches"
+        if self.first is None:
+            self.first = jku
+        elif jku != self.first:
+            return None, (f"acap fetches one JWKS per card, that of the first jku "
+                          f"({shorten(self.first)}); this signature names another")
+        if self._doc is None:
             try:
-                cache[where] = _load_jwks_doc(where)
+                self._doc = self.load(jku)
             except KeysUnavailable as exc:
-                cache[where] = f"cannot read the JWKS {where}: {exc}"
-        return cache[where]
+                self._doc = f"cannot read the JWKS {shorten(jku)}: {exc}"
+        self.where = jku
+        return keys_for(self._doc, kid, jku)
+
+
+def keys_for(doc: dict[str, Any] | str, kid: str | None,
+             where: str) -> tuple[dict[str, Any] | None, str]:
+    """The key with ``kid`` in a JWKS document (or the reason there is none, when
+    ``doc`` is that reason): ``(JWK or None, where it came from or why not)``."""
+    if isinstance(doc, str):
+        return None, doc
+    matches = [k for k in doc["keys"] if isinstance(k, dict) and k.get("kid") == kid]
+    if not matches:
+        return None, f"no key with kid '{shorten(str(kid))}' in {shorten(where)}"
+    return matches[0], where
+
+
+def _key_lookup(cf: JsonDocument, jwks: str | None, card_url: str | None,
+                result: Verification, allow_private: bool, timeout: float) -> KeyLookup:
+    if jwks:  # the user's choice (a path or URL): every signature's keys come from it
+        try:
+            given: dict[str, Any] | str = _load_jwks_doc(jwks, allow_private=allow_private,
+                                                         timeout=timeout)
+        except KeysUnavailable as exc:
+            given = f"cannot read the JWKS {shorten(jwks)}: {exc}"
+        result.jwks_source = jwks
+
+        def from_given(kid: str | None, _jku: str | None) -> tuple[dict[str, Any] | None, str]:
+            return keys_for(given, kid, jwks)
+
+        return from_given
 
     def local_copy(jku: str) -> str | None:
         if cf.is_url or not card_url:
@@ -186,31 +274,15 @@ def _key_lookup(cf: JsonDocument, jwks: str | None, card_url: str | None,
             return None
         return str(candidate) if candidate.is_file() else None
 
-    def lookup(kid: str | None, jku: str | None) -> tuple[dict[str, Any] | None, str]:
-        # --jwks is the user's choice (a path or URL). Otherwise keys come from
-        # the jku URL: over https only, never from a local path a card names, and
-        # not from another origin than the card's (an attacker's card would name
-        # the attacker's keys there).
-        where = jwks
-        if not where:
-            if not jku:
-                return None, "no jku in the protected header and no --jwks given"
-            if card_url and _origin(jku) != _origin(card_url):
-                return None, ("the jku is on another origin than the card, so its keys were "
-                              "not fetched; give --jwks to check against keys you trust")
-            where = local_copy(jku) or (jku if allowed_url(jku) else None)
-            if not where:
-                return None, f"the jku {jku!r} is not an https URL"
-        result.jwks_source = where
-        doc = doc_for(where)
-        if isinstance(doc, str):
-            return None, doc
-        matches = [k for k in doc["keys"] if isinstance(k, dict) and k.get("kid") == kid]
-        if not matches:
-            return None, f"no key with kid '{kid}' in {where}"
-        return matches[0], where
+    def load(jku: str) -> dict[str, Any]:
+        # Never from a local path a card names: only the site/ copy of its own jku.
+        local = local_copy(jku)
+        result.jwks_source = local or jku
+        if local:
+            return _load_jwks_doc(local)
+        return _load_jwks_doc(jku, jku=True, allow_private=allow_private, timeout=timeout)
 
-    return lookup
+    return JkuKeys(card_url, load, allow_private)
 
 
 class Verifier:
@@ -241,7 +313,8 @@ class Verifier:
 
         def lookup(kid: str | None, jku: str | None) -> tuple[dict[str, Any] | None, str]:
             found = [k for k in keys if k.get("kid") == kid]
-            return (found[0], where) if found else (None, f"no key with kid '{kid}' in {where}")
+            return (found[0], where) if found else \
+                (None, f"no key with kid '{shorten(str(kid))}' in {where}")
 
         return cls(lookup, f"give a JWKS holding the key with that kid ({where})")
 
@@ -266,25 +339,20 @@ class Verifier:
             return cf.at(ptr) if cf else Location(src, pointer=ptr)
 
         sigs = card.get("signatures")
+        prov = card.get("provider")
+        provider = prov.get("url") if isinstance(prov, dict) else None
+        provider = provider if isinstance(provider, str) else None
         if not isinstance(sigs, list) or not sigs:
             res.report.add(Finding("SIG-NONE", "error", "the card has no signatures", at(""),
                                    "sign it with `acap build`"))
         else:
             payloads = _payloads(card, res, at)
             for i, sig in enumerate(sigs):
-                check = _check_one(i, sig, payloads, lookup, card_url, res, at)
+                check = _check_one(i, sig, payloads, lookup, card_url, res, at, provider)
                 res.signatures.append(check)
             signature_findings(res, at, keys_hint)
-        for ptr in uncovered_fields(card):
-            res.report.add(Finding("A2A-UNKNOWN-FIELD", "error",
-                                   f"{ptr} is not an A2A 1.0 field: SDK verifiers drop it, so no "
-                                   "signature covers it", at(ptr),
-                                   "remove it, or move it into an extension's params"))
-        for ptr in empty_values(card):
-            res.report.add(Finding("A2A-EMPTY", "warning",
-                                   f"{ptr} is empty: SDK verifiers drop it while the specification "
-                                   "keeps it, so signatures may not verify everywhere", at(ptr),
-                                   "leave the field out instead of writing it empty"))
+        # The members are judged as acap check judges them (one judgement per fact).
+        res.report.extend(member_findings(card, at))
         return res
 
 
@@ -306,7 +374,8 @@ def signature_findings(res: Verification, at: Callable[[str], Location],
         ptr = f"/signatures/{s.index}"
         if s.checked:
             res.report.add(Finding("SIG-INVALID", "error",
-                                   f"signature {s.index} (kid {s.kid or '-'}) is not valid: "
+                                   f"signature {s.index} (kid {shorten(s.kid or '-')}) is not "
+                                   "valid: "
                                    f"{s.reason}", at(ptr),
                                    "rebuild and republish the card; remove a signature "
                                    "that does not match it"))
@@ -319,12 +388,15 @@ def signature_findings(res: Verification, at: Callable[[str], Location],
 def _payloads(card: dict[str, Any], res: Verification,
               at: Callable[[str], Location]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
+    said: set[str] = set()
     for mode in (SDK, SPEC):
         try:
             b = b64url(canonical_payload(card, mode))
         except CanonicalizationError as exc:
-            res.report.add(Finding("SIG-PAYLOAD", "error", str(exc), at(""),
-                                   "a card's numbers must fit RFC 8785 (IEEE 754 doubles)"))
+            if str(exc) not in said:  # once, whichever reading could not be signed
+                said.add(str(exc))
+                res.report.add(Finding("SIG-PAYLOAD", "error", str(exc), at(""),
+                                       "a card's numbers must fit RFC 8785 (IEEE 754 doubles)"))
             continue
         if all(b != seen for _, seen in out):
             out.append((mode, b))
@@ -332,8 +404,8 @@ def _payloads(card: dict[str, Any], res: Verification,
 
 
 def _check_one(i: int, sig: Any, payloads: list[tuple[str, str]], lookup: KeyLookup,
-               card_url: str | None, res: Verification,
-               at: Callable[[str], Location]) -> SignatureCheck:
+               card_url: str | None, res: Verification, at: Callable[[str], Location],
+               provider: str | None = None) -> SignatureCheck:
     ptr = f"/signatures/{i}"
     bad = SignatureCheck(i, None, None, None, False, "")
     if not isinstance(sig, dict) or not isinstance(sig.get("protected"), str) \
@@ -364,8 +436,9 @@ def _check_one(i: int, sig: Any, payloads: list[tuple[str, str]], lookup: KeyLoo
     if not check.kid:
         check.reason = "no kid in the protected header (A2A §8.4.2 requires one)"
         return check
-    if "crit" in header:
-        check.reason = "the protected header has crit parameters acap does not understand"
+    problem = header_problem(header)
+    if problem:
+        check.reason = problem
         return check
     problem = signature_problem(sig["signature"], alg)
     if problem:
@@ -375,12 +448,20 @@ def _check_one(i: int, sig: Any, payloads: list[tuple[str, str]], lookup: KeyLoo
         res.report.add(Finding("SIG-TYP", "warning", f"signature {i} has no typ in its "
                                "protected header; @a2a-js/sdk rejects it", at(ptr),
                                'sign with typ: "JOSE" (A2A §8.4.2)'))
-    if check.jku and card_url and _origin(check.jku) != _origin(card_url):
-        theirs = _origin(check.jku) or f"{check.jku!r}, not a URL"
+    if check.jku and card_url and origin(check.jku) != origin(card_url):
+        theirs = origin(check.jku) or f"{shorten(check.jku)!r}, not a URL"
         res.report.add(Finding("SIG-JKU-ORIGIN", "error",
                                f"signature {i} names a jku on another origin "
-                               f"({theirs}) than the card ({_origin(card_url)})",
+                               f"({shorten(theirs)}) than the card ({origin(card_url)})",
                                at(ptr), "publish the JWKS on the card's own origin"))
+    elif check.jku and not card_url and provider and origin(check.jku) != origin(provider):
+        theirs = origin(check.jku) or f"{shorten(check.jku)!r}, not a URL"
+        res.report.add(Finding("SIG-JKU-ORIGIN", "warning",
+                               f"signature {i} names a jku on {shorten(theirs)}, another origin "
+                               f"than the card's provider.url ({shorten(str(origin(provider)))}): "
+                               "served from its own host, its keys would not be fetched there",
+                               at(ptr), "publish the JWKS on the card's own origin, and check "
+                               "the card where it is served (acap verify URL)"))
     jwk, source = lookup(check.kid, check.jku)
     if jwk is None:
         check.reason, check.checked = source, False
@@ -390,12 +471,16 @@ def _check_one(i: int, sig: Any, payloads: list[tuple[str, str]], lookup: KeyLoo
                                "private key material", Location(source),
                                "replace it at once, and rotate the key: it is compromised"))
     if jwk.get("alg") and jwk["alg"] != alg:
-        check.reason = f"the key is for {jwk['alg']!r}, the signature says {alg}"
+        check.reason = f"the key is for {shorten(str(jwk['alg']))!r}, the signature says {alg}"
+        return check
+    problem = key_problem(jwk, alg)
+    if problem:
+        check.reason = problem
         return check
     key = _public_key(jwk)
     if key is None:
-        check.reason, check.checked = (f"the key with kid {check.kid!r} in {source} is not a "
-                                       "usable public JWK"), False
+        check.reason, check.checked = (f"the key with kid {shorten(check.kid)!r} in "
+                                       f"{shorten(source)} is not a usable public JWK"), False
         return check
     for mode, payload in payloads:
         if _jws_valid(sig["protected"], payload, sig["signature"], key, alg):
@@ -442,16 +527,72 @@ def _jws_valid(protected: str, payload: str, signature: str, key: Any, alg: str)
     return True
 
 
-def _origin(url: str) -> str | None:
-    """``scheme://host[:port]`` of a URL, lower-cased; ``None`` when it is not a URL."""
-    try:
-        u = urlsplit(url)
-        port = u.port
-    except ValueError:
-        return None
-    if not u.scheme or not u.hostname:
-        return None
-    return f"{u.scheme.lower()}://{u.hostname}" + (f":{port}" if port is not None else "")
+#: JOSE header parameters registered by RFC 7515 §4.1 (crit may not list them, §4.1.11).
+_REGISTERED = frozenset({"alg", "jku", "jwk", "kid", "x5u", "x5c", "x5t", "x5t#S256", "typ",
+                         "cty", "crit"})
+#: The key each algorithm takes: (kty, curves) (RFC 7518 §3.3 to §3.5, §6; RFC 8037 §3.1).
+_KEY_FOR_ALG = {"ES256": ("EC", ("P-256",)), "ES384": ("EC", ("P-384",)),
+                "ES512": ("EC", ("P-521",)), "EdDSA": ("OKP", ("Ed25519", "Ed448")),
+                "Ed25519": ("OKP", ("Ed25519",))} | {
+    f"{p}{n}": ("RSA", ()) for p in ("RS", "PS") for n in (256, 384, 512)}
+#: RFC 7518 §3.3 and §3.5: "A key of size 2048 bits or larger MUST be used".
+MIN_RSA_BITS = 2048
+
+
+def header_problem(header: dict[str, Any]) -> str | None:
+    """What in a protected header acap refuses (RFC 7515 §4.1.11, RFC 7797, RFC 8725),
+    as words; ``None`` when nothing.
+
+    * ``crit`` is a non-empty list of names that are not RFC 7515's own, each present
+      in the header, each understood: acap understands ``b64`` only;
+    * ``b64`` is listed in ``crit`` (RFC 7797 §6: it MUST be), and is ``true``: A2A
+      §8.4.2 signs the base64url-encoded payload; an unencoded one (``b64: false``)
+      is not an Agent Card signature.
+    """
+    crit = header.get("crit")
+    if "crit" in header:
+        if not isinstance(crit, list) or not crit or \
+                not all(isinstance(c, str) for c in crit):
+            return "crit must be a non-empty list of header names (RFC 7515 §4.1.11)"
+        for name in crit:
+            if name in _REGISTERED:
+                return f"crit lists {name!r}, which RFC 7515 defines (RFC 7515 §4.1.11)"
+            if name not in header:
+                return f"crit lists {shorten(name)!r}, which the header does not hold"
+            if name != "b64":
+                return (f"crit lists {shorten(name)!r}, an extension acap does not "
+                        "understand, so it must refuse the signature (RFC 7515 §4.1.11)")
+    if "b64" in header:
+        if not (isinstance(crit, list) and "b64" in crit):
+            return "b64 is in the header but not listed in crit (RFC 7797 §6 requires it)"
+        if header["b64"] is not True:
+            return ("b64 is not true: an unencoded payload (RFC 7797) is not how A2A §8.4.2 "
+                    "signs a card")
+    return None
+
+
+def key_problem(jwk: dict[str, Any], alg: str) -> str | None:
+    """Why the public JWK cannot verify ``alg`` signatures: another key type or curve
+    than the algorithm takes (an ES384 signature checked with a P-256 key), or an RSA
+    key under :data:`MIN_RSA_BITS` bits (RFC 7518 §3.3, §3.4, §3.5; RFC 8037 §3.1;
+    RFC 8725 §3.1, §3.2); ``None`` when it can."""
+    kty, curves = _KEY_FOR_ALG.get(alg, ("", ()))
+    have = jwk.get("kty")
+    crv = jwk.get("crv")
+    if have != kty or (curves and crv not in curves):
+        what = f"{have} {crv}" if crv else str(have)
+        need = f"{kty} {' or '.join(curves)}" if curves else kty
+        return (f"the key is {shorten(what, 40)}, but {alg} takes {need} (RFC 7518 §3.1): "
+                "an algorithm and a key that do not belong together")
+    if kty == "RSA":
+        try:
+            bits = int.from_bytes(b64url_decode(jwk.get("n", "")), "big").bit_length()
+        except (ValueError, TypeError):
+            return None  # not a usable key: said where it is built
+        if bits < MIN_RSA_BITS:
+            return (f"the RSA key has {bits} bits; RFC 7518 §3.3 requires {MIN_RSA_BITS} or "
+                    "more")
+    return None
 
 
 #: Bytes of a JWS signature by algorithm where the algorithm fixes them (RFC 7518 §3.4:
@@ -499,60 +640,3 @@ def signature_problem(text: str, alg: str) -> str | None:
             f" decodes to {size} bytes, where an {alg} signature has "
             f"{' or '.join(map(str, sizes))}: a placeholder, not a signature")
     return out
-
-
-def _ref_of(sub: dict[str, Any]) -> str | None:
-    for cand in (sub, sub.get("items"), sub.get("additionalProperties")):
-        if isinstance(cand, dict) and isinstance(cand.get("$ref"), str):
-            return cand["$ref"]  # type: ignore[no-any-return]
-    return None
-
-
-def uncovered_fields(card: dict[str, Any]) -> list[str]:
-    """JSON pointers of fields outside the A2A 1.0 AgentCard schema (``params`` is free)."""
-    defs = schemas.schema(schemas.AGENT_CARD)["$defs"]
-    out: list[str] = []
-
-    def walk(value: Any, message: str, ptr: str) -> None:
-        if not isinstance(value, dict):
-            return
-        props = defs[message].get("properties", {})
-        for key, v in value.items():
-            p = pointer_join(ptr, key)
-            sub = props.get(key)
-            if sub is None:
-                out.append(p)
-                continue
-            ref = _ref_of(sub)
-            if not ref:
-                continue
-            name = ref.rsplit("/", 1)[-1]
-            if "$ref" in sub:
-                walk(v, name, p)
-            elif sub.get("type") == "array" and isinstance(v, list):
-                for i, item in enumerate(v):
-                    walk(item, name, pointer_join(p, i))
-            elif isinstance(v, dict):
-                for k2, item in v.items():
-                    walk(item, name, pointer_join(p, k2))
-
-    walk(card, "AgentCard", "")
-    return out
-
-
-def empty_values(card: dict[str, Any]) -> list[str]:
-    """JSON pointers of empty strings, arrays, objects and nulls anywhere in the card."""
-    out: list[str] = []
-
-    def walk(v: Any, ptr: str) -> None:
-        if v is None or v == "" or v == [] or v == {}:
-            out.append(ptr)
-        elif isinstance(v, dict):
-            for k, x in v.items():
-                walk(x, pointer_join(ptr, k))
-        elif isinstance(v, list):
-            for i, x in enumerate(v):
-                walk(x, pointer_join(ptr, i))
-
-    walk({k: v for k, v in card.items() if k != "signatures"}, "")
-    return [p for p in out if p]

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from acap.checks._card_check import CardCheck as CardCheck
     from acap.checks._card_check import check_card as check_card
     from acap.checks._card_check import check_card_file as check_card_file
-    from acap.checks._card_check import duplicate_keys as duplicate_keys
     from acap.checks._country import operator_country as operator_country
     from acap.checks._country import phone_example as phone_example
     from acap.checks._country import phone_hint as phone_hint

@@ -9,9 +9,10 @@ Rule ids:
 * ``A2A-LEGACY``: no A2A 0.3 field (``url``, ``preferredTransport``,
   ``additionalInterfaces``, ``supportsAuthenticatedExtendedCard``, top-level
   ``security`` ...); the finding names the 1.0 replacement.
-* ``A2A-UNKNOWN-FIELD`` and ``A2A-EMPTY``: fields outside 1.0, empty values
-  (found by :func:`acap.card._verifier.uncovered_fields` and
-  :func:`acap.card._verifier.empty_values`).
+* ``A2A-UNKNOWN-FIELD``, ``A2A-FIELD-NAME``, ``A2A-EMPTY``, ``A2A-MEDIA-TYPE``: members
+  outside 1.0, written with their proto names, empty or null, modes that are no media
+  type. These, A2A-REQUIRED, A2A-TYPE and A2A-LEGACY are the member judgements that
+  ``acap verify`` makes too: :func:`acap.card._members.member_findings`.
 * ``A2A-BINDING``: ``protocolBinding`` is JSONRPC, GRPC, HTTP+JSON or a URI (A2A §5.8).
 * ``A2A-PROTOCOL-VERSION``: ``protocolVersion`` is a version A2A defines for the card
   (``1.0``), written ``Major.Minor`` (see :func:`version_problems`).
@@ -30,11 +31,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from acap import schemas
+from acap.card import OAUTH_FLOWS
 from acap.checks._facts import Subject, as_dict, as_list
 from acap.checks._urls import Problem, split
 from acap.findings import Finding
-from acap.load import OperatorConfig, dotted, pointer_join, pointer_of, type_words, value_words
+from acap.load import OperatorConfig, pointer_join
 
 STANDARD_BINDINGS = ("JSONRPC", "GRPC", "HTTP+JSON")
 _BINDING_ALIASES = {"JSON-RPC": "JSONRPC", "JSON_RPC": "JSONRPC", "JSONRPC2": "JSONRPC",
@@ -46,25 +47,8 @@ CURRENT_VERSION = "1.0"
 #: Earlier A2A versions: their interfaces speak another protocol than the card says.
 EARLIER_VERSIONS = ("0.1", "0.2", "0.3")
 _VERSION_LIKE = re.compile(r"[vV]?(?P<major>[0-9]{1,4})\.(?P<minor>[0-9]{1,4})(\.[0-9]{1,4})?")
-OAUTH_FLOWS = ("authorizationCode", "clientCredentials", "deviceCode")
 DEPRECATED_FLOWS = ("implicit", "password")
-SCHEME_KINDS = ("apiKeySecurityScheme", "httpAuthSecurityScheme", "oauth2SecurityScheme",
-                "openIdConnectSecurityScheme", "mtlsSecurityScheme")
 OPERATOR_SCHEME_KINDS = ("openIdConnectUrl", "oauth2", "apiKey", "http", "mutualTls")
-
-#: A2A 0.3 fields and their 1.0 replacement, by where they sit (``*`` = any index or name).
-LEGACY: dict[str, str] = {
-    "/url": "supportedInterfaces[0].url",
-    "/preferredTransport": "supportedInterfaces[].protocolBinding",
-    "/additionalInterfaces": "supportedInterfaces (one entry per interface, the preferred first)",
-    "/supportsAuthenticatedExtendedCard": "capabilities.extendedAgentCard",
-    "/security": "securityRequirements ([{\"schemes\": {NAME: {\"list\": [SCOPES]}}}])",
-    "/protocolVersion": "supportedInterfaces[].protocolVersion",
-    "/skills/*/security": "securityRequirements on the skill",
-    "/supportedInterfaces/*/transport": "protocolBinding",
-    "/securitySchemes/*/type": "one member named for the kind: " + ", ".join(SCHEME_KINDS),
-}
-
 
 def binding_problems(binding: Any) -> list[Problem]:
     """A2A §5.8: ``protocolBinding`` is JSONRPC, GRPC, HTTP+JSON, or a URI for another binding."""
@@ -189,95 +173,15 @@ def _operator_requirements(sub: Subject, declared: set[str] | None) -> Iterator[
 # -- a card -------------------------------------------------------------------------------
 
 
-def _legacy_key(ptr: str) -> str:
-    return re.sub(r"^/(skills|supportedInterfaces|securitySchemes)/[^/]+/", r"/\1/*/", ptr)
-
-
-def legacy_fields(sub: Subject, card: dict[str, Any]) -> list[str]:
-    """Pointers of A2A 0.3 fields in ``card`` (see :data:`LEGACY`)."""
-    out = [f"/{k}" for k in card if f"/{k}" in LEGACY]
-    for coll in ("skills", "supportedInterfaces"):
-        for i, item in enumerate(as_list(card.get(coll))):
-            out += [f"/{coll}/{i}/{k}" for k in as_dict(item) if f"/{coll}/*/{k}" in LEGACY]
-    for name, s in as_dict(card.get("securitySchemes")).items():
-        if "type" in as_dict(s):
-            out.append(pointer_join(pointer_join("/securitySchemes", name), "type"))
-    return out
-
-
 def card_structure(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
-    """Every A2A 1.0 structure check of a card."""
+    """Every A2A 1.0 structure check of a card: the member judgements ``acap verify``
+    makes too (:func:`acap.card.member_findings`), then interfaces and security."""
     # start-up: a card's signed form (rfc8785) only when a card is checked, not operator.yaml
-    from acap.card import empty_values, uncovered_fields
+    from acap.card import member_findings
 
-    legacy = legacy_fields(sub, card)
-    for ptr in legacy:
-        yield sub.finding("A2A-LEGACY", "error", f"{dotted(ptr)} is an A2A 0.3 field, not in "
-                          "1.0", ptr, f"1.0 uses {LEGACY[_legacy_key(ptr)]}")
-    reported = set(legacy)
-    # A 0.3 scheme ({"type": ..., "openIdConnectUrl": ...}) also breaks the 1.0 oneof: one
-    # finding (the legacy one, which names the fix) is enough.
-    legacy_schemes = {p.rsplit("/", 1)[0] for p in legacy if p.startswith("/securitySchemes/")}
-    for f in _schema_findings(sub, card):
-        if f.location.pointer in legacy_schemes:
-            continue
-        reported.add(f.location.pointer or "")
-        yield f
-    reported |= legacy_schemes
-    for ptr in uncovered_fields(card):
-        if ptr in reported or any(ptr.startswith(r + "/") for r in reported):
-            continue
-        reported.add(ptr)
-        yield sub.finding("A2A-UNKNOWN-FIELD", "error", f"{dotted(ptr)} is not an A2A 1.0 "
-                          "field: SDK verifiers drop it, so no signature covers it and clients "
-                          "ignore it",
-                          ptr, "remove it, or move it into an extension's params")
-    # The On Request params are checked by their own rules (OR-3.2 says what is empty).
-    own = {f"{p}/params" for p, _ in sub.declarations}
-    for ptr in empty_values(card):
-        if any(ptr == r or ptr.startswith(r + "/") for r in reported | own):
-            continue
-        yield sub.finding("A2A-EMPTY", "warning", f"{dotted(ptr)} is empty: SDK verifiers drop "
-                          "it while the specification keeps it, so signatures may not verify "
-                          "everywhere",
-                          ptr, "leave the field out instead of writing it empty")
+    yield from member_findings(card, lambda ptr: sub.at(ptr))
     yield from _interfaces(sub, card)
     yield from _security(sub, card)
-
-
-def _schema_findings(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
-    for err in sorted(schemas.errors(schemas.AGENT_CARD, card),
-                      key=lambda e: list(map(str, e.path))):
-        ptr = pointer_of(err.absolute_path)
-        kw = err.validator
-        where = dotted(ptr)
-        if kw == "additionalProperties":
-            continue  # unknown and 0.3 fields: reported with their own rule
-        if kw == "required":
-            missing = err.message.split("'")[1] if "'" in err.message else err.message
-            yield sub.finding("A2A-REQUIRED", "error", f"{where} needs '{missing}' (REQUIRED in "
-                              "A2A 1.0)", ptr, f"add {missing}")
-        elif kw in ("minItems", "minLength"):
-            need = ("an empty list; a REQUIRED list needs at least one element"
-                    if kw == "minItems" else "empty; a REQUIRED field needs a value")
-            yield sub.finding("A2A-REQUIRED", "error", f"{where} is {need}", ptr, "give it a value")
-        elif kw in ("minProperties", "maxProperties") and ptr.endswith("/flows"):
-            flows = list(as_dict(err.instance))
-            yield sub.finding("A2A-OAUTH-FLOWS", "error", f"{where} must hold exactly one flow, "
-                              f"found {len(flows)}" + (f" ({', '.join(flows)})" if flows else ""),
-                              ptr, "keep one of: " + ", ".join(OAUTH_FLOWS) + " (OAuthFlows is a "
-                              "proto oneof); declare another scheme for another flow")
-        elif kw in ("minProperties", "maxProperties"):
-            members = list(as_dict(err.instance))
-            yield sub.finding("A2A-TYPE", "error", f"{where} must hold exactly one of "
-                              f"{', '.join(SCHEME_KINDS)}, found {len(members)}", ptr,
-                              "a SecurityScheme is a proto oneof: one member")
-        elif kw == "type":
-            want = type_words(err.validator_value, json=True)
-            yield sub.finding("A2A-TYPE", "error", f"{where} must be {want}, found "
-                              f"{value_words(err.instance, json=True)}", ptr, f"write {want} there")
-        else:
-            yield sub.finding("A2A-TYPE", "error", f"{where}: {err.message}", ptr)
 
 
 def _interfaces(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:

@@ -10,7 +10,8 @@ can show of §5 is here:
 * OR-5.9: sign-in is A2A's (``kind: sign-in`` with ``signIn``; securityRequirements
   in a card).
 * OR-5.10: some skill tells a person how to reach staff (``reachesStaff: true``;
-  in a card, read from the skills' words).
+  in a card that declares the extension, read from the skills' words where the card's
+  language is one acap has words for).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from acap.checks._facts import SkillFacts, Subject
-from acap.checks._words import mentions
+from acap.checks._words import language_name, mentions, staff_languages, text_language
 from acap.findings import Finding
 
 #: OR-5.6 (a): the attestation level the trust framework calls "legal entity".
@@ -154,19 +155,23 @@ def sign_in_is_a2a(sub: Subject) -> Iterator[Finding]:
 
 
 def staff_reachable(sub: Subject) -> Iterator[Finding]:
-    """OR-5.10: a skill tells a person how to reach a member of staff (warning)."""
+    """OR-5.10: a skill tells a person how to reach a member of staff (warning).
+
+    In operator.yaml, from ``reachesStaff``, a fact the operator states. In a card, from
+    the skills' words, and only where that can be judged (:func:`card_staff_judged`): for
+    a card that declares the On Request extension (OR-5.10 is its requirement), written
+    in a language acap has words for. A card in another language is not judged: that
+    acap cannot read its words does not mean nobody can be reached."""
     if not sub.skills:
         return
     if sub.is_card:
-        for s in sub.skills:
-            words = [s.data.get(k) for k in ("id", "name", "description")]
-            words += [t for t in s.data.get("tags") or [] if isinstance(t, str)] \
-                if isinstance(s.data.get("tags"), list) else []
-            if any(isinstance(w, str) and mentions("reachesStaff", w.replace("-", " "))
-                   for w in words):
-                return
+        language = card_staff_judged(sub)
+        if language is None:
+            return
         yield sub.finding("OR-5.10", "warning", "no skill seems to tell a person how to reach a "
-                          "member of staff", "/skills", "add a skill whose description says how "
+                          f"member of staff (read in {language_name(language)}, the card's "
+                          "language)",
+                          "/skills", "add a skill whose description says how "
                           "(transfer, callback), when and in which languages; where nobody can "
                           "be reached, the agent must say so when asked")
         return
@@ -175,3 +180,23 @@ def staff_reachable(sub: Subject) -> Iterator[Finding]:
                           "person how to reach a member of staff", "/skills",
                           "add a skill with reachesStaff: true whose description says how "
                           "(transfer, callback), when and in which languages", key=True)
+
+
+def card_staff_judged(sub: Subject) -> str | None:
+    """For a card: the language (ISO 639-1) in which its skills' words were read and no
+    skill says how to reach staff; ``None`` when OR-5.10 has nothing to say: the card
+    does not declare the extension, a skill says how (in any language acap has words
+    for), or the card's language is not one acap has words for."""
+    if not sub.declarations:
+        return None
+    texts: list[str] = []
+    for s in sub.skills:
+        words = [s.data.get(k) for k in ("id", "name", "description")]
+        tags = s.data.get("tags")
+        words += [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
+        if any(isinstance(w, str) and mentions("reachesStaff", w.replace("-", " "))
+               for w in words):
+            return None
+        texts += [w for w in words[1:] if isinstance(w, str)]
+    language = text_language(" ".join(texts))
+    return language if language in staff_languages() else None

@@ -15,17 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from acap.checks._run import CARD_SKIPS, card_findings
 from acap.findings import Finding, Location, Report
 from acap.load import (
     DEFAULT_MAX_BYTES,
     DEFAULT_TIMEOUT,
     JsonDocument,
-    YamlLoader,
-    for_positions,
-    pointer_join,
     read_card,
 )
 from acap.uris import CARD_PATH, EXTENSION_URI, url_for_site_file
@@ -64,20 +59,23 @@ def _card_url_for_path(path: str) -> str | None:
 
 
 def check_card(source: str, *, url: str | None = None, timeout: float = DEFAULT_TIMEOUT,
-               max_bytes: int = DEFAULT_MAX_BYTES) -> CardCheck:
+               max_bytes: int = DEFAULT_MAX_BYTES, allow_private: bool = False) -> CardCheck:
     """Read and check one card.
 
     Args:
         source: a card file, or an https URL (http only on localhost).
         url: the URL the card is (or will be) served at, for a file; default: taken
             from a URL source, or from a file's place in a built site/.
-        timeout: seconds, for a URL.
+        timeout: seconds for the whole fetch of a URL.
         max_bytes: size limit.
+        allow_private: a URL may lead to a private or loopback address (tests, previews;
+            ``--allow-private``).
 
     Returns:
         A :class:`CardCheck`. Never raises for bad input.
     """
-    return check_card_file(read_card(source, max_bytes=max_bytes, timeout=timeout), url=url)
+    return check_card_file(read_card(source, max_bytes=max_bytes, timeout=timeout,
+                                     allow_private=allow_private), url=url)
 
 
 def check_card_file(cf: JsonDocument, *, url: str | None = None) -> CardCheck:
@@ -91,7 +89,6 @@ def check_card_file(cf: JsonDocument, *, url: str | None = None) -> CardCheck:
     result.url = url or (source if cf.is_url else _card_url_for_path(source))
     if cf.data is None:
         return result
-    result.report.extend(duplicate_keys(cf))
     try:
         result.report.extend(card_findings(cf.data, cf.source, lambda p, _k: cf.at(p), result.url))
     except Exception as exc:  # a fault of acap, never of the card: report it, don't crash
@@ -108,8 +105,8 @@ def _skipped(card: dict[str, Any], url: str | None) -> list[tuple[str, str, str]
         if isinstance(card.get("capabilities"), dict) else None
     declared = isinstance(exts, list) and any(
         isinstance(e, dict) and e.get("uri") == EXTENSION_URI for e in exts)
-    if not declared:  # no on-request skill: only what is about every card is left
-        out = [s for s in out if s[0] == "OR-5.10"]
+    if not declared:  # no on-request skill: the extension's rules do not apply
+        out = []
     if url is None:
         out.append(("CARD-URL", "none", "the card's URL is not known: give --url, or check it "
                                         "at its https URL"))
@@ -130,39 +127,4 @@ def _http_findings(cf: JsonDocument, source: str) -> list[Finding]:
         out.append(Finding("CARD-URL", "warning", f"the card URL redirects to {cf.response.url}; "
                            "clients that do not follow redirects will not find it",
                            Location(source), "serve the card at its URL itself"))
-    return out
-
-
-def duplicate_keys(cf: JsonDocument) -> list[Finding]:
-    """CARD-JSON: a key twice in one object (JSON parsers keep one silently; RFC 8785
-    signing needs unique names, RFC 7493)."""
-
-
-    try:
-        root = yaml.compose(for_positions(cf.raw.decode("utf-8-sig")), Loader=YamlLoader)
-    except (UnicodeDecodeError, yaml.YAMLError, RecursionError):
-        return []
-    out = []
-    stack: list[tuple[Any, str, int]] = [(root, "", 0)]
-    while stack:
-        node, ptr, depth = stack.pop()
-        if depth > 64:
-            continue
-        if isinstance(node, yaml.MappingNode):
-            seen: dict[str, int] = {}
-            for k, v in node.value:
-                key = k.value if isinstance(k, yaml.ScalarNode) else ""
-                if key in seen:
-                    m = k.start_mark
-                    out.append(Finding("CARD-JSON", "error", f"the key '{key}' appears twice in "
-                                       f"one object (first at line {seen[key]}); readers keep "
-                                       "one of the two", Location(cf.source, m.line + 1,
-                                                                  m.column + 1,
-                                                                  pointer_join(ptr, key)),
-                                       "keep one"))
-                else:
-                    seen[key] = k.start_mark.line + 1
-                stack.append((v, pointer_join(ptr, key), depth + 1))
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend((v, pointer_join(ptr, i), depth + 1) for i, v in enumerate(node.value))
     return out

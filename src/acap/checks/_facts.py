@@ -20,10 +20,11 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from acap import schemas
+from acap.card import is_extension_uri as is_extension_uri
+from acap.card import is_near_extension_uri as is_near_extension_uri
 from acap.checks._country import country_of_hosts, operator_country
 from acap.findings import Finding, Level, Location
 from acap.load import OperatorConfig, pointer_join, pointer_tokens, schema_properties
-from acap.uris import EXTENSION_URI
 
 Source = Literal["operator", "card"]
 Locate = Callable[[str, bool], Location]
@@ -251,24 +252,6 @@ def from_operator(cfg: OperatorConfig) -> Subject:
             person_acts=_flag(s, "personActs", ptr, reported),
             reaches_staff=_flag(s, "reachesStaff", ptr, reported)))
     return subject
-
-
-def is_extension_uri(uri: Any) -> bool:
-    """True for the On Request URI exactly (OR-3.1)."""
-    return isinstance(uri, str) and uri == EXTENSION_URI
-
-
-def is_near_extension_uri(uri: Any) -> bool:
-    """True for a URI that is meant as the On Request URI but is not exactly it.
-
-    ``http://``, a trailing slash, other letter case, ``www.``, another version
-    under the same path: each would make a client miss the declaration.
-    """
-    if not isinstance(uri, str) or uri == EXTENSION_URI:
-        return False
-    u = urlsplit(uri.strip().lower())
-    host = (u.hostname or "").removeprefix("www.")
-    return host == "agent-capability.org" and "/ext/on-request" in u.path
 
 
 def from_card(card: dict[str, Any], file: str, locate: Locate,

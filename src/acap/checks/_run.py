@@ -68,7 +68,8 @@ CARD_SKIPS: tuple[tuple[str, str, str], ...] = (
                        "operator.yaml (action, waitsOnPerson)"),
     ("OR-3.9", "part", "the values given on request are only in operator.private.yaml; the card "
                        "is searched for amounts of money only"),
-    ("OR-5.10", "part", "read from the skills' words (a card has no reachesStaff)"),
+    ("OR-5.10", "part", "read from the skills' words in the languages acap has words for (a "
+                        "card has no reachesStaff); not judged for a card in another language"),
     ("OR-5.5", "none", "concerns the operator's own control for assistantAccess"),
     ("OR-5.6", "none", "the safeguards of an action opened to assistants are declared in "
                        "operator.yaml"),

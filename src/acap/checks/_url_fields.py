@@ -7,6 +7,8 @@ OR-3.4 in :mod:`acap.checks._person_entry_rules`.
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,12 +22,52 @@ _FLOW_URLS = ("authorizationUrl", "tokenUrl", "refreshUrl", "deviceAuthorization
 UrlField = tuple[str, str, Any, bool]  # pointer, label, value, must be https
 
 
-def _emit(sub: Subject, fields: list[UrlField]) -> Iterator[Finding]:
+#: A gRPC address: host and port, no scheme (A2A 1.0 §5.8: gRPC names its target as
+#: ``host:port``; the pending 1.0.2 text says it for AgentInterface.url).
+_GRPC_ADDRESS = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]@]+):(?P<port>[0-9]{1,5})")
+
+
+def grpc_address(value: str) -> str | None:
+    """The host of a gRPC address written ``host:port`` (``grpc.example.com:443``), or
+    ``None`` when ``value`` is not one (a URL, or anything else)."""
+    m = _GRPC_ADDRESS.fullmatch(value)
+    if not m or not 0 < int(m["port"]) < 65536:
+        return None
+    return m["host"].strip("[]")
+
+
+def _emit(sub: Subject, fields: list[UrlField], grpc: frozenset[str] | set[str] = frozenset()
+          ) -> Iterator[Finding]:
+    """The URL findings of ``fields``; a field whose pointer is in ``grpc`` may also be a
+    gRPC address, ``host:port``, whose host is judged as any host."""
+
     for ptr, label, value, secure in fields:
         if not isinstance(value, str) or not value:
             continue
-        for p in url_problems(value, secure=secure, what=label):
+        host = grpc_address(value) if ptr in grpc else None
+        if host is not None:
+            try:
+                ipaddress.ip_address(host)
+                problems = []
+            except ValueError:
+                problems = host_problems(host, what=f"the host of {label}")
+        else:
+            problems = url_problems(value, secure=secure, what=label)
+        for p in problems:
             yield sub.finding(p.rule, p.level, p.message, ptr, p.hint)
+
+
+def _interfaces(fields: list[UrlField], interfaces: Any, where: str,
+                binding: str) -> set[str]:
+    """Add each interface's url to ``fields`` (it must be https); return the pointers of
+    those whose ``binding`` is GRPC (their address may be ``host:port``)."""
+    grpc: set[str] = set()
+    for i, itf in enumerate(as_list(interfaces)):
+        ptr = "/" + where.replace(".", "/") + f"/{i}/url"
+        fields.append((ptr, f"{where}[{i}].url", as_dict(itf).get("url"), True))
+        if as_dict(itf).get(binding) == "GRPC":
+            grpc.add(ptr)
+    return grpc
 
 
 def operator_urls(sub: Subject, cfg: OperatorConfig) -> Iterator[Finding]:
@@ -34,9 +76,7 @@ def operator_urls(sub: Subject, cfg: OperatorConfig) -> Iterator[Finding]:
     agent = as_dict(d.get("agent"))
     fields: list[UrlField] = [("/operator/website", "operator.website",
                                as_dict(d.get("operator")).get("website"), True)]
-    for i, itf in enumerate(as_list(agent.get("interfaces"))):
-        fields.append((f"/agent/interfaces/{i}/url", f"agent.interfaces[{i}].url",
-                       as_dict(itf).get("url"), True))
+    grpc = _interfaces(fields, agent.get("interfaces"), "agent.interfaces", "binding")
     for name in ("documentationUrl", "iconUrl"):
         fields.append((f"/agent/{name}", f"agent.{name}", agent.get(name), False))
     for name, scheme in as_dict(d.get("signIn")).items():
@@ -54,7 +94,7 @@ def operator_urls(sub: Subject, cfg: OperatorConfig) -> Iterator[Finding]:
     origins = as_list(d.get("ownOrigins"))
     for i, o in enumerate(origins):
         fields.append((f"/ownOrigins/{i}", f"ownOrigins[{i}]", o, True))
-    yield from _emit(sub, fields)
+    yield from _emit(sub, fields, grpc)
     for i, o in enumerate(origins):
         parts = split(o) if isinstance(o, str) else None
         if parts and parts.hostname and (parts.path not in ("", "/") or parts.query):
@@ -100,9 +140,8 @@ def _operator_card_url(sub: Subject, cfg: OperatorConfig) -> Iterator[Finding]:
 def card_urls(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
     """URL and host rules for every URL field of an A2A 1.0 card."""
     fields: list[UrlField] = []
-    for i, itf in enumerate(as_list(card.get("supportedInterfaces"))):
-        fields.append((f"/supportedInterfaces/{i}/url", f"supportedInterfaces[{i}].url",
-                       as_dict(itf).get("url"), True))
+    grpc = _interfaces(fields, card.get("supportedInterfaces"), "supportedInterfaces",
+                       "protocolBinding")
     fields.append(("/provider/url", "provider.url", as_dict(card.get("provider")).get("url"),
                    False))
     for name in ("documentationUrl", "iconUrl"):
@@ -124,7 +163,7 @@ def card_urls(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
     for i, ext in enumerate(as_list(as_dict(card.get("capabilities")).get("extensions"))):
         fields.append((f"/capabilities/extensions/{i}/uri", f"extension {i} uri",
                        as_dict(ext).get("uri"), False))
-    yield from _emit(sub, fields)
+    yield from _emit(sub, fields, grpc)
 
 
 def card_location(sub: Subject, url: str) -> Iterator[Finding]:

@@ -138,3 +138,34 @@ def mentions(group: str, text: str) -> bool:
 
 
 _SPLIT_SPACE = re.compile(r"\s+")
+
+
+@cache
+def _markers() -> dict[str, frozenset[str]]:
+    langs: dict[str, list[str]] = _data("heuristic-words.json")["languageMarkers"]
+    return {lang: frozenset(fold(w) for w in words) for lang, words in langs.items()}
+
+
+def staff_languages() -> frozenset[str]:
+    """The languages (ISO 639-1) whose reachesStaff phrases acap has (OR-5.10)."""
+    return frozenset(_data("heuristic-words.json")["reachesStaff"])
+
+
+def text_language(text: str) -> str | None:
+    """The language ``text`` is written in, when acap can tell: the one of
+    heuristic-words.json's ``languageMarkers`` whose words it uses most, at least twice
+    and more often than any other's; ``None`` otherwise (another language, or too few
+    words to tell). Words are compared folded (:func:`fold`)."""
+    words = [w for w in _SPLIT.split(fold(text)) if w]
+    counts = sorted(((sum(w in marks for w in words), lang)
+                     for lang, marks in _markers().items()), reverse=True)
+    if not counts or counts[0][0] < 2 or (len(counts) > 1 and counts[1][0] == counts[0][0]):
+        return None
+    return counts[0][1]
+
+
+def language_name(code: str) -> str:
+    """The English name of a language code (CLDR, as acap ships it): ``de`` -> ``German``."""
+    names: dict[str, str] = json.loads(package_path("data", "language-names", "en.json")
+                                       .read_bytes())["names"]
+    return names.get(code, code)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from acap.cli._reporters import finding_text as finding_text
     from acap.cli._reporters import report_json as report_json
     from acap.cli._reporters import report_text as report_text
+    from acap.cli._reporters import shown as shown
     from acap.cli._reporters import terminal_safe as terminal_safe
 
 __getattr__, __dir__ = exports(__name__)

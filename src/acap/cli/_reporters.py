@@ -16,6 +16,7 @@ JSON is one document on standard output, whatever happened.
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from acap.findings import Finding, Report
+from acap.load import shorten
 
 if TYPE_CHECKING:
     from acap.agent import ProbeResult
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
     from acap.replies import ReplyCheck
 
 __all__ = ["PROBE_REPORTERS", "REPORTERS", "Echo", "JUnitReporter", "JsonReporter", "Reporter",
-           "TextReporter", "finding_json", "finding_text", "report_json", "report_text",
+           "TextReporter", "finding_json", "finding_text", "report_json", "report_text", "shown",
            "terminal_safe"]
 
 #: Writes one piece of output: ``(text, to standard error)``.
@@ -80,15 +82,34 @@ def terminal_safe(text: str) -> str:
     return "".join(out)
 
 
+#: A run of text without a space longer than this is a value (a kid, a URL, a name from a
+#: card), not words: it is shortened where it is printed.
+_LONG_RUN = 200
+#: Longest message printed, in characters; a longer one is cut, its length said.
+_LONG_MESSAGE = 2000
+
+
+def shown(text: str) -> str:
+    """``text`` as printed: :func:`terminal_safe`, with every run of more than 200
+    characters without a space shortened (:func:`acap.load.shorten`: a hostile kid of
+    100,000 characters prints as one short value) and the whole cut at 2,000."""
+
+
+    safe = terminal_safe(text)
+    if len(safe) > _LONG_RUN:
+        safe = re.sub(rf"\S{{{_LONG_RUN + 1},}}", lambda m: shorten(m.group(0)), safe)
+    return shorten(safe, _LONG_MESSAGE)
+
+
 def finding_text(finding: Finding) -> str:
     """One finding as text: ``operator.yaml:14:7: error: ... [OR-3.8]``, then an indented
     ``hint:`` line when there is a hint, and a ``see:`` line with the rule's anchor on
     the specification site for requirement ids. Location, message and hint pass through
     :func:`terminal_safe`: they may quote a card's or a server's text."""
-    text = (f"{terminal_safe(str(finding.location))}: {finding.level}: "
-            f"{terminal_safe(finding.message)} [{terminal_safe(finding.rule)}]")
+    text = (f"{shown(str(finding.location))}: {finding.level}: "
+            f"{shown(finding.message)} [{shown(finding.rule)}]")
     if finding.hint:
-        text += f"\n    hint: {terminal_safe(finding.hint)}"
+        text += f"\n    hint: {shown(finding.hint)}"
     if finding.doc:
         text += f"\n    see: {finding.doc}"
     return text
@@ -297,10 +318,10 @@ class TextReporter(Reporter):
         def row(label: str, value: object, good: bool | None = None) -> None:
             mark = "" if good is None else ("  ok" if good else "  <- see below")
             self.out(f"  {label:<16} "
-                     f"{terminal_safe(str(value)) if value is not None else '-'}{mark}")
+                     f"{shown(str(value)) if value is not None else '-'}{mark}")
 
         for what, f in [("card", result.card), *(("jwks", j) for j in result.jwks.values())]:
-            self.out(f"{what} {terminal_safe(f.url)}")
+            self.out(f"{what} {shown(f.url)}")
             if f.error and f.status is None:
                 row("error", f.error, False)
                 continue
@@ -314,12 +335,12 @@ class TextReporter(Reporter):
             row("same as site/", {True: "yes", False: "no", None: "no local build"}
                 [f.same_as_local], f.same_as_local)
         for s in result.signatures:
-            self.out(f"signature {s.index}: kid {terminal_safe(s.kid or '-')}, "
-                     f"alg {terminal_safe(s.alg or '-')}: "
-                     + ("valid" if s.valid else f"{s.state} ({terminal_safe(s.reason)})"))
+            self.out(f"signature {s.index}: kid {shown(s.kid or '-')}, "
+                     f"alg {shown(s.alg or '-')}: "
+                     + ("valid" if s.valid else f"{s.state} ({shown(s.reason)})"))
 
     def verification(self, result: Verification) -> None:
-        safe = terminal_safe  # kid, alg, reason quote the card
+        safe = shown  # kid, alg, reason quote the card
         for s in result.signatures:
             self.out(f"signature {s.index}: kid {safe(s.kid or '-')}, alg {safe(s.alg or '-')}: "
                      f"{s.state}" + ("" if s.reason == "valid" else f" ({safe(s.reason)})"))
@@ -335,6 +356,9 @@ class TextReporter(Reporter):
         elif wrong and any(s.valid for s in result.signatures):
             self.out(f"NOT verified: signature {', '.join(wrong)} does not match the card, "
                      "though another does")
+        elif any(s.valid for s in result.signatures):
+            self.out("NOT verified: a signature matches, but the card has errors (above): "
+                     "what is verified must be what clients are shown")
         else:
             self.out("NOT verified")
 

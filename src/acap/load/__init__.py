@@ -40,8 +40,14 @@ if TYPE_CHECKING:
     from acap.load._fetch import Response as Response
     from acap.load._fetch import allowed_url as allowed_url
     from acap.load._fetch import fetch as fetch
+    from acap.load._fetch import origin as origin
     from acap.load._fetch import url_problem as url_problem
+    from acap.load._json import IJSON_MAX_INT as IJSON_MAX_INT
+    from acap.load._json import JsonFault as JsonFault
+    from acap.load._json import StrictJson as StrictJson
     from acap.load._json import json_loads as json_loads
+    from acap.load._json import plain_message as plain_message
+    from acap.load._json import read_json as read_json
     from acap.load._operator import DEFAULT_KEY_FILE as DEFAULT_KEY_FILE
     from acap.load._operator import KEY_ENV as KEY_ENV
     from acap.load._operator import OperatorConfig as OperatorConfig
@@ -55,6 +61,8 @@ if TYPE_CHECKING:
     from acap.load._schema_findings import schema_findings as schema_findings
     from acap.load._schema_findings import type_words as type_words
     from acap.load._schema_findings import value_words as value_words
+    from acap.load._shown import SHOWN_LIMIT as SHOWN_LIMIT
+    from acap.load._shown import shorten as shorten
     from acap.load._text import CARD_LIMIT as CARD_LIMIT
     from acap.load._text import blank as blank
     from acap.load._text import describe as describe

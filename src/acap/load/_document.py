@@ -21,11 +21,13 @@ import yaml
 from acap.errors import FetchError, JsonTextError
 from acap.findings import Finding, Location
 from acap.load._fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, Response, allowed_url, fetch
-from acap.load._json import json_loads
-from acap.load._pointer import pointer_join
+from acap.load._json import JsonFault, read_json
+from acap.load._pointer import dotted, pointer_join
+from acap.load._shown import shorten
 from acap.load._yaml import YamlLoader
 
-_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_PAIR = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+_LONE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ class DocumentKind:
         one_object: the document must be one JSON object (an Agent Card).
         read_error: how a file that cannot be read is told: ``"{what}"`` is
             ``the card``/``the reply``, ``"{source}"`` the path, ``"{why}"`` the reason.
+        number_rule: the rule id of a number that readers do not all read alike
+            (:class:`~acap.load._json.JsonFault` ``integer`` and ``range``).
     """
 
     noun: str
@@ -52,16 +56,17 @@ class DocumentKind:
     deep_hint: str | None
     one_object: bool
     read_error: str
+    number_rule: str
 
 
 #: An Agent Card (A2A 1.0 §8.2).
 CARD = DocumentKind("card", "CARD-READ", "CARD-JSON", "a card is JSON in UTF-8 (RFC 8259 §8.1)",
                     "an Agent Card is one JSON object", "an Agent Card is a shallow JSON object",
-                    True, "cannot read {what}: {why}")
+                    True, "cannot read {what}: {why}", "CARD-NUMBER")
 #: An agent's reply: a Message, a Task or a JSON-RPC response (On Request §6).
 REPLY = DocumentKind("reply", "REPLY-READ", "REPLY-JSON", "A2A replies are JSON in UTF-8",
                      "give the Message, Task or JSON-RPC response as the agent sent it", None,
-                     False, "cannot read {source}: {why}")
+                     False, "cannot read {source}: {why}", "REPLY-JSON")
 
 
 @dataclass
@@ -75,7 +80,11 @@ class JsonDocument:
         raw: the bytes read.
         lines: JSON pointer -> (line, column), best effort.
         response: the HTTP response when fetched from a URL.
-        findings: problems reading it (the kind's ``read_rule`` and ``json_rule``).
+        findings: problems reading it (the kind's ``read_rule``, ``json_rule`` and
+            ``number_rule``; see :func:`fault_findings`).
+        faults: what in it readers do not all read alike (a name twice, a lone
+            surrogate, an integer beyond ±(2^53−1)); ``data`` holds it as the SDKs read
+            it (see :class:`~acap.load._json.StrictJson`).
     """
 
     source: str
@@ -85,6 +94,7 @@ class JsonDocument:
     lines: dict[str, tuple[int, int]] = field(default_factory=dict)
     response: Response | None = None
     findings: list[Finding] = field(default_factory=list)
+    faults: list[JsonFault] = field(default_factory=list)
 
     @property
     def is_url(self) -> bool:
@@ -112,10 +122,13 @@ def locate(source: str, lines: dict[str, tuple[int, int]], pointer: str) -> Loca
         p = p.rsplit("/", 1)[0]
 
 
-def _fetch_hint(url: str) -> str:
+def _fetch_hint(url: str, allow_private: bool) -> str:
     """How to fix a card URL that could not be fetched: a plain http URL is refused
-    before any request (cards are published over https, A2A §8.2)."""
-    if url.startswith("http://") and not allowed_url(url):
+    before any request (cards are published over https, A2A §8.2); a local address
+    only with ``--allow-private``."""
+    if not allow_private and allowed_url(url, allow_private=True):
+        return "for a server on this machine or its network, add --allow-private"
+    if url.startswith("http://") and not allowed_url(url, allow_private=allow_private):
         https = "https://" + url[len("http://"):]
         return (f"cards are fetched over https only (A2A §8.2 publishes them at "
                 f"https://HOST/.well-known/agent-card.json): check {https}")
@@ -123,15 +136,16 @@ def _fetch_hint(url: str) -> str:
 
 
 def read_document(source: str, kind: DocumentKind = CARD, *,
-                  max_bytes: int = DEFAULT_MAX_BYTES, timeout: float = DEFAULT_TIMEOUT
-                  ) -> JsonDocument:
+                  max_bytes: int = DEFAULT_MAX_BYTES, timeout: float = DEFAULT_TIMEOUT,
+                  allow_private: bool = False) -> JsonDocument:
     """Read a JSON document from a path or an https URL; never raises for bad input.
 
     Args:
-        source: a file path, or an https URL (http only on localhost).
+        source: a file path, or an https URL (see :func:`acap.load._fetch.fetch`).
         kind: what it is, for the words and rule ids of its findings.
         max_bytes: size limit, in bytes.
-        timeout: seconds, for a URL.
+        timeout: seconds for the whole fetch of a URL.
+        allow_private: a URL may lead to a private or loopback address (tests, previews).
 
     Returns:
         A :class:`JsonDocument`; a document that cannot be read, is not JSON, or (for a
@@ -141,11 +155,12 @@ def read_document(source: str, kind: DocumentKind = CARD, *,
     what = f"the {kind.noun}"
     if doc.is_url:
         try:
-            doc.response = fetch(source, timeout=timeout, max_bytes=max_bytes)
+            doc.response = fetch(source, timeout=timeout, max_bytes=max_bytes,
+                                 allow_private=allow_private)
         except FetchError as exc:  # the location names the URL; the message says why
             doc.findings.append(Finding(kind.read_rule, "error",
                                         f"cannot read {what}: {exc.reason}", Location(source),
-                                        _fetch_hint(source)))
+                                        _fetch_hint(source, allow_private)))
             return doc
         doc.raw = doc.response.body
         if doc.response.status != 200:
@@ -183,7 +198,7 @@ def parse_document(doc: JsonDocument) -> None:
                                     Location(doc.source), kind.utf8_hint))
         return
     try:
-        data = json_loads(text)
+        read = read_json(text)
     except JsonTextError as exc:
         empty = "the response is empty" if doc.is_url else "the file is empty"
         message = empty if exc.line is None else f"{what} is not JSON: {exc.message}"
@@ -195,6 +210,7 @@ def parse_document(doc: JsonDocument) -> None:
         doc.findings.append(Finding(kind.json_rule, "error", f"{what} nests too deeply",
                                     Location(doc.source), kind.deep_hint))
         return
+    data = read.data
     if kind.one_object and not isinstance(data, dict):
         doc.findings.append(Finding(kind.json_rule, "error",
                                     f"{what} is a JSON {type(data).__name__}, not an object",
@@ -202,13 +218,96 @@ def parse_document(doc: JsonDocument) -> None:
         return
     doc.data = data
     doc.lines = json_lines(text)
+    doc.faults = read.faults
+    doc.findings.extend(fault_findings(doc, text))
+
+
+def fault_findings(doc: JsonDocument, text: str) -> list[Finding]:
+    """One finding per :class:`~acap.load._json.JsonFault` of ``doc`` (errors): what
+    readers do not all read alike is refused, by ``acap check`` and ``acap verify``
+    alike, because what a verifier checks and what a client shows could differ.
+
+    * a name twice in one object: ``json_rule`` at the second one (RFC 8259 §4, RFC 7493
+      §2.3);
+    * a lone surrogate: ``json_rule`` (RFC 8259 §8.2, RFC 7493 §2.1);
+    * an integer beyond ±(2^53−1), or a number beyond the doubles: ``number_rule``
+      (RFC 7493 §2.2, RFC 8785 §3.2.2.3).
+    """
+
+    kind = doc.kind
+    out: list[Finding] = []
+    seconds = _second_names(text) if any(f.kind == "duplicate" for f in doc.faults) else {}
+    for f in doc.faults:
+        where = dotted(f.pointer)
+        if f.kind == "duplicate":
+            line, col, first = seconds.get(f.pointer, (None, None, None))
+            at = f" (first at line {first})" if first else ""
+            out.append(Finding(kind.json_rule, "error", f"the member '{shorten(f.text, 40)}' is "
+                               f"written twice in one object{at}: readers keep one of the two, "
+                               "not all the same one, so what is signed and what is shown can "
+                               "differ", Location(doc.source, line, col, f.pointer),
+                               "keep one (RFC 8259 §4; I-JSON, RFC 7493 §2.3, forbids a name "
+                               "twice)"))
+        elif f.kind == "surrogate":
+            out.append(Finding(kind.json_rule, "error", f"{where} holds a lone surrogate "
+                               f"('{shorten(f.text, 40)}'): half of a UTF-16 pair, which is no "
+                               "character, so readers refuse or replace it",
+                               doc.at(f.pointer), "write the whole character, or remove the "
+                               "escape (RFC 8259 §8.2; I-JSON, RFC 7493 §2.1)"))
+        elif f.kind == "integer":
+            out.append(Finding(kind.number_rule, "error", f"{where} is {shorten(f.text, 40)}, "
+                               "an integer beyond ±(2^53−1): readers that keep doubles "
+                               f"(JavaScript, RFC 8785's signed form) read {f.double:.0f}, "
+                               "others keep every digit, so what is signed and what is shown "
+                               "differ", doc.at(f.pointer),
+                               "write it as a string, or keep integers within "
+                               "±9007199254740991 (I-JSON, RFC 7493 §2.2; RFC 8785 §3.2.2.3 "
+                               "signs numbers as IEEE 754 doubles)"))
+        else:
+            out.append(Finding(kind.number_rule, "error", f"{where} is {shorten(f.text, 40)}, "
+                               "beyond the range of IEEE 754 doubles: no reader of doubles can "
+                               "read it, and RFC 8785 cannot sign it", doc.at(f.pointer),
+                               "write it as a string (I-JSON, RFC 7493 §2.2)"))
+    return out
+
+
+def _second_names(text: str) -> dict[str, tuple[int, int, int]]:
+    """JSON pointer of each name written twice -> (line, column of its second writing,
+    line of its first); ``{}`` where the positions cannot be had."""
+
+
+    try:
+        root = yaml.compose(for_positions(text), Loader=YamlLoader)
+    except (yaml.YAMLError, RecursionError):
+        return {}
+    out: dict[str, tuple[int, int, int]] = {}
+    stack: list[tuple[Any, str, int]] = [(root, "", 0)]
+    while stack:
+        node, ptr, depth = stack.pop()
+        if depth > 64:
+            continue
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[str, int] = {}
+            for k, v in node.value:
+                key = k.value if isinstance(k, yaml.ScalarNode) else ""
+                p = pointer_join(ptr, key)
+                if key in seen:
+                    out.setdefault(p, (k.start_mark.line + 1, k.start_mark.column + 1,
+                                       seen[key]))
+                else:
+                    seen[key] = k.start_mark.line + 1
+                stack.append((v, p, depth + 1))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((v, pointer_join(ptr, i), depth + 1) for i, v in enumerate(node.value))
+    return out
 
 
 def read_card(source: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
-              timeout: float = DEFAULT_TIMEOUT) -> JsonDocument:
+              timeout: float = DEFAULT_TIMEOUT, allow_private: bool = False) -> JsonDocument:
     """Read an Agent Card from a path or an https URL (:func:`read_document` of
     :data:`CARD`); never raises for bad input."""
-    return read_document(source, CARD, max_bytes=max_bytes, timeout=timeout)
+    return read_document(source, CARD, max_bytes=max_bytes, timeout=timeout,
+                         allow_private=allow_private)
 
 
 def read_reply(path: str | Path) -> JsonDocument:
@@ -234,9 +333,11 @@ def for_positions(text: str) -> str:
     """JSON text that libyaml composes with the same line and column for every value.
 
     YAML has no UTF-16 surrogate escapes (JSON writes an emoji as ``"\\ud83d\\ude00"``):
-    each becomes a same-length escape of a space. Values change; positions do not.
+    each half of a pair becomes a same-length escape of a space, and a lone surrogate
+    the escape of U+FFFD, as :func:`acap.load._json.read_json` reads it (so that a name
+    holding one has the same pointer in both). Values change; positions do not.
     """
-    return _SURROGATE.sub(r"\\u0020", text)
+    return _LONE.sub(r"\\ufffd", _PAIR.sub(r"\\u0020\\u0020", text))
 
 
 def json_lines(text: str) -> dict[str, tuple[int, int]]:

@@ -1,30 +1,56 @@
-"""Fetching cards and key sets over HTTPS: always with a timeout and a size limit.
+"""Fetching cards and key sets over HTTPS: every fetch judged before it is made.
 
-Standard library only (``urllib``), so nothing more is imported than a fetch
-needs. Plain ``http`` is accepted for ``localhost`` and loopback addresses
-only (previews with ``acap serve`` and tests).
+``acap check URL`` and ``acap verify URL`` run on addresses anyone submits, so a
+fetch is a hostile server's chance to reach what it should not. :func:`fetch`
+therefore:
+
+* judges every URL before it is requested, the first and each redirect hop
+  (:func:`url_problem`): https only (plain http only to loopback, and only with
+  ``allow_private``: ``acap serve`` previews and tests); never from https down to
+  http; optionally on one origin (``same_origin``: a ``jku`` stays on the card's
+  origin, A2A §8.4.3, also after redirects); at most :data:`MAX_REDIRECTS` hops;
+* resolves the host name itself and refuses private, loopback, link-local and
+  other non-global addresses (RFC 6890) unless ``allow_private`` is given, then
+  connects to the very address it judged (no second lookup a DNS answer could
+  change in between);
+* keeps one deadline for the whole fetch, every hop and every byte included (a
+  server that sends a byte every few seconds is cut off at the deadline: a
+  watchdog closes the socket), and a size limit;
+* reads nothing of a response it refuses (a redirect's body is never read).
+
+``urllib`` follows redirects before anyone can judge them, hence ``http.client``
+here with the redirects handled by hand (RFC 9110 §15.4).
 """
 
 from __future__ import annotations
 
+import contextlib
 import http.client
+import ipaddress
 import socket
 import ssl
+import threading
+import time
 import unicodedata
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.message import Message
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from acap._package import __version__
 from acap.errors import FetchError
+from acap.load._shown import shorten
 
 DEFAULT_TIMEOUT = 10.0
 #: Agent Cards and JWKS are a few kilobytes; larger answers are refused.
 DEFAULT_MAX_BYTES = 1024 * 1024
+#: Redirects followed at most, per fetch.
+MAX_REDIRECTS = 5
 LOOPBACK = {"localhost", "127.0.0.1", "::1"}
+_REDIRECTS = (301, 302, 303, 307, 308)
+_PRIVATE_HINT = ("acap does not fetch private, loopback or link-local addresses: they are "
+                 "the machine's and its network's, not the Web's (give --allow-private to "
+                 "check a local test server)")
 
 
 @dataclass
@@ -44,102 +70,315 @@ class Response:
     body: bytes = b""
 
 
-def url_problem(url: str) -> str | None:
-    """Why acap will not fetch ``url``, in plain words; ``None`` when it may.
+def url_problem(url: str, *, allow_private: bool = False) -> str | None:
+    """Why acap will not fetch ``url``, in plain words; ``None`` when it may (as far as
+    the text of the URL tells: its addresses are judged when it is fetched).
 
-    Refused: text with spaces or control characters (``http.client`` raises
-    ``InvalidURL`` for them, and they are never part of a URL, RFC 3986 §2),
-    text ``urlsplit`` cannot read (``https://[::1/x``, a port that is not a
-    number), schemes other than https (http only on localhost and loopback,
-    for previews), and URLs without a host.
+    Refused: text with spaces or control characters (never part of a URL, RFC 3986
+    §2), text ``urlsplit`` cannot read (``https://[::1/x``, a port that is not a
+    number), schemes other than https (http only to loopback, with
+    ``allow_private``), URLs without a host, and, without ``allow_private``, a host
+    that is a private, loopback or link-local address or ``localhost``.
     """
     if any(c.isspace() or unicodedata.category(c)[0] == "C" for c in url):
         return "it is not a URL: it holds a space or a control character"
     try:
         u = urlsplit(url)
-        host = u.hostname or ""
+        host = (u.hostname or "").lower()
         u.port  # noqa: B018 - raises ValueError for a port that is not a number
     except ValueError:
         return "it is not a valid URL (check the host name, brackets and port)"
-    if u.scheme == "https" or (u.scheme == "http" and host in LOOPBACK):
-        return None if host else "it is not a valid URL: it names no host"
-    return "only https URLs are fetched (http only on localhost)"
+    if u.scheme not in ("https", "http"):
+        return "only https URLs are fetched"
+    if not host:
+        return "it is not a valid URL: it names no host"
+    if u.scheme == "http" and not (allow_private and host in LOOPBACK):
+        return ("only https URLs are fetched (plain http only to a local preview, "
+                "with --allow-private)")
+    if not allow_private and (host == "localhost" or host.endswith(".localhost")
+                              or _non_global(host)):
+        return f"its host is a private or loopback address: {_PRIVATE_HINT}"
+    return None
 
 
-def allowed_url(url: str) -> bool:
-    """True for https URLs, and http URLs on localhost/loopback; never raises."""
-    return url_problem(url) is None
+def allowed_url(url: str, *, allow_private: bool = False) -> bool:
+    """True when :func:`url_problem` has nothing against ``url``; never raises."""
+    return url_problem(url, allow_private=allow_private) is None
+
+
+def origin(url: str) -> str | None:
+    """``scheme://host[:port]`` of a URL, lower-cased (RFC 6454 §4, the default port
+    left out); ``None`` when it is not a URL."""
+    try:
+        u = urlsplit(url)
+        port = u.port
+    except ValueError:
+        return None
+    if not u.scheme or not u.hostname:
+        return None
+    default = {"https": 443, "http": 80}.get(u.scheme.lower())
+    shown = f":{port}" if port is not None and port != default else ""
+    return f"{u.scheme.lower()}://{u.hostname.lower()}{shown}"
+
+
+def _non_global(host: str) -> bool:
+    """True for an IP address literal that is not a global unicast address."""
+    try:
+        ip = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return False
+    return _refused_address(ip)
+
+
+def _refused_address(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Private, loopback, link-local, shared, reserved, multicast or unspecified (the
+    IANA special-purpose registries, RFC 6890), also behind an IPv4-mapped IPv6 form."""
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return not ip.is_global or ip.is_multicast
 
 
 def _plain_reason(exc: BaseException, timeout: float) -> str:
     """A network failure in plain words (no ``[Errno -2]``), without the URL."""
-    reason: object = getattr(exc, "reason", None) if isinstance(exc, urllib.error.URLError) \
-        else exc
-    if isinstance(reason, str):  # URLError("unknown url type: ...") and the like
-        return reason
-    if isinstance(reason, socket.gaierror):
+    if isinstance(exc, socket.gaierror):
         return "the host name was not found (DNS)"
-    if isinstance(reason, (TimeoutError, socket.timeout)):
-        return f"no answer within {timeout:g} seconds (timed out)"
-    if isinstance(reason, ConnectionRefusedError):
+    if isinstance(exc, (TimeoutError, socket.timeout)):
+        return f"no complete answer within {timeout:g} seconds (timed out)"
+    if isinstance(exc, ConnectionRefusedError):
         return "the server refused the connection"
-    if isinstance(reason, ConnectionResetError):
+    if isinstance(exc, ConnectionResetError):
         return "the server closed the connection"
-    if isinstance(reason, ssl.SSLCertVerificationError):
-        return f"its TLS certificate is not valid ({reason.verify_message or 'not trusted'})"
-    if isinstance(reason, ssl.SSLError):
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return f"its TLS certificate is not valid ({exc.verify_message or 'not trusted'})"
+    if isinstance(exc, ssl.SSLError):
         return "the TLS (https) connection failed"
-    if isinstance(reason, http.client.InvalidURL):
+    if isinstance(exc, http.client.InvalidURL):
         return "it is not a valid URL"
-    if isinstance(reason, http.client.HTTPException):
+    if isinstance(exc, http.client.IncompleteRead):
+        return "the server closed the connection before the whole answer"
+    if isinstance(exc, http.client.HTTPException):
         return "the server's answer is not valid HTTP"
-    if isinstance(reason, OSError) and reason.strerror:
-        return reason.strerror[:1].lower() + reason.strerror[1:]
-    if isinstance(reason, UnicodeError):  # IDNA: a label longer than 63 characters ...
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror[:1].lower() + exc.strerror[1:]
+    if isinstance(exc, UnicodeError):  # IDNA: a label longer than 63 characters ...
         return "it is not a valid host name"
     return "it could not be fetched"
 
 
+class _Deadline:
+    """One deadline for a whole fetch: seconds left, and a watchdog that shuts the
+    current socket at the deadline (a read waiting on a slow server ends then)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+        self.sock: socket.socket | None = None
+        self.expired = False
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def left(self) -> float:
+        left = self.end - time.monotonic()
+        if left <= 0:
+            self.expired = True
+            raise TimeoutError("deadline")
+        return left
+
+    def watch(self, sock: socket.socket | None) -> None:
+        with self._lock:
+            self.sock = sock
+            if self.expired and sock is not None:
+                self._shut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            if self.sock is not None:
+                self._shut(self.sock)
+
+    @staticmethod
+    def _shut(sock: socket.socket) -> None:
+        with contextlib.suppress(OSError):  # already closed
+            sock.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        self._timer.cancel()
+
+
+def _resolve(host: str, port: int, deadline: _Deadline) -> list[str]:
+    """Every address of ``host`` (DNS, within the deadline)."""
+    out: list[str] = []
+    failure: list[BaseException] = []
+
+    def lookup() -> None:
+        try:
+            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            out.extend(dict.fromkeys(str(i[4][0]) for i in infos))
+        except (OSError, UnicodeError) as exc:
+            failure.append(exc)
+
+    worker = threading.Thread(target=lookup, daemon=True)
+    worker.start()
+    worker.join(deadline.left())
+    if worker.is_alive():
+        raise TimeoutError("deadline")
+    if failure:
+        raise failure[0]
+    if not out:
+        raise socket.gaierror("no address")
+    return out
+
+
+class _Connection(http.client.HTTPSConnection):
+    """An HTTP(S) connection to one judged address, with TLS verified for the host name
+    (``http.client`` would look the name up again)."""
+
+    def __init__(self, host: str, port: int, address: str, tls: bool,
+                 deadline: _Deadline) -> None:
+        self._tls_context = ssl.create_default_context() if tls else None
+        super().__init__(host, port, timeout=deadline.left(), context=self._tls_context)
+        self._address, self._deadline = address, deadline
+
+    def connect(self) -> None:
+        raw = socket.create_connection((self._address, self.port), self._deadline.left())
+        self._deadline.watch(raw)
+        ctx = self._tls_context
+        self.sock = ctx.wrap_socket(raw, server_hostname=self.host) if ctx else raw
+
+
+def _one_request(url: str, address: str, headers: dict[str, str], deadline: _Deadline,
+                 max_bytes: int) -> Response:
+    u = urlsplit(url)
+    tls = u.scheme == "https"
+    port = u.port or (443 if tls else 80)
+    conn = _Connection(u.hostname or "", port, address, tls, deadline)
+    try:
+        path = (u.path or "/") + (f"?{u.query}" if u.query else "")
+        conn.request("GET", path, headers=headers)
+        resp = conn.getresponse()
+        if resp.status in _REDIRECTS:  # judged before anything more is read
+            return Response(url, resp.status, resp.headers, b"")
+        length = resp.getheader("Content-Length")
+        if length and length.strip().isdigit() and int(length) > max_bytes:
+            raise FetchError(url, f"the answer is larger than {max_bytes // 1024} KiB")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= max_bytes:
+            if conn.sock is not None:
+                conn.sock.settimeout(deadline.left())
+            chunk = resp.read1(min(65536, max_bytes + 1 - size)) if size <= max_bytes else b""
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if deadline.expired:
+            raise TimeoutError("deadline")
+        body = b"".join(chunks)
+        if len(body) > max_bytes:
+            raise FetchError(url, f"the answer is larger than {max_bytes // 1024} KiB")
+        return Response(url, resp.status, resp.headers, body)
+    finally:
+        conn.close()
+
+
 def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = DEFAULT_MAX_BYTES,
           accept: str = "application/json",
-          request_headers: Mapping[str, str] | None = None) -> Response:
-    """GET ``url``.
+          request_headers: Mapping[str, str] | None = None, allow_private: bool = False,
+          same_origin: bool = False, connect_to: Mapping[str, str] | None = None) -> Response:
+    """GET ``url``, judging every hop before it is requested (see the module docstring).
 
     Args:
-        url: https (or http on loopback).
-        timeout: seconds for connecting and for each read.
+        url: https (http only to loopback, with ``allow_private``).
+        timeout: seconds for the whole fetch: every redirect, every byte.
         max_bytes: the body may not be longer.
-        request_headers: more request headers (e.g. ``Host``, to ask a local preview
-            for another host's files).
+        request_headers: more request headers.
+        allow_private: fetch private, loopback and link-local addresses too (tests,
+            previews of ``acap serve``).
+        same_origin: every redirect must stay on the origin of ``url`` (a ``jku``).
+        connect_to: ``{host: "http://127.0.0.1:8000"}``: requests for that host go to
+            that address instead, with the host's name in ``Host`` (like curl's
+            ``--connect-to``). The address is the user's own choice: it is not judged
+            as private; the URLs (and every redirect) still are.
 
     Returns:
-        The :class:`Response`, whatever its status (4xx/5xx included).
+        The :class:`Response`, whatever its status (4xx/5xx included); its ``url`` is
+        the URL of the last hop.
 
     Raises:
-        FetchError: a refused or malformed URL (:func:`url_problem`), a network
-            failure, a timeout, an answer that is not HTTP, or a body over
+        FetchError: a refused or malformed URL or redirect, a private address, a
+            network failure, the deadline, an answer that is not HTTP, or a body over
             ``max_bytes``. Nothing else escapes for any ``url``.
     """
-    problem = url_problem(url)
-    if problem:
-        raise FetchError(url, problem)
-    req = urllib.request.Request(url, headers={"Accept": accept,
-                                               "User-Agent": f"acap/{__version__}",
-                                               **(request_headers or {})})
+    routes = {k.lower(): v for k, v in (connect_to or {}).items()}
+    deadline = _Deadline(timeout)
+    first = origin(url)
+    current = url
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            body = resp.read(max_bytes + 1)
-            status, headers, final = resp.status, resp.headers, resp.geturl()
-    except urllib.error.HTTPError as exc:
-        body = exc.read(max_bytes + 1) if exc.fp else b""
-        status, headers, final = exc.code, exc.headers, exc.geturl() or url
-    # http.client raises InvalidURL (not a ValueError) for what url_problem let
-    # through, and HTTPException for answers that are not HTTP: both are the
-    # input's fault, never a traceback.
-    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
+        for hop in range(MAX_REDIRECTS + 1):
+            resp = _hop(url, current, hop, first, routes, deadline, max_bytes, accept,
+                        request_headers, allow_private, same_origin)
+            location = resp.headers.get("Location") if resp.status in _REDIRECTS else None
+            if not location:
+                return resp
+            nxt = urljoin(current, location.strip())
+            if urlsplit(current).scheme == "https" and urlsplit(nxt).scheme == "http":
+                raise FetchError(url, f"it redirects to {_shown(nxt)}, which is not https")
+            current = nxt
+        raise FetchError(url, f"it redirects more than {MAX_REDIRECTS} times")
+    except FetchError:
+        raise
+    except (OSError, ValueError, http.client.HTTPException) as exc:
+        if deadline.expired or isinstance(exc, TimeoutError):
+            raise FetchError(url, _plain_reason(TimeoutError(), timeout)) from exc
         raise FetchError(url, _plain_reason(exc, timeout)) from exc
-    if len(body) > max_bytes:
-        raise FetchError(url, f"the answer is larger than {max_bytes // 1024} KiB")
-    if not allowed_url(final):
-        raise FetchError(url, f"it redirects to {final}, which is not https")
-    return Response(final, status, headers, body)
+    finally:
+        deadline.close()
+
+
+def _shown(url: str) -> str:
+
+    return shorten(url)
+
+
+def _hop(start: str, url: str, hop: int, first: str | None, routes: Mapping[str, str],
+         deadline: _Deadline, max_bytes: int, accept: str,
+         request_headers: Mapping[str, str] | None, allow_private: bool,
+         same_origin: bool) -> Response:
+    """One request of :func:`fetch`, after judging its URL and its addresses."""
+    u = urlsplit(url) if url_problem(url, allow_private=True) is None else None
+    host = (u.hostname or "").lower() if u else ""
+    routed = routes.get(host)
+    problem = url_problem(url, allow_private=allow_private or routed is not None)
+    if problem is None and same_origin and hop and origin(url) != first:
+        problem = "which is on another origin; it must stay on " + str(first)
+    if problem:
+        if not hop:
+            raise FetchError(start, problem)
+        if not problem.startswith("which"):
+            problem = "which is refused: " + problem
+        raise FetchError(start, f"it redirects to {_shown(url)}, {problem}")
+    assert u is not None
+    headers = {"Accept": accept, "User-Agent": f"acap/{__version__}",
+               **(request_headers or {})}
+    if routed is not None:
+        r = urlsplit(routed)
+        if r.scheme not in ("http", "https") or not r.hostname:
+            raise FetchError(start, f"--connect-to {host}={routed} is not an http(s) address")
+        headers["Host"] = u.netloc
+        target = f"{r.scheme}://{r.netloc}{u.path or '/'}" + (f"?{u.query}" if u.query else "")
+        addresses = _resolve(r.hostname, r.port or 0, deadline)
+        resp = _one_request(target, addresses[0], headers, deadline, max_bytes)
+        resp.url = url
+        return resp
+    addresses = _resolve(u.hostname or "", u.port or 0, deadline)
+    if not allow_private:
+        refused = [a for a in addresses if _refused_address(ipaddress.ip_address(
+            a.split("%", 1)[0]))]
+        if refused:
+            why = f"its host name leads to the private or loopback address {refused[0]}: " \
+                + _PRIVATE_HINT
+            raise FetchError(start, why if not hop else
+                             f"it redirects to {_shown(url)}, which is refused: {why}")
+    return _one_request(url, addresses[0], headers, deadline, max_bytes)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from acap.load._shown import shorten
+
 __all__ = ["dotted", "pointer_join", "pointer_of", "pointer_tokens"]
 
 
@@ -48,9 +50,12 @@ def pointer_tokens(pointer: str, *, indexes: bool = False) -> list[Any]:
 def dotted(pointer: str) -> str:
     """A JSON pointer as people read a field path: ``/skills/1/tags/0`` -> ``skills[1].tags[0]``.
 
-    The root pointer ``""`` reads ``the card``.
+    The root pointer ``""`` reads ``the card``; a name longer than 40 characters is
+    shortened (:func:`acap.load._shown.shorten`).
     """
+
     out = ""
     for token in pointer_tokens(pointer):
+        token = shorten(token, 40)
         out += f"[{token}]" if token.isdigit() else (f".{token}" if out else token)
     return out or "the card"

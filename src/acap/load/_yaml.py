@@ -589,6 +589,11 @@ class _Builder:
                 return None
         if want & {"integer", "number"}:
             if _INT_RE.fullmatch(text):
+                size = len(text.lstrip("+-").replace("_", ""))
+                if size > 100:  # int() refuses over 4,300 digits; no place takes 100
+                    self.error("SCHEMA-VALUE", f"a number of {size:,} digits is far beyond "
+                               "what this place takes", node, "write a smaller number", ptr)
+                    return None
                 return int(text)
             if "number" in want and _FLOAT_RE.fullmatch(text):
                 return float(text)

@@ -20,10 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-from acap.card import SignatureCheck, Verifier
-from acap.errors import FetchError, SitePathError
+from acap.card import JkuKeys, SignatureCheck, Verifier, jwks_from_bytes
+from acap.errors import FetchError, KeysUnavailable, SitePathError
 from acap.findings import Finding, Location, Report
 from acap.load import (
     DEFAULT_MAX_BYTES,
@@ -31,9 +30,7 @@ from acap.load import (
     JsonDocument,
     Response,
     fetch,
-    json_loads,
     parse_document,
-    url_problem,
 )
 from acap.site import url_to_path
 
@@ -95,30 +92,6 @@ class LiveCheck:
 
 
 
-def _get(url: str, connect_to: Mapping[str, str], timeout: float,
-         max_bytes: int) -> Response:
-    """GET ``url``, through ``connect_to`` when its host is routed there.
-
-    A route is not a redirect: the response's ``url`` is given back at the
-    public origin (``https://example.com/...``), so that only a real redirect
-    (the server's own ``Location``) shows as one (``CARD-URL``).
-    """
-    problem = url_problem(url)  # urlsplit below raises ValueError for https://[::1/x
-    if problem:
-        raise FetchError(url, problem)
-    u = urlsplit(url)
-    host = (u.hostname or "").lower()
-    if host in connect_to:
-        base = connect_to[host].rstrip("/")
-        local = base + (u.path or "/") + (f"?{u.query}" if u.query else "")
-        resp = fetch(local, timeout=timeout, max_bytes=max_bytes,
-                     request_headers={"Host": u.netloc})
-        if resp.url.lower().startswith(base.lower() + "/"):
-            resp.url = f"{u.scheme}://{u.netloc}{resp.url[len(base):]}"
-        return resp
-    return fetch(url, timeout=timeout, max_bytes=max_bytes)
-
-
 def _facts(url: str, resp: Response) -> HttpFacts:
     h = resp.headers
     cc = h.get("Cache-Control")
@@ -167,16 +140,22 @@ def _header_findings(f: HttpFacts, what: str) -> list[Finding]:
 
 def live_check(url: str, *, site_dir: Path | None = Path("site"),
                connect_to: Mapping[str, str] | None = None, timeout: float = DEFAULT_TIMEOUT,
-               max_bytes: int = DEFAULT_MAX_BYTES) -> LiveCheck:
+               max_bytes: int = DEFAULT_MAX_BYTES, allow_private: bool = False) -> LiveCheck:
     """Fetch the card at ``url`` and the JWKS its ``jku`` names; report what a client sees.
+
+    Every fetch is :func:`acap.load._fetch.fetch`'s: judged before it is made, each
+    redirect too. The JWKS is fetched by :class:`acap.card.JkuKeys`'s rules: only a
+    ``jku`` on the card's origin (and it stays there through redirects), one JWKS per
+    card.
 
     Args:
         url: the card's URL, ``https://{host}/.well-known/agent-card.json``.
         site_dir: the local build to compare the bytes with (``None``: no comparison).
         connect_to: ``{host: "http://127.0.0.1:8000"}``: fetch that host's URLs
             from that address, with the original ``Host`` header.
-        timeout: seconds for connecting and for each read, per fetch.
+        timeout: seconds for each whole fetch (every redirect and byte of it).
         max_bytes: size limit per fetch.
+        allow_private: URLs may lead to private or loopback addresses (tests, previews).
 
     Returns:
         A :class:`LiveCheck`. Never raises for network or content problems:
@@ -185,10 +164,14 @@ def live_check(url: str, *, site_dir: Path | None = Path("site"),
     """
 
     route = {k.lower(): v for k, v in (connect_to or {}).items()}
-    bodies: dict[str, bytes] = {}
     result = LiveCheck(HttpFacts(url))
+
+    def get(where: str, same_origin: bool = False) -> Response:
+        return fetch(where, timeout=timeout, max_bytes=max_bytes, connect_to=route,
+                     allow_private=allow_private, same_origin=same_origin)
+
     try:
-        resp = _get(url, route, timeout, max_bytes)
+        resp = get(url)
     except FetchError as exc:
         result.card.error = exc.reason  # the URL is named by the row and the location
         result.report.add(Finding("LIVE-HTTP", "error", f"cannot fetch the card: {exc.reason}",
@@ -210,46 +193,35 @@ def live_check(url: str, *, site_dir: Path | None = Path("site"),
     if cf.data is None:
         return result
 
-    def lookup(kid: str | None, jku: str | None) -> tuple[dict[str, Any] | None, str]:
-        if not jku:
-            return None, "the protected header names no jku"
-        if jku not in result.jwks:
-            facts = HttpFacts(jku)
-            result.jwks[jku] = facts
-            try:
-                r = _get(jku, route, timeout, max_bytes)
-            except FetchError as exc:
-                facts.error = exc.reason
-                result.report.add(Finding("LIVE-HTTP", "error",
-                                          f"cannot fetch the JWKS: {exc.reason}",
-                                          Location(jku), "publish the JWKS at its jku URL"))
-                return None, f"cannot fetch the JWKS {jku}: {exc.reason}"
-            got = _facts(jku, r)
-            result.jwks[jku] = got
-            if r.status != 200:
-                got.error = f"HTTP {r.status}"
-                result.report.add(Finding("LIVE-HTTP", "error", f"the JWKS answers HTTP "
-                                          f"{r.status}", Location(jku),
-                                          "publish the JWKS at its jku URL"))
-                return None, got.error
-            bodies[jku] = r.body
-            loc = _local_file(site_dir, jku)
-            if loc is not None:
-                got.same_as_local = loc.read_bytes() == r.body
-            result.report.extend(_header_findings(got, "JWKS"))
-        body = bodies.get(jku)
-        if body is None:
-            return None, result.jwks[jku].error or "no JWKS"
+    def load(jku: str) -> dict[str, Any]:
+        facts = HttpFacts(jku)
+        result.jwks[jku] = facts
         try:
-            doc = json_loads(body.decode("utf-8"))
-            keys = [k for k in doc["keys"] if isinstance(k, dict) and k.get("kid") == kid]
-        except (ValueError, KeyError, TypeError):
-            return None, f"{jku} is not a JWKS"
-        if not keys:
-            return None, f"no key with kid '{kid}' in {jku}"
-        return keys[0], jku
+            r = get(jku, same_origin=True)
+        except FetchError as exc:
+            facts.error = exc.reason
+            result.report.add(Finding("LIVE-HTTP", "error", f"cannot fetch the JWKS: "
+                                      f"{exc.reason}", Location(jku),
+                                      "publish the JWKS at its jku URL"))
+            raise KeysUnavailable(exc.reason) from exc
+        got = _facts(jku, r)
+        result.jwks[jku] = got
+        if r.status != 200:
+            got.error = f"HTTP {r.status}"
+            result.report.add(Finding("LIVE-HTTP", "error", f"the JWKS answers HTTP "
+                                      f"{r.status}", Location(jku),
+                                      "publish the JWKS at its jku URL"))
+            raise KeysUnavailable(got.error)
+        loc = _local_file(site_dir, jku)
+        if loc is not None:
+            got.same_as_local = loc.read_bytes() == r.body
+        result.report.extend(_header_findings(got, "JWKS"))
+        return jwks_from_bytes(r.body)
 
-    res = Verifier(lookup, "publish the JWKS at its jku URL").verify(cf.data, card_url=url, cf=cf)
+    res = Verifier(JkuKeys(url, load, allow_private), "publish the JWKS at its jku URL"
+                   ).verify(cf.data, card_url=url, cf=cf)
     result.signatures = res.signatures
-    result.report.extend(res.report)
+    # The card's own findings (CARD-*, the member judgements) are acap check's to say,
+    # which --live runs on the same bytes: here only what is about the signatures.
+    result.report.extend(f for f in res.report if f.rule.startswith(("SIG-", "KEY-")))
     return result

@@ -7,7 +7,8 @@ See :mod:`acap.replies._check` for what each rule id checks and what a reply can
 
 from __future__ import annotations
 
-from acap.load import pointer_join
+from acap.checks import amounts, find_private_values
+from acap.load import pointer_join, shorten
 from acap.replies._checking import TASK_STATES, CheckContext, Marker, Options, parts_pointer
 from acap.replies._decide import (
     ACTION_REFERRED,
@@ -112,8 +113,36 @@ def check_behaviour(ctx: CheckContext, view: ReplyView, markers: list[Marker],
             ctx.add("OR-5.3", "error", f"{skill.id} is on request, but the reply text does not "
                     f"give the personEntry {pe}", _text_pointer(view),
                     f"say that the operator gives this to the person who asks, here: {pe}")
+    referral_gives_nothing(ctx, said, skill, opts)
     check_state(ctx, view, COMPLETED, "a referred question (the agent did answer: here is where "
            "to ask)")
+
+
+def referral_gives_nothing(ctx: CheckContext, said: list[tuple[str, str]],
+                           skill: OnRequestSkill, opts: Options) -> None:
+    """OR-5.3: a referral does not give the information it refers. With the operator's
+    private values (operator.private.yaml), a value of this skill in the words is an
+    error (its number alone a warning); without them, any amount of money is a warning
+    (a heuristic: the words may name another sum)."""
+
+    mine = [v for v in opts.private_values if v.skill == skill.id]
+    for text, ptr in said:
+        found = list(find_private_values(text, mine)) if mine else []
+        if found:
+            v, level = found[0]
+            what = "a value" if level == "error" else "the number of a value"
+            ctx.add("OR-5.3", level, f"the reply refers the person to {skill.person_entry}, "
+                    f"yet states {what} the operator gives on request ({v.ref})", ptr,
+                    "a referral gives nothing of the information: say only where to ask")
+            continue
+        money = amounts(text)
+        if money and not opts.private_values:
+            ctx.add("OR-5.3", "warning", f"the reply refers the person to "
+                    f"{skill.person_entry}, yet states an amount of money "
+                    f"({shorten(money[0].text, 40)}): a referral gives nothing of the "
+                    "information (a heuristic: check the words)", ptr,
+                    "say only where to ask; give acap check-reply --operator to check against "
+                    "the values you give on request")
 
 
 def _action(ctx: CheckContext, view: ReplyView, mine: list[Marker], refs: list[Marker],

@@ -16,9 +16,11 @@ What each rule id checks here, and where a reply cannot show everything:
 * **OR-6.2**: a marked referral's text gives the personEntry. *Partial*: whether
   the words say "the operator gives this to the person who asks" is not judged.
 * **OR-5.3**: for an informational on-request skill not opened to assistants, no
-  result (Artifact) is given and the text gives the personEntry. *Partial*:
-  "never answer as though it did not exist" is an English phrase heuristic
-  (a warning).
+  result (Artifact) is given and the text gives the personEntry, and a referral
+  states none of the values the operator gives on request (with the operator's
+  private values: an error; without them, an amount of money is a warning).
+  *Partial*: "never answer as though it did not exist" is an English phrase
+  heuristic (a warning).
 * **OR-5.4**: ``given-on-opt-in`` only where ``assistantAccess`` is true, and never
   to a client acting for nobody. *Partial*: who the caller acts for is not in the
   reply; pass ``for_named_person=False`` for a crawler's request.
@@ -43,6 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from acap.findings import Finding, Report
@@ -134,7 +137,7 @@ def check_reply(reply: JsonDocument | str | bytes | Any, card: Mapping[str, Any]
                 for_named_person: bool | None = None, action: bool | None = None,
                 safeguards_hold: bool | None = None,
                 response_extensions: str | Sequence[str] | None = None,
-                source: str = "reply") -> list[Finding]:
+                source: str = "reply", private_values: Sequence[Any] = ()) -> list[Finding]:
     """Check one reply of an agent against On Request §5 and §6.
 
     Args:
@@ -154,13 +157,17 @@ def check_reply(reply: JsonDocument | str | bytes | Any, card: Mapping[str, Any]
         safeguards_hold: whether OR-5.6's four conditions hold; ``None`` = unknown.
         response_extensions: the response's ``A2A-Extensions`` header value, if known.
         source: the file name findings give, when ``reply`` is not a :class:`JsonDocument`.
+        private_values: the values the operator gives on request
+            (:class:`acap.checks.PrivateValue`, from operator.private.yaml): a referral
+            that states one of them is an OR-5.3 error. Without them, an amount of money
+            in a referral is an OR-5.3 warning (a heuristic).
 
     Returns:
         Findings (rule id, level, message, location with JSON pointer and line, hint),
         in the order found. The rule ids are listed in the module docstring.
     """
     opts = Options(activated, skill_id, for_named_person, action, safeguards_hold,
-                    response_extensions)
+                   response_extensions, tuple(private_values))
     return _run(as_document(reply, source), card, opts).findings
 
 
@@ -281,7 +288,7 @@ def check_reply_files(reply: str, card: str, *, activated: bool | None = None,
                       response_extensions: str | None = None, skill_id: str | None = None,
                       for_named_person: bool | None = None, action: bool | None = None,
                       safeguards_hold: bool | None = None,
-                      compare: str | None = None) -> ReplyCheck:
+                      compare: str | None = None, operator: str | None = None) -> ReplyCheck:
     """``acap check-reply``: read a reply file and a card (a path or https URL), then
     :func:`check_reply` (or, with ``compare``, :func:`compare_replies` of the two files).
 
@@ -292,6 +299,8 @@ def check_reply_files(reply: str, card: str, *, activated: bool | None = None,
             ``request_extensions`` given: read from that header value against the card;
             ``None`` without it: read from the reply (``assumed``).
         compare: the file of the same request's reply without activation (OR-5.1).
+        operator: the operator's operator.yaml: a referral that states a value its
+            operator.private.yaml lists is an error (OR-5.3).
         request_extensions, response_extensions, skill_id, for_named_person, action,
             safeguards_hold: as :func:`check_reply`.
 
@@ -301,6 +310,15 @@ def check_reply_files(reply: str, card: str, *, activated: bool | None = None,
 
 
     report = Report()
+    values: list[Any] = []
+    if operator is not None:
+        # start-up: operator.yaml's loader and checks only when --operator is given
+        from acap.checks import load_private_values
+        from acap.load import load_operator  # start-up: as above
+
+        private = load_private_values(load_operator(Path(operator)))
+        report.extend(private.findings)
+        values = list(private.values)
     cf = read_card(card)
     report.extend(cf.findings)
     rf = read_reply(reply)
@@ -320,5 +338,5 @@ def check_reply_files(reply: str, card: str, *, activated: bool | None = None,
     report.extend(check_reply(rf, cf.data, activated=activated, skill_id=skill_id,
                               for_named_person=for_named_person, action=action,
                               safeguards_hold=safeguards_hold,
-                              response_extensions=response_extensions))
+                              response_extensions=response_extensions, private_values=values))
     return ReplyCheck(report, activated, assumed)

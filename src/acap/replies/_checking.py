@@ -39,6 +39,7 @@ class Options:
     action: bool | None
     safeguards_hold: bool | None
     response_extensions: str | Sequence[str] | None
+    private_values: Sequence[Any] = ()
 
 
 class CheckContext:

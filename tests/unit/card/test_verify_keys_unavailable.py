@@ -22,7 +22,7 @@ from acap.requirements import rule_ids
 from support.cards import acap, new_private
 from support.paths import EXAMPLE
 
-JKU = "https://keys-host.example/.well-known/jwks.json"
+JKU = "https://example.com/.well-known/jwks.json"  # the card provider's origin
 
 
 pytestmark = pytest.mark.usefixtures("offline")  # no name resolves (conftest)

@@ -148,15 +148,32 @@ def test_trial_report_jwks_url_on_the_command_line(built_card: Path) -> None:
     ("https://[::1/x", "it is not a valid URL (check the host name, brackets and port)"),
     ("https://example.com:port/", "it is not a valid URL (check the host name, brackets and "
                                   "port)"),
-    ("http://example.com/", "only https URLs are fetched (http only on localhost)"),
+    ("http://example.com/", "only https URLs are fetched (plain http only to a local "
+                            "preview, with --allow-private)"),
     ("https:///path", "it is not a valid URL: it names no host"),
     ("https://example.com/", None),
-    ("http://127.0.0.1:8000/x", None),
+    ("http://127.0.0.1:8000/x", "only https URLs are fetched (plain http only to a local "
+                                "preview, with --allow-private)"),
+    ("https://127.0.0.1:8000/x", "its host is a private or loopback address: acap does not "
+                                 "fetch private, loopback or link-local addresses: they are the "
+                                 "machine's and its network's, not the Web's (give "
+                                 "--allow-private to check a local test server)"),
 ])
 def test_url_problem_says_why_in_plain_words(url: str, reason: str | None) -> None:
     from acap.load import url_problem
 
     assert url_problem(url) == reason
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8000/x", "https://127.0.0.1/x",
+                                 "https://[::1]/x", "https://localhost/x",
+                                 "https://10.1.2.3/x", "https://169.254.169.254/x",
+                                 "https://[::ffff:127.0.0.1]/x"])
+def test_local_addresses_only_with_allow_private(url: str) -> None:
+    from acap.load import url_problem
+
+    assert url_problem(url) is not None
+    assert url_problem(url, allow_private=True) is None
 
 
 def test_a_host_that_is_not_found_is_one_short_sentence() -> None:

@@ -23,6 +23,7 @@ from acap.checks._words import _data, circumstance_words, mentions, revealing_wo
 from acap.cli import report_json, report_text
 from acap.findings import Location
 from acap.requirements import checked_at, requirements, rule_ids
+from support.cards import places
 from support.cases import CARD_CASES, OPERATOR_CASES
 from support.languages import shipped_languages
 from support.paths import SRC
@@ -239,18 +240,7 @@ _json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow
                      max_leaves=8)
 
 
-def _pointers(v: Any, ptr: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [ptr]
-    if isinstance(v, dict):
-        for k, x in v.items():
-            out += _pointers(x, (*ptr, k))
-    elif isinstance(v, list):
-        for i, x in enumerate(v):
-            out += _pointers(x, (*ptr, i))
-    return out
-
-
-_PLACES = [p for p in _pointers(_BASE_CARD) if p]
+_PLACES = [p for p in places(_BASE_CARD) if p]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -331,8 +321,8 @@ def test_any_text_in_operator_yaml_gives_findings_never_an_exception(data: st.Da
     doc = yaml.safe_load(_MINIMAL)
     doc["ownOrigins"] = ["https://book.example.com"]
     doc["hosts"] = {"example.com": {"cname": "example.com"}}
-    places = [p for p in _pointers(doc) if p and isinstance(_get(doc, p), str)]
-    for place in data.draw(st.lists(st.sampled_from(places), min_size=1, max_size=4)):
+    strings = [p for p in places(doc) if p and isinstance(_get(doc, p), str)]
+    for place in data.draw(st.lists(st.sampled_from(strings), min_size=1, max_size=4)):
         parent = _get(doc, place[:-1])
         parent[place[-1]] = data.draw(st.text(min_size=1, max_size=40) | st.sampled_from([
             "https://bücher.example/x", "tel:+44 20", "+1 555", "https://xn--abc.example",

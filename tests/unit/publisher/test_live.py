@@ -146,7 +146,7 @@ def test_connect_to_is_a_route_not_a_redirect(site: Path) -> None:
     the public origin."""
     import json
 
-    from acap.publisher._live import _get
+    from acap.load import fetch
 
     with start_preview(site, port=0) as server:
         local = f"http://127.0.0.1:{server.port}"
@@ -164,7 +164,7 @@ def test_connect_to_is_a_route_not_a_redirect(site: Path) -> None:
         # the slash, as GitHub Pages does: the route reports it as the public URL.
         (site / "ask.example.com" / "moved").mkdir()
         (site / "ask.example.com" / "moved" / "index.html").write_text("<p>moved</p>")
-        moved = _get("https://ask.example.com/moved", {"ask.example.com": local}, 5.0, 1 << 20)
+        moved = fetch("https://ask.example.com/moved", connect_to={"ask.example.com": local})
         assert (moved.status, moved.url) == (200, "https://ask.example.com/moved/")
-        same = _get(CARD, {"example.com": local}, 5.0, 1 << 20)
+        same = fetch(CARD, connect_to={"example.com": local})
         assert same.url == CARD

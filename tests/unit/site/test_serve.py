@@ -226,7 +226,7 @@ def test_serve_command_prints_each_host_url(tmp_path: Path,
     """The command wiring: builds, prints a URL per host, stops on Ctrl-C."""
     from click.testing import CliRunner
 
-    import acap.site
+    import acap.cli._commands.serve
     from acap.cli import cli
 
     config = project(tmp_path)
@@ -237,7 +237,7 @@ def test_serve_command_prints_each_host_url(tmp_path: Path,
         assert _get(server, "/.well-known/agent-card.json", "example.com")[0] == 200
         server.stop()
 
-    monkeypatch.setattr(acap.site, "serve_forever", fake_forever)
+    monkeypatch.setattr(acap.cli._commands.serve, "serve_forever", fake_forever)
     res = CliRunner().invoke(cli, ["serve", "-c", str(config), "--port", "0"])
     assert res.exit_code == 0, res.output
     port = seen["server"].port

@@ -19,3 +19,13 @@ config_option = click.option("-c", "--config", type=click.Path(path_type=Path),
 def reporter(fmt: str) -> Reporter:
     """The reporter of ``--format fmt`` (:data:`acap.cli._reporters.REPORTERS`)."""
     return REPORTERS[fmt]()
+
+
+#: ``--allow-private``: URLs may lead to private, loopback and link-local addresses. Off by
+#: default: ``acap check URL`` and ``acap verify URL`` run on addresses anyone submits, and
+#: must not reach the machine's own services or its network (tests and previews of
+#: ``acap serve`` turn it on).
+ALLOW_PRIVATE = click.option(
+    "--allow-private", is_flag=True,
+    help="Also fetch private, loopback and link-local addresses (a local test server, a "
+         "preview of acap serve); refused by default.")

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from acap.checks import check_card, check_card_file
-from acap.cli._commands._common import FORMATS, reporter
+from acap.cli._commands._common import ALLOW_PRIVATE, FORMATS, reporter
 from acap.load import JsonDocument
 
 
@@ -26,7 +26,7 @@ from acap.load import JsonDocument
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True,
               help="How to print findings.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
-              help="Seconds to wait for a card URL.")
+              help="Seconds for the whole fetch of a card URL (each fetch of --live).")
 @click.option("--live", is_flag=True,
               help="CARD is a URL: also check what a client gets (status, Content-Type, CORS, "
                    "Cache-Control, ETag, signature with the jku keys, same bytes as site/).")
@@ -35,8 +35,9 @@ from acap.load import JsonDocument
 @click.option("--connect-to", multiple=True, metavar="HOST=URL",
               help="With --live: fetch HOST's URLs from URL instead, with Host: HOST "
                    "(e.g. example.com=http://127.0.0.1:8000 to check acap serve).")
+@ALLOW_PRIVATE
 def check(card: str, url: str | None, strict: bool, fmt: str, timeout: float, live: bool,
-          site_dir: Path, connect_to: tuple[str, ...]) -> None:
+          site_dir: Path, connect_to: tuple[str, ...], allow_private: bool) -> None:
     """Check CARD (a path or an https URL) and report every finding.
 
     Checks that need operator.yaml (the values given on request, the safeguards of
@@ -52,12 +53,13 @@ def check(card: str, url: str | None, strict: bool, fmt: str, timeout: float, li
         from acap.publisher import live_check as run_live  # start-up: as above
 
         lr = run_live(card, site_dir=site_dir if site_dir.is_dir() else None,
-                      connect_to=pairs(connect_to), timeout=timeout)
+                      connect_to=pairs(connect_to), timeout=timeout,
+                      allow_private=allow_private)
         # The content check reads the very bytes the live check fetched.
         result = check_card_file(lr.file or JsonDocument(card, findings=list(lr.report.errors)),
                                  url=url or card)
         reporter(fmt).card_check(result, lr)
         sys.exit(0 if result.ok(strict) and lr.ok and lr.report.ok(strict=strict) else 1)
-    result = check_card(card, url=url, timeout=timeout)
+    result = check_card(card, url=url, timeout=timeout, allow_private=allow_private)
     reporter(fmt).card_check(result)
     sys.exit(0 if result.ok(strict) else 1)

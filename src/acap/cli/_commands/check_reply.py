@@ -33,14 +33,18 @@ from acap.cli._commands._common import FORMATS, reporter
               metavar="PLAIN_REPLY",
               help="OR-5.1: the reply to the same request without activation (REPLY is then "
                    "the activated one).")
+@click.option("--operator", "operator", default=None, type=click.Path(dir_okay=False),
+              metavar="OPERATOR_YAML",
+              help="Your operator.yaml: a referral that states a value its "
+                   "operator.private.yaml lists is an error (OR-5.3).")
 @click.option("--strict", is_flag=True, help="Warnings fail too.")
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True,
               help="How to print findings: text for a person, json for a program.")
 def check_reply(reply: str, card: str, activated: bool | None, request_extensions: str | None,
                 response_extensions: str | None, skill_id: str | None,
                 for_named_person: bool | None, action: bool | None,
-                safeguards_hold: bool | None, compare: str | None, strict: bool,
-                fmt: str) -> None:
+                safeguards_hold: bool | None, compare: str | None, operator: str | None,
+                strict: bool, fmt: str) -> None:
     """Check REPLY (a Message, Task or JSON-RPC response, as JSON) against CARD."""
     # start-up: the reply checker loads when the command runs, not when click lists it
     from acap.replies import check_reply_files
@@ -54,6 +58,7 @@ def check_reply(reply: str, card: str, activated: bool | None, request_extension
                                request_extensions=request_extensions,
                                response_extensions=response_extensions, skill_id=skill_id,
                                for_named_person=for_named_person, action=action,
-                               safeguards_hold=safeguards_hold, compare=compare)
+                               safeguards_hold=safeguards_hold, compare=compare,
+                               operator=operator)
     reporter(fmt).reply_check(result, strict)
     sys.exit(0 if result.report.ok(strict) else 1)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from acap.cli._commands._common import FORMATS, reporter
+from acap.cli._commands._common import ALLOW_PRIVATE, FORMATS, reporter
 from acap.publisher import live_check as run
 
 
@@ -43,8 +43,9 @@ def pairs(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True,
               help="How to print findings: text for a person, json for a program.")
 @click.option("--strict", is_flag=True, help="Warnings fail too.")
+@ALLOW_PRIVATE
 def live_check(url: str, site_dir: Path, connect_to: tuple[str, ...], timeout: float, fmt: str,
-               strict: bool) -> None:
+               strict: bool, allow_private: bool) -> None:
     """Fetch the live card at URL and its JWKS; report status, headers, signature.
 
     \b
@@ -54,7 +55,7 @@ def live_check(url: str, site_dir: Path, connect_to: tuple[str, ...], timeout: f
     """
 
     result = run(url, site_dir=site_dir if site_dir.is_dir() else None,
-                 connect_to=pairs(connect_to), timeout=timeout)
+                 connect_to=pairs(connect_to), timeout=timeout, allow_private=allow_private)
     ok = result.ok and result.report.ok(strict=strict)
     reporter(fmt).live(result, ok)
     sys.exit(0 if ok else 1)

@@ -7,7 +7,7 @@ import sys
 import click
 
 from acap.card import verify_card
-from acap.cli._commands._common import FORMATS, reporter
+from acap.cli._commands._common import ALLOW_PRIVATE, FORMATS, reporter
 
 
 @click.command()
@@ -15,9 +15,12 @@ from acap.cli._commands._common import FORMATS, reporter
 @click.option("--jwks", default=None, help="JWKS file or URL [default: the signature's jku].")
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True,
               help="How to print the result: text for a person, json for a program.")
-def verify(card: str, jwks: str | None, fmt: str) -> None:
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+              help="Seconds for each whole fetch (the card, the JWKS).")
+@ALLOW_PRIVATE
+def verify(card: str, jwks: str | None, fmt: str, timeout: float, allow_private: bool) -> None:
     """Check every signature of CARD (a path or an https URL)."""
 
-    res = verify_card(card, jwks)
+    res = verify_card(card, jwks, allow_private=allow_private, timeout=timeout)
     reporter(fmt).verification(res)
     sys.exit(0 if res.ok else 1)
