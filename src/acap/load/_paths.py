@@ -7,9 +7,14 @@ outside it.
 
 from __future__ import annotations
 
+import os
+import stat
+from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["is_inside"]
+from acap.errors import FileRefused
+
+__all__ = ["KEY_FILE_LIMIT", "is_inside", "read_regular"]
 
 
 def is_inside(path: Path, folder: Path) -> bool:
@@ -25,3 +30,75 @@ def is_inside(path: Path, folder: Path) -> bool:
     except (ValueError, OSError):
         return False
     return True
+
+
+#: Largest file of each kind an operator names that acap reads (bytes): far above any
+#: real one, so that ``/dev/zero`` or a log file named by mistake is refused, not read.
+KEY_FILE_LIMIT = 1024 * 1024
+
+
+def read_regular(path: Path, limit: int, *, inside: Sequence[Path] | None = None) -> bytes:
+    """The bytes of ``path``, once it is judged: a regular file (links followed) of at
+    most ``limit`` bytes, and, when ``inside`` is given, whose real path lies in one of
+    those folders. Opened without blocking (``O_NONBLOCK``), so a FIFO is refused
+    rather than waited on, and read no further than ``limit + 1`` bytes.
+
+    Args:
+        path: the file.
+        limit: the most bytes it may have.
+        inside: folders (resolved here) the file must lie in, or ``None``.
+
+    Returns:
+        The file's bytes.
+
+    Raises:
+        FileNotFoundError: there is no file at ``path`` (a missing optional file is
+            the caller's to judge).
+        FileRefused: outside ``inside``, not a regular file, or larger than ``limit``.
+        OSError: it could not be read (permissions ...).
+    """
+    if inside is not None:
+        real = os.path.realpath(path)
+        if not any(_under(real, os.path.realpath(folder)) for folder in inside):
+            raise FileRefused(str(path), "it lies outside the folder it must be in")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except IsADirectoryError as exc:
+        raise FileRefused(str(path), "it is a folder, not a file") from exc
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise FileRefused(str(path), f"it is {_kind(st.st_mode)}, not a regular file")
+        if st.st_size > limit:
+            raise FileRefused(str(path), f"it has {st.st_size:,} bytes; a file of its kind "
+                              f"has at most {limit:,}")
+        chunks, left = [], limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:  # grew while read
+        raise FileRefused(str(path), f"it has more than {limit:,} bytes")
+    return data
+
+
+def _under(real: str, folder: str) -> bool:
+    return real == folder or real.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
