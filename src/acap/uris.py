@@ -2,7 +2,8 @@
 
 * :data:`EXTENSION_URI`: the On Request extension's URI (spec, front matter; OR-3.1).
 * :data:`SPEC_BASE`: where the extension's own files are published (its URI with a
-  trailing slash); a finding's ``see:`` link is ``SPEC_BASE#<rule id>``.
+  trailing slash); a finding's ``see:`` link is ``SPEC_BASE#<rule id>``;
+  :data:`SPEC_HOST` its host, whose folder the specification site fills.
 * :data:`CARD_PATH`, :data:`JWKS_PATH`: the Agent Card's well-known location (A2A 1.0
   §8.2) and the JWKS acap publishes beside it (named by the signatures' ``jku``).
 * :data:`EXTENSIONS_HEADER`: the HTTP header that activates extensions (A2A 1.0 §3.2.6).
@@ -13,10 +14,12 @@ from __future__ import annotations
 from pathlib import Path
 
 __all__ = ["CARD_PATH", "EXTENSIONS_HEADER", "EXTENSION_URI", "JWKS_PATH", "SPEC_BASE",
-           "card_url", "jwks_url", "url_for_site_file"]
+           "SPEC_HOST", "card_url", "jwks_url", "url_for_site_file"]
 
 EXTENSION_URI = "https://agent-capability.org/ext/on-request/v1"
 SPEC_BASE = EXTENSION_URI + "/"
+#: The host of the extension's specification site (``specSite: true``).
+SPEC_HOST = EXTENSION_URI.split("/")[2]
 CARD_PATH = "/.well-known/agent-card.json"
 JWKS_PATH = "/.well-known/jwks.json"
 EXTENSIONS_HEADER = "A2A-Extensions"

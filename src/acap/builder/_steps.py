@@ -56,8 +56,10 @@ def step_card(ctx: BuildContext) -> None:
                                 cfg.loaded.file))
     if not ctx.report.ok():
         return
+    dirs = ctx.options.key_dirs
     resolved = resolve_signing_key(cfg, ctx.options.resolved_site_dir(),
-                                   create=ctx.options.create_key)
+                                   create=ctx.options.create_key,
+                                   confine=None if dirs is None else (cfg.base_dir, *dirs))
     ctx.report.extend(resolved.findings)
     ctx.notices.extend(resolved.notices)
     if resolved.key is None:

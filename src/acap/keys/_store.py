@@ -19,11 +19,12 @@ No function here prints or returns key material other than public JWKs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acap.errors import KeyProblem, KeyTextProblem
+from acap.errors import FileRefused, KeyProblem, KeyTextProblem
 from acap.findings import Finding, Location
 from acap.keys._history import (
     published_keys,
@@ -39,7 +40,14 @@ from acap.keys._key import (
     read_jwks,
     write_private_key,
 )
-from acap.load import DEFAULT_KEY_FILE, KEY_ENV, OperatorConfig, is_inside
+from acap.load import (
+    DEFAULT_KEY_FILE,
+    KEY_ENV,
+    KEY_FILE_LIMIT,
+    OperatorConfig,
+    is_inside,
+    read_regular,
+)
 
 
 @dataclass
@@ -70,7 +78,56 @@ def _site_dir_at_fault(site_dir: Path, cfg: OperatorConfig) -> bool:
     return is_inside(cfg.path, site_dir) or is_inside(cfg.base_dir / DEFAULT_KEY_FILE, site_dir)
 
 
-def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = True) -> ResolvedKey:
+def key_file_findings(cfg: OperatorConfig, confine: Sequence[Path] | None) -> list[Finding]:
+    """``KEY-FILE`` errors for the key files operator.yaml names (``signing.keyFile``,
+    unless the key comes from ``ACAP_SIGNING_KEY``, and ``signing.previousKeys``), each
+    at the line naming it: one that is there but not a regular file (a FIFO would hang
+    the build, ``/dev/zero`` grow without bound), and, with ``confine`` (a batch: the
+    tenant's own folder and the folders the platform names with ``--key-dir``), one
+    whose real path lies outside those folders: another tenant's key file, reached by
+    ``..`` or by a link. Judged before either file is read (issue 12).
+
+    Args:
+        cfg: the loaded operator.yaml.
+        confine: the folders key files must lie in, or ``None`` (a build of one's own).
+    """
+    import os
+    import stat
+
+    out = []
+    named = [("keyFile", cfg.key_file, "the signing key file")] if not cfg.key_from_env else []
+    named.append(("previousKeys", cfg.previous_keys_file, "the previous-keys file"))
+    roots = [os.path.realpath(f) for f in confine] if confine is not None else None
+    for member, path, what in named:
+        loc = cfg.at(f"/signing/{member}") if member in cfg.signing else \
+            cfg.at("/signing", key=True) if "signing" in cfg.data else Location(cfg.loaded.file)
+        shown = cfg.display_path(path)
+        if roots is not None:
+            real = os.path.realpath(path)
+            if not any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in roots):
+                out.append(Finding(
+                    "KEY-FILE", "error", f"{what} {shown} lies outside this operator's folder "
+                    f"({cfg.display_path(cfg.base_dir) or '.'}): in a batch, an operator's "
+                    "key files are its own", loc,
+                    f"keep it in the operator's folder (signing.{member} relative to "
+                    f"{cfg.path.name}), or have the platform name its folder with --key-dir"))
+                continue
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            continue  # missing or unreadable: said where the file is read
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" \
+                if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or \
+                stat.S_ISBLK(mode) else "a special file"
+            out.append(Finding("KEY-FILE", "error", f"{what} {shown} is {kind}, not a regular "
+                               "file; acap does not read it", loc,
+                               f"point signing.{member} at the file itself"))
+    return out
+
+
+def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = True,
+                        confine: Sequence[Path] | None = None) -> ResolvedKey:
     """Find (or, with ``create``, make) the key that signs this operator's card.
 
     Args:
@@ -78,13 +135,21 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
         site_dir: the build output folder; a key file inside it is refused, and
             its JWKS (the last build's) says which key each published kid names.
         create: make a new key at ``signing.keyFile`` when none exists.
+        confine: in a batch, the folders the key files must lie in (see
+            :func:`key_file_findings`); ``None`` for a build of one's own.
 
     Returns:
-        A :class:`ResolvedKey`; never raises for a missing or bad key. A key that
-        differs from the one published under the same kid is refused (``KEY``),
-        and no new key is made under a published kid.
+        A :class:`ResolvedKey`; never raises for a missing or bad key. A key file that
+        is not a regular file of at most :data:`acap.load.KEY_FILE_LIMIT` bytes (or lies
+        outside ``confine``) is refused (``KEY-FILE``) unread. A key that differs from
+        the one published under the same kid is refused (``KEY``), and so is a key that
+        the previous keys keep under another kid (a CI secret not updated after ``acap
+        keys rotate``); no new key is made under a published kid.
     """
     out = ResolvedKey()
+    out.findings = key_file_findings(cfg, confine)
+    if out.findings:
+        return out
     signing = cfg.signing
     loc = cfg.at("/signing/keyFile") if "keyFile" in signing else cfg.at("/signing", key=True)
     kid = signing.get("kid")
@@ -121,7 +186,8 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
                 out.notices.append(f"created a new {new_alg} signing key at "
                                    f"{cfg.display_path(path)} (keep it safe and out of git; "
                                    ".acap/ is git-ignored)")
-            data = path.read_bytes()  # first: a folder or unreadable file is the one error
+            # first: a folder, FIFO, device or unreadable file is the one error
+            data = read_regular(path, KEY_FILE_LIMIT)
             mode = path.stat().st_mode & 0o077
             if mode:
                 out.findings.append(Finding(
@@ -129,6 +195,11 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
                     "other users of this machine", loc, f"chmod 600 {cfg.display_path(path)}"))
             out.key = load_signing_key(data, kid=kid, alg_hint=alg)
         seen = published.get(out.key.kid)
+        stale = _kept_under_another_kid(out.key, out.previous)
+        if stale is not None:
+            out.findings.append(_stale_key_finding(cfg, out.key, stale, env=bool(env)))
+            out.key = None
+            return out
         if seen and not same_public_key(seen[0], out.key.public_jwk()):
             out.findings.append(reused_kid_finding(cfg, out.key.kid, published, env=bool(env),
                                             current=out.key.public_jwk()))
@@ -150,6 +221,11 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
         else:
             out.findings.append(Finding("KEY", "error", f"{cfg.display_path(path)}: {exc}", loc,
                                         exc.hint))
+    except FileRefused as exc:
+        out.key = None
+        out.findings.append(Finding("KEY-FILE", "error", f"{cfg.display_path(Path(exc.path))}: "
+                                    f"{exc.reason}; acap does not read it", loc,
+                                    "point signing.keyFile at the key file itself"))
     except KeyProblem as exc:
         out.key = None
         src = KEY_ENV if env else cfg.display_path(path)
@@ -163,3 +239,33 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
     return out
 
 
+def _kept_under_another_kid(key: SigningKey, previous: list[dict[str, Any]]
+                            ) -> dict[str, Any] | None:
+    """The previous key (public JWK) that is ``key`` under another kid, if any: the key
+    was rotated away (``acap keys rotate`` kept it there), yet signs again."""
+    mine = key.public_jwk()
+    for jwk in previous:
+        if jwk.get("kid") != key.kid and same_public_key(jwk, mine):
+            return jwk
+    return None
+
+
+def _stale_key_finding(cfg: OperatorConfig, key: SigningKey, old: dict[str, Any], *,
+                       env: bool) -> Finding:
+    """The ``KEY`` error for a key that the previous keys keep under another kid: signing
+    ``key.kid`` with it would give that kid another key than the one ``acap keys rotate``
+    made for it (one kid, two keys in the wild: RFC 7517 §4.5, A2A §8.4.3)."""
+    prev = cfg.display_path(cfg.previous_keys_file)
+    old_kid = str(old.get("kid"))
+    where = f"the secret {KEY_ENV}" if env else cfg.display_path(cfg.key_file)
+    loc = cfg.at("/signing/kid") if "kid" in cfg.signing else cfg.at("/signing", key=True)
+    if env:
+        fix = (f"update the secret {KEY_ENV} (in CI: the repository's or pipeline's secret) "
+               f"with the key acap keys rotate made for {key.kid}, the contents of "
+               f"{cfg.display_path(cfg.key_file)}; keep the old key out of it")
+    else:
+        fix = (f"put the key made for {key.kid} back at {cfg.display_path(cfg.key_file)}, or, "
+               f"if it is lost, run `acap keys rotate --lost`")
+    return Finding("KEY", "error", f"{where} holds the old key of kid {old_kid} (kept in "
+                   f"{prev} since a rotation), and this build would sign kid {key.kid} with "
+                   f"it: {key.kid} would name two keys", loc, fix)

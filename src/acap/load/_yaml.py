@@ -126,9 +126,17 @@ def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None =
         A :class:`Loaded`; check ``findings`` for errors. A missing or
         unreadable file is a finding (``FILE``), not an exception.
     """
+    import os
+    import stat
+
     name = display or str(path)
     try:
-        with open(path, "rb") as fh:
+        # Without blocking, and only a regular file: a FIFO in a tenant's folder would
+        # hang a batch, a link to /dev/zero is no operator file (issue 12).
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return _fail(name, "FILE", f"cannot read {name}: it is not a regular file",
+                             "give the operator file itself", None)
             raw = fh.read(MAX_BYTES + 1)
     except OSError as exc:
         return _fail(name, "FILE", f"cannot read {name}: {exc.strerror or exc}",

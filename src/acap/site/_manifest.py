@@ -13,7 +13,14 @@ The manifest lies outside every host folder, so it is never published. Two shape
 
     {"acap": version, "files": {...},
      "operators": {card URL: {"card", "config", "configFromSite", "inputs", "hosts",
-                              "keys"}}}
+                              "keys", "signer", "keyFile", "state", "reads",
+                              "warnings", "places", "keyPlace", "previousPlace"}}}
+
+  ``keys`` are the RFC 7638 thumbprints of its JWKS, ``signer`` that of the key it
+  signs with (who it is, with ``config``); ``state``, ``reads`` and ``warnings`` let
+  the next batch keep an operator whose inputs and outputs did not change, with the
+  warnings a rebuild would give (:func:`acap.builder.batch._build.reuse`); the
+  ``places`` (``[line, column]``) are where its operator file names its hosts and keys.
 
 Readers: ``acap build`` (may this folder be replaced: :mod:`acap.site._guard`; which kids
 were published: :mod:`acap.keys`), a batch build (who owns which host), ``acap publish``

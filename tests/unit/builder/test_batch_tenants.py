@@ -9,7 +9,9 @@ changed: every other tenant's folders byte for byte.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import random
 import sys
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from acap.findings import Finding
 from support.paths import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
-from generate import write_operators
+from generate import operator_yaml, write_operators
 
 
 def tree(site: Path) -> dict[str, str]:
@@ -136,3 +138,187 @@ def test_a_template_that_is_no_regular_file_is_refused_unread(tmp_path: Path,
     assert ("FIFO" if kind == "fifo" else "outside the templates folder") in err.message
     assert hosts_of(tree(site), "op0.example", "op1.example", "op2.example") == \
         hosts_of(before, "op0.example", "op1.example", "op2.example")
+
+
+# -- 2. a tenant owns only what it can prove ---------------------------------------------
+
+def add_signing(config: Path, line: str) -> int:
+    """Append ``line`` under ``signing:`` (the generated files end with it); its line."""
+    text = config.read_text(encoding="utf-8")
+    assert text.endswith("signing:\n" + text.rsplit("signing:\n", 1)[1])
+    config.write_text(text + line + "\n", encoding="utf-8")
+    return len(text.splitlines()) + 1
+
+
+def unchanged_except(res: BatchResult, site: Path, before: dict[str, str],
+                     config: Path) -> None:
+    """``config`` failed alone, and every host folder is byte for byte as before."""
+    assert [o.config for o in res.failed] == [config]
+    assert {k: v for k, v in tree(site).items() if not k.startswith(".acap/")} == \
+        {k: v for k, v in before.items() if not k.startswith(".acap/")}
+
+
+def test_a_key_file_in_another_tenant_s_folder_is_refused(tmp_path: Path) -> None:
+    ops, site = batch(tmp_path)
+    before = tree(site)
+    line = add_signing(ops[0], "  keyFile: ../op00001/.acap/signing-key.pem")
+    res = rebuild(tmp_path)
+    err = only_error(res, ops[0])
+    assert err.rule == "KEY-FILE" and (err.location.file, err.location.line) == \
+        (str(ops[0]), line)
+    assert "lies outside this operator's folder" in err.message
+    unchanged_except(res, site, before, ops[0])
+
+
+def test_a_linked_key_folder_leading_to_another_tenant_is_refused(tmp_path: Path) -> None:
+    ops, site = batch(tmp_path)
+    before = tree(site)
+    own = ops[0].parent / ".acap"
+    for f in own.iterdir():
+        f.unlink()
+    own.rmdir()
+    own.symlink_to(ops[1].parent / ".acap")  # no keyFile line: the default path leads out
+    res = rebuild(tmp_path)
+    err = only_error(res, ops[0])
+    assert err.rule == "KEY-FILE" and err.location.line == line_of(ops[0], "signing:")
+    unchanged_except(res, site, before, ops[0])
+
+
+def test_previous_keys_outside_the_tenant_s_folder_are_refused(tmp_path: Path) -> None:
+    ops, site = batch(tmp_path)
+    before = tree(site)
+    (tmp_path / "shared.json").write_text('{"keys": []}\n')
+    line = add_signing(ops[2], "  previousKeys: ../../shared.json")
+    res = rebuild(tmp_path)
+    err = only_error(res, ops[2])
+    assert err.rule == "KEY-FILE" and err.location.line == line
+    assert "the previous-keys file" in err.message
+    unchanged_except(res, site, before, ops[2])
+
+
+@pytest.mark.parametrize("member", ["keyFile", "previousKeys"])
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_a_key_file_that_is_a_fifo_or_a_device_is_refused_unread(
+        tmp_path: Path, member: str, kind: str) -> None:
+    """A FIFO hung the whole batch; /dev/zero grew without bound. Now: refused at the line
+    naming it, in a batch (the link to /dev/zero also leads out of the folder) and in a
+    build of one's own (where a key file may lie anywhere, but must be a regular file)."""
+    from acap.builder import BuildOptions, build
+
+    ops, site = batch(tmp_path)
+    before = tree(site)
+    target = ops[0].parent / "keys" / "odd"
+    target.parent.mkdir()
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to("/dev/zero")
+    line = add_signing(ops[0], f"  {member}: keys/odd")
+    res = rebuild(tmp_path)
+    err = only_error(res, ops[0])
+    assert err.rule == "KEY-FILE" and err.location.line == line
+    assert ("FIFO" if kind == "fifo" else "outside this operator's folder") in err.message
+    unchanged_except(res, site, before, ops[0])
+    alone = build(BuildOptions(config=ops[0], site_dir=tmp_path / "alone"))
+    [err] = alone.report.errors
+    assert err.rule == "KEY-FILE" and err.location.line == line
+    assert ("a FIFO" if kind == "fifo" else "a device") in err.message
+    assert not (tmp_path / "alone").exists()
+
+
+def test_a_key_dir_named_by_the_platform_is_allowed(tmp_path: Path) -> None:
+    ops, _ = batch(tmp_path)
+    keys = tmp_path / "platform-keys"
+    keys.mkdir()
+    os.rename(ops[0].parent / ".acap" / "signing-key.pem", keys / "op0.pem")
+    add_signing(ops[0], f"  keyFile: {keys / 'op0.pem'}")
+    res = rebuild(tmp_path, key_dirs=[keys])
+    assert res.written and not res.failed, [report_text(o.report) for o in res.failed]
+    assert only_error(rebuild(tmp_path), ops[0]).rule == "KEY-FILE"  # not without it
+
+
+def public_jwk_of(site: Path, host: str) -> dict[str, str]:
+    return json.loads((site / host / ".well-known" / "jwks.json").read_text())["keys"][0]
+
+
+def test_listing_another_tenant_s_public_key_takes_over_nothing(tmp_path: Path) -> None:
+    """The attack: op2 copied op1's public key from op1's published JWKS into its previous
+    keys, took op1's host, and a subset build with --prune removed op1's folders. Now op2
+    fails (its previous keys name another's key), op1's folders stay byte for byte, and
+    op1 builds its own host afterwards."""
+    ops, site = batch(tmp_path)
+    before = tree(site)
+    stolen = public_jwk_of(site, "op1.example")
+    prev = ops[2].parent / "keys" / "previous-keys.json"
+    prev.parent.mkdir()
+    prev.write_text(json.dumps({"keys": [{**stolen, "kid": "op2-0"}]}))
+    text = ops[2].read_text(encoding="utf-8")
+    ops[2].write_text(text.replace("op2.example", "op1.example"))  # op1's card and host
+    for prune in (False, True):
+        res = build_many(BatchOptions(configs=[ops[2]], site_dir=site, prune=prune))
+        [o] = res.outcomes
+        assert not o.built and [f.rule for f in o.report.errors] == ["KEY-OWNER"]
+        assert o.report.errors[0].location.line == line_of(ops[2], "signing:")
+        assert res.pruned == []
+        assert hosts_of(tree(site), "op1.example") == hosts_of(before, "op1.example")
+    owner = build_many(BatchOptions(configs=[ops[1]], site_dir=site, full=True))
+    assert owner.written and not owner.failed, report_text(owner.outcomes[0].report)
+    assert hosts_of(tree(site), "op1.example") == hosts_of(before, "op1.example")
+
+
+def test_a_copy_of_another_tenant_s_key_signs_nothing(tmp_path: Path) -> None:
+    """A new tenant with a copy of another's key file (inside its own folder, under a kid
+    of its own): the key signed the other's card last time, so the copier fails, in the
+    batch and alone; the owner keeps building."""
+    ops, site = batch(tmp_path)
+    before = tree(site)
+    copier = tmp_path / "ops" / "op00003" / "operator.yaml"
+    (copier.parent / ".acap").mkdir(parents=True)
+    copier.write_text(operator_yaml(3, random.Random(3)), encoding="utf-8")
+    (copier.parent / ".acap" / "signing-key.pem").write_bytes(
+        (ops[1].parent / ".acap" / "signing-key.pem").read_bytes())
+    res = rebuild(tmp_path)
+    err = only_error(res, copier)
+    assert err.rule == "KEY-OWNER" and f"same key as {ops[1]}" in err.message
+    assert err.location.line == line_of(copier, "signing:")
+    unchanged_except(res, site, before, copier)
+    assert not (site / "op3.example").exists()
+    alone = build_many(BatchOptions(configs=[copier], site_dir=site))  # op1 not in it
+    [o] = alone.outcomes
+    assert [f.rule for f in o.report.errors] == ["KEY-OWNER"]
+    assert "signed another operator's card in the last build" in o.report.errors[0].message
+    assert hosts_of(tree(site), "op1.example") == hosts_of(before, "op1.example")
+
+
+def test_a_claim_on_the_spec_site_s_host_fails_the_claimant_alone(tmp_path: Path) -> None:
+    ops = write_operators(tmp_path / "ops", 3)
+    ops[0].write_text(ops[0].read_text() + "specSite: true\n")
+    ops[2].write_text(ops[2].read_text() + "specSite: true\ncache:\n  card: 60\n")
+    text = ops[1].read_text()
+    ops[1].write_text(text + "hosts:\n  agent-capability.org: {}\n")
+    site = tmp_path / "site"
+    res = build_many(BatchOptions(configs=ops, site_dir=site))
+    err = only_error(res, ops[1])
+    assert err.rule == "SITE-HOST" and err.location.line == len(text.splitlines()) + 2
+    spec = site / "agent-capability.org" / "ext" / "on-request" / "v1" / "index.html"
+    assert res.written and spec.is_file()
+    assert {o.config for o in res.built} == {ops[0], ops[2]}  # cache settings: both alike
+
+
+CNAME = "  ask.op0.example:\n    cname: "
+
+
+@pytest.mark.parametrize("hosts", ["  'ask\\\\op0.example': {}",
+                                   CNAME + '"ask.op0.example\\nevil.example"',
+                                   CNAME + "ask.op0.example evil.example"])
+def test_host_names_and_cnames_are_one_line_of_a_host_name(tmp_path: Path,
+                                                           hosts: str) -> None:
+    ops, site = batch(tmp_path)
+    before = tree(site)
+    text = ops[0].read_text()
+    ops[0].write_text(text + "hosts:\n" + hosts + "\n")
+    err = only_error(rebuild(tmp_path), ops[0])
+    assert err.rule == "URL-FORM"
+    assert err.location.line == len(text.splitlines()) + (2 if "cname" not in hosts else 3)
+    unchanged_except(rebuild(tmp_path), site, before, ops[0])
+    assert not [p for p in site.iterdir() if "\\" in p.name or "\n" in p.name]
