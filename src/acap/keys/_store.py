@@ -183,9 +183,12 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
                 new_alg = alg or "ES256"
                 private = generate_private_key(new_alg)
                 write_private_key(path, private, new_alg)
+                ignored = git_ignores(path)
                 out.notices.append(f"created a new {new_alg} signing key at "
-                                   f"{cfg.display_path(path)} (keep it safe and out of git; "
-                                   ".acap/ is git-ignored)")
+                                   f"{cfg.display_path(path)} (keep it safe and out of git"
+                                   + ("; git ignores it)" if ignored else ")"))
+                if ignored is False:
+                    out.findings.append(_not_ignored(cfg, path, loc))
             # first: a folder, FIFO, device or unreadable file is the one error
             data = read_regular(path, KEY_FILE_LIMIT)
             mode = path.stat().st_mode & 0o077
@@ -269,3 +272,30 @@ def _stale_key_finding(cfg: OperatorConfig, key: SigningKey, old: dict[str, Any]
     return Finding("KEY", "error", f"{where} holds the old key of kid {old_kid} (kept in "
                    f"{prev} since a rotation), and this build would sign kid {key.kid} with "
                    f"it: {key.kid} would name two keys", loc, fix)
+
+
+def git_ignores(path: Path) -> bool | None:
+    """Whether git ignores ``path`` (``git check-ignore``): ``True`` or ``False`` inside a
+    git work tree, ``None`` outside one (or without git). Asked rather than assumed:
+    a ``.gitignore`` that does not list the key lets one ``git add .`` commit it."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", "check-ignore", "-q", "--", path.name], cwd=path.parent,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {0: True, 1: False}.get(done.returncode)
+
+
+def _not_ignored(cfg: OperatorConfig, path: Path, loc: Location) -> Finding:
+    """The ``KEY`` warning for a new key file that git does not ignore."""
+    shown = cfg.display_path(path)
+    inside = is_inside(path, cfg.base_dir)
+    line = "/" + (shown.split("/", 1)[0] + "/" if "/" in shown else shown)
+    how = (f"add the line {line} to {cfg.display_path(cfg.base_dir / '.gitignore')} "
+           "(acap init writes one that does)" if inside else
+           "add it to the .gitignore of the repository it lies in")
+    return Finding("KEY", "warning", f"the new signing key {shown} is not ignored by git: "
+                   "one `git add .` would commit it", loc, how)
