@@ -172,9 +172,14 @@ class SigningKey:
             raise KeyProblem("a signing key needs a kid", "set signing.kid in operator.yaml")
 
     def public_jwk(self) -> dict[str, str]:
-        """The public JWK with ``kid``, ``alg`` and ``use: sig``; no private member."""
-        return {**public_jwk(self.private.public_key()), "kid": self.kid, "alg": self.alg,
-                "use": "sig"}
+        """The public JWK with ``kid``, ``alg`` and ``use: sig``; no private member (a new
+        dict each time; the key's numbers are read once: a build asks several times)."""
+        known = self.__dict__.get("_public_jwk")
+        if known is None:
+            known = {**public_jwk(self.private.public_key()), "kid": self.kid,
+                     "alg": self.alg, "use": "sig"}
+            self.__dict__["_public_jwk"] = known  # not a field: equality is unchanged
+        return dict(known)
 
     def sign(self, signing_input: bytes) -> bytes:
         """The JWS signature of ``signing_input`` (RFC 7515 §5.1 step 5).

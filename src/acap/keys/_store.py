@@ -47,6 +47,8 @@ from acap.load import (
     OperatorConfig,
     is_inside,
     read_regular,
+    real_path,
+    under,
 )
 
 
@@ -97,14 +99,14 @@ def key_file_findings(cfg: OperatorConfig, confine: Sequence[Path] | None) -> li
     out = []
     named = [("keyFile", cfg.key_file, "the signing key file")] if not cfg.key_from_env else []
     named.append(("previousKeys", cfg.previous_keys_file, "the previous-keys file"))
-    roots = [os.path.realpath(f) for f in confine] if confine is not None else None
+    roots = [real_path(f) for f in confine] if confine is not None else None
     for member, path, what in named:
         loc = cfg.at(f"/signing/{member}") if member in cfg.signing else \
             cfg.at("/signing", key=True) if "signing" in cfg.data else Location(cfg.loaded.file)
         shown = cfg.display_path(path)
         if roots is not None:
-            real = os.path.realpath(path)
-            if not any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in roots):
+            real = real_path(path)
+            if not any(under(real, r) for r in roots):
                 out.append(Finding(
                     "KEY-FILE", "error", f"{what} {shown} lies outside this operator's folder "
                     f"({cfg.display_path(cfg.base_dir) or '.'}): in a batch, an operator's "

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from acap.errors import FileRefused
 
-__all__ = ["KEY_FILE_LIMIT", "is_inside", "read_regular"]
+__all__ = ["KEY_FILE_LIMIT", "forget_real_paths", "is_inside", "read_regular", "real_path",
+           "under"]
 
 
 def is_inside(path: Path, folder: Path) -> bool:
@@ -26,10 +27,60 @@ def is_inside(path: Path, folder: Path) -> bool:
         folder: the folder it should lie in.
     """
     try:
-        path.resolve().relative_to(folder.resolve())
+        return under(real_path(path), real_path(folder))
     except (ValueError, OSError):
         return False
-    return True
+
+
+def under(real: str, folder: str) -> bool:
+    """True when the resolved path ``real`` is the resolved ``folder`` or lies in it (a
+    comparison of the strings, component by component)."""
+    return real == folder or real.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+#: Folders resolved so far (see :func:`real_path`): ``{absolute path: real path}``.
+_FOLDERS: dict[str, str] = {}
+
+
+def real_path(path: str | os.PathLike[str]) -> str:
+    """``os.path.realpath(path)``, with the folders resolved so far remembered: a batch
+    asks for the real path of thousands of files in one tree, and ``realpath`` would
+    look at every component of each (issue 16). A component is looked at once
+    (``lstat``); a symbolic link, and a path with ``..``, are resolved by
+    ``os.path.realpath`` itself. Forget what was learnt with :func:`forget_real_paths`
+    when the tree may have changed (a batch does at its start).
+    """
+    raw = os.fspath(path)
+    full = raw if os.path.isabs(raw) else os.path.join(os.getcwd(), raw)
+    if ".." in full.split(os.sep):
+        return os.path.realpath(full)
+    return _real(os.path.normpath(full))
+
+
+def _real(p: str) -> str:
+    hit = _FOLDERS.get(p)
+    if hit is not None:
+        return hit
+    parent, name = os.path.split(p)
+    if not name:
+        return p  # the root
+    full = os.path.join(_real(parent), name)
+    try:
+        st = os.lstat(full)
+    except OSError:
+        return full  # missing: as realpath has it, and not remembered
+    if stat.S_ISLNK(st.st_mode):
+        return os.path.realpath(full)
+    if stat.S_ISDIR(st.st_mode):
+        if len(_FOLDERS) > 200_000:
+            _FOLDERS.clear()
+        _FOLDERS[p] = full
+    return full
+
+
+def forget_real_paths() -> None:
+    """Forget the folders :func:`real_path` resolved (the tree may have changed)."""
+    _FOLDERS.clear()
 
 
 #: Largest file of each kind an operator names that acap reads (bytes): far above any
@@ -58,8 +109,8 @@ def read_regular(path: Path, limit: int, *, inside: Sequence[Path] | None = None
         OSError: it could not be read (permissions ...).
     """
     if inside is not None:
-        real = os.path.realpath(path)
-        if not any(_under(real, os.path.realpath(folder)) for folder in inside):
+        real = real_path(path)
+        if not any(under(real, real_path(folder)) for folder in inside):
             raise FileRefused(str(path), "it lies outside the folder it must be in")
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
@@ -85,10 +136,6 @@ def read_regular(path: Path, limit: int, *, inside: Sequence[Path] | None = None
     if len(data) > limit:  # grew while read
         raise FileRefused(str(path), f"it has more than {limit:,} bytes")
     return data
-
-
-def _under(real: str, folder: str) -> bool:
-    return real == folder or real.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _kind(mode: int) -> str:

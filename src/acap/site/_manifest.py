@@ -186,8 +186,10 @@ def read_manifest(site_dir: Path) -> Manifest | None:
     seen = _manifests.get(str(path))
     if seen is not None and seen[0] == key:
         return seen[1]
+    import orjson  # a batch's manifest holds a record per operator: parsed in C
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = orjson.loads(path.read_bytes())
     except (OSError, ValueError, RecursionError):
         return None
     result = Manifest(data) if isinstance(data, dict) else None
@@ -199,11 +201,20 @@ def read_manifest(site_dir: Path) -> Manifest | None:
 
 def write_manifest(folder: Path, manifest: Manifest) -> None:
     """Write ``manifest`` into the new site ``folder`` (at :data:`MANIFEST`): JSON with
-    sorted keys, 2-space indent, final newline."""
+    sorted keys, 2-space indent, UTF-8, final newline (orjson: a batch's manifest holds a
+    record per operator; the standard library for what orjson does not write)."""
+    import orjson
+
     forget_manifests()
     man = folder / MANIFEST
     man.parent.mkdir(parents=True, exist_ok=True)
-    man.write_text(json.dumps(manifest.data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    try:
+        data = orjson.dumps(manifest.data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+                            | orjson.OPT_APPEND_NEWLINE)
+    except TypeError:  # orjson.JSONEncodeError: e.g. an integer beyond 64 bits
+        data = (json.dumps(manifest.data, indent=2, sort_keys=True, ensure_ascii=False)
+                + "\n").encode("utf-8", "surrogateescape")
+    man.write_bytes(data)
 
 
 def forget_manifests() -> None:

@@ -44,6 +44,7 @@ from acap.builder.batch._model import (
     finding_data,
 )
 from acap.findings import Finding, Location
+from acap.load import real_path
 from acap.site import Manifest, read_manifest, swap_in, write_failure, write_manifest
 from acap.uris import SPEC_HOST
 
@@ -151,7 +152,7 @@ class _Linker:
     folder made once."""
 
     def __init__(self, site_dir: Path, tmp: Path) -> None:
-        self.site_dir, self.tmp = site_dir, tmp
+        self.site_dir, self.tmp = os.fspath(site_dir), os.fspath(tmp)  # strings: thousands
         self.made: set[str] = set()
 
     def link(self, files: list[str], digests: dict[str, str] | None = None
@@ -162,9 +163,9 @@ class _Linker:
         for rel in files:
             parent = rel.rpartition("/")[0]
             if parent and parent not in self.made:
-                os.makedirs(self.tmp / parent, exist_ok=True)
+                os.makedirs(os.path.join(self.tmp, parent), exist_ok=True)
                 self.made.add(parent)
-            src, dst = self.site_dir / rel, self.tmp / rel
+            src, dst = os.path.join(self.site_dir, rel), os.path.join(self.tmp, rel)
             try:
                 os.link(src, dst, follow_symlinks=False)
             except FileNotFoundError:
@@ -189,14 +190,14 @@ class _Owners:
 
     def __init__(self, result: BatchResult, records: list[dict[str, Any]],
                  site_dir: Path) -> None:
-        base = os.path.realpath(site_dir.parent)
+        base = real_path(site_dir.parent)
         self.real: dict[int, str] = {}
         self.from_site: dict[int, str] = {}
         by_real: dict[str, OperatorOutcome] = {}
         by_rel: dict[str, OperatorOutcome] = {}
         by_signer: dict[str, list[OperatorOutcome]] = {}
         for o in result.outcomes:
-            real = self.real[id(o)] = os.path.realpath(o.config)
+            real = self.real[id(o)] = real_path(o.config)
             rel = self.from_site[id(o)] = os.path.relpath(real, base)
             by_real.setdefault(real, o)
             by_rel.setdefault(rel, o)

@@ -36,7 +36,7 @@ from acap.builder.batch._model import (
     finding_from,
 )
 from acap.findings import Finding, Location, Report
-from acap.load import KEY_ENV
+from acap.load import KEY_ENV, forget_real_paths, real_path
 from acap.site import Manifest, read_manifest, write_failure
 
 
@@ -54,7 +54,7 @@ def find_configs(paths: Iterable[Path]) -> list[Path]:
         for f in _candidates(p):
             if f.is_symlink() and f.exists():
                 f = f.resolve()
-            out.setdefault(os.path.realpath(f), f)
+            out.setdefault(real_path(f), f)
     return list(out.values())
 
 
@@ -211,7 +211,7 @@ def reuse(config: Path, record: dict[str, Any], files: dict[str, str], job: Job
         return None
     if not outputs_unchanged(job.site_dir, files):
         return None
-    folder = os.path.dirname(os.path.realpath(config))
+    folder = os.path.dirname(real_path(config))
     templates = _templates(os.path.dirname(str(config)))
     roots = (folder, *(str(d) for d in job.key_dirs))
     hashes = _hash_reads(reads, templates, roots)
@@ -285,7 +285,7 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
     out = OperatorOutcome(config, ctx.report, hosts=ctx.files.hosts(), notices=ctx.notices,
                           card_url=cfg.card_url if cfg.card_host else None,
                           host_places=_host_places(cfg),
-                          key_file=None if cfg.key_from_env else os.path.realpath(cfg.key_file),
+                          key_file=None if cfg.key_from_env else real_path(cfg.key_file),
                           key_place=cfg.at("/signing/keyFile") if "keyFile" in cfg.signing
                           else cfg.at("/signing", key=True),
                           previous_place=cfg.at("/signing/previousKeys")
@@ -385,6 +385,7 @@ def build_many(options: BatchOptions) -> BatchResult:
     from acap.site import SiteBusy, batch_site_findings, new_site_folder, real_site_dir, site_lock
 
     gc.enable()  # many operators: let the collector run (the CLI turns it off)
+    forget_real_paths()  # the folders may have changed since this process last looked
     configs = find_configs(options.configs)
     result = BatchResult([], options.site_dir)
     if not configs:
@@ -421,7 +422,7 @@ def build_many(options: BatchOptions) -> BatchResult:
 
 def _build_all(result: BatchResult, options: BatchOptions, configs: list[Path],
                staging: Path | None, old: Manifest | None) -> None:
-    key_dirs = tuple(Path(os.path.realpath(d)) for d in options.key_dirs)
+    key_dirs = tuple(Path(real_path(d)) for d in options.key_dirs)
     job = Job(options.site_dir, options.pages, options.spec_site, options.strict,
               options.new_keys, key_dirs, options.full, job_salt(options, key_dirs))
     by_config: dict[str, dict[str, Any]] = {}
@@ -433,7 +434,7 @@ def _build_all(result: BatchResult, options: BatchOptions, configs: list[Path],
         files = old.files
     items: list[Item] = []
     for i, c in enumerate(configs):
-        rec = by_config.get(os.path.realpath(c))
+        rec = by_config.get(real_path(c))
         mine = {rel: files[rel] for h in rec.get("hosts") or [] for rel in by_host.get(h, ())
                 if rel in files} if rec is not None else {}
         items.append((i, c, rec, mine))
@@ -469,6 +470,7 @@ def _worker_start(parent: int) -> None:
     sends), and the worker ends when the parent does, however it ends (SIGKILL
     too): Linux's ``PR_SET_PDEATHSIG``, through ctypes, since neither the standard
     library nor a maintained package offers it. Elsewhere, the first two only."""
+    forget_real_paths()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
