@@ -100,7 +100,8 @@ def read_regular(path: Path, limit: int, *, inside: Sequence[Path] | None = None
         inside: folders (resolved here) the file must lie in, or ``None``.
 
     Returns:
-        The file's bytes.
+        The file's bytes. The file is looked at (``stat``) before it is opened: a device
+        is never opened.
 
     Raises:
         FileNotFoundError: there is no file at ``path`` (a missing optional file is
@@ -112,6 +113,11 @@ def read_regular(path: Path, limit: int, *, inside: Sequence[Path] | None = None
         real = real_path(path)
         if not any(under(real, real_path(folder)) for folder in inside):
             raise FileRefused(str(path), "it lies outside the folder it must be in")
+    # stat first: a device is never opened (opening some has effects of its own), and
+    # fstat after opening, for a file swapped in between.
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise FileRefused(str(path), f"it is {_kind(st.st_mode)}, not a regular file")
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except IsADirectoryError as exc:

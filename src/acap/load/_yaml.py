@@ -131,8 +131,12 @@ def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None =
 
     name = display or str(path)
     try:
-        # Without blocking, and only a regular file: a FIFO in a tenant's folder would
-        # hang a batch, a link to /dev/zero is no operator file (issue 12).
+        # Only a regular file, looked at before it is opened, and opened without
+        # blocking: a FIFO in a tenant's folder would hang a batch, a device is no
+        # operator file (issue 12).
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return _fail(name, "FILE", f"cannot read {name}: it is not a regular file",
+                         "give the operator file itself", None)
         with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
                 return _fail(name, "FILE", f"cannot read {name}: it is not a regular file",

@@ -322,3 +322,16 @@ def test_host_names_and_cnames_are_one_line_of_a_host_name(tmp_path: Path,
     assert err.location.line == len(text.splitlines()) + (2 if "cname" not in hosts else 3)
     unchanged_except(rebuild(tmp_path), site, before, ops[0])
     assert not [p for p in site.iterdir() if "\\" in p.name or "\n" in p.name]
+
+
+def test_an_operator_file_that_is_a_fifo_is_refused_unread(tmp_path: Path) -> None:
+    ops, site = batch(tmp_path)
+    before = tree(site)
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    res = build_many(BatchOptions(configs=[fifo, ops[0]], site_dir=site))  # returns
+    [err] = res.outcomes[0].report.errors
+    assert (err.rule, err.location.file) == ("FILE", str(fifo))
+    assert "not a regular file" in err.message
+    assert res.written and hosts_of(tree(site), "op0.example", "op1.example") == \
+        hosts_of(before, "op0.example", "op1.example")
