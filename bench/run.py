@@ -415,6 +415,20 @@ def bench_batch(runs: int, work: Path, counts: list[int]) -> list[Pairs]:
                     0.10, judged="wall")
     jobs = Pairs(f"batch build, {count:,} operators, 2 jobs", "the same with 1 job",
                  "<= 0.6x 1 job", 0.6, judged="wall")
+    # What this machine gives two processes: the same bare-Python work in two processes
+    # of half each, against one process doing all of it (0.5 on two free cores).
+    ceiling = Pairs("this machine: bare Python work in 2 processes", "the same work in 1",
+                    "(the machine's own ceiling for 2 jobs)", None, judged="wall")
+    imports = Pairs(f"rebuild of the {count:,} with 10 changed", "importing what a build "
+                    "imports (python -c, whole process)", "(the part no rebuild avoids)", None,
+                    judged="wall")
+    spin = "import sys\nx = 0\nfor i in range(int(sys.argv[1])): x += i\n"
+    halves = ("import subprocess, sys\nps = [subprocess.Popen([sys.executable, '-c', "
+              f"{spin!r}, str(int(sys.argv[1]) // 2)]) for _ in range(2)]\n"
+              "sys.exit(max(p.wait() for p in ps))\n")
+    deps = ("import acap.builder.batch._build, acap.builder._build, acap.builder.pages, "
+            "acap.checks, acap.card, acap.keys, acap.load, acap.site, yaml, cryptography, "
+            "jsonschema_rs, rfc8785, orjson")
     site = work / "site-rebuild"
     for r in range(runs):
         shutil.rmtree(site, ignore_errors=True)
@@ -432,7 +446,14 @@ def bench_batch(runs: int, work: Path, counts: list[int]) -> list[Pairs]:
         shutil.rmtree(work / "site-j2")
         jobs.wall.append((two[0], one[0]))
         jobs.cpu.append((two[1], one[1]))
-    return [*out, rebuild, jobs]
+        whole = measured([PY, "-c", spin, "40000000"], work, env)
+        split = measured([PY, "-c", halves, "40000000"], work, env)
+        ceiling.wall.append((split[0], whole[0]))
+        ceiling.cpu.append((split[1], whole[1]))
+        imp = measured([PY, "-c", deps], work, env)
+        imports.wall.append((inc[0], imp[0]))
+        imports.cpu.append((inc[1], imp[1]))
+    return [*out, rebuild, imports, jobs, ceiling]
 
 
 def batch_report(figures: list[Pairs]) -> str:
