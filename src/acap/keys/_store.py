@@ -100,17 +100,19 @@ def key_file_findings(cfg: OperatorConfig, confine: Sequence[Path] | None) -> li
     named = [("keyFile", cfg.key_file, "the signing key file")] if not cfg.key_from_env else []
     named.append(("previousKeys", cfg.previous_keys_file, "the previous-keys file"))
     roots = [real_path(f) for f in confine] if confine is not None else None
-    for member, path, what in named:
-        loc = cfg.at(f"/signing/{member}") if member in cfg.signing else \
+    def place(member: str) -> Location:
+        return cfg.at(f"/signing/{member}") if member in cfg.signing else \
             cfg.at("/signing", key=True) if "signing" in cfg.data else Location(cfg.loaded.file)
-        shown = cfg.display_path(path)
+
+    for member, path, what in named:
         if roots is not None:
             real = real_path(path)
             if not any(under(real, r) for r in roots):
+                shown = cfg.display_path(path)
                 out.append(Finding(
                     "KEY-FILE", "error", f"{what} {shown} lies outside this operator's folder "
                     f"({cfg.display_path(cfg.base_dir) or '.'}): in a batch, an operator's "
-                    "key files are its own", loc,
+                    "key files are its own", place(member),
                     f"keep it in the operator's folder (signing.{member} relative to "
                     f"{cfg.path.name}), or have the platform name its folder with --key-dir"))
                 continue
@@ -122,8 +124,8 @@ def key_file_findings(cfg: OperatorConfig, confine: Sequence[Path] | None) -> li
             kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" \
                 if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or \
                 stat.S_ISBLK(mode) else "a special file"
-            out.append(Finding("KEY-FILE", "error", f"{what} {shown} is {kind}, not a regular "
-                               "file; acap does not read it", loc,
+            out.append(Finding("KEY-FILE", "error", f"{what} {cfg.display_path(path)} is "
+                               f"{kind}, not a regular file; acap does not read it", place(member),
                                f"point signing.{member} at the file itself"))
     return out
 
