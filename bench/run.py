@@ -5,11 +5,15 @@ Usage::
     python bench/run.py                  # all benchmarks, table + bench/results/latest.json
     python bench/run.py --quick          # fewer repeats
     python bench/run.py --only sign      # one group: process, cli, sign, verify, specsite, batch
+    python bench/run.py --only batch --count 1000 --runs 5   # the batch figures of issue 16
 
 Timing is the standard library's ``time.perf_counter``; each figure is the
 median of repeated runs with min and max shown. Targets (issue 7) are ratios
 of a figure to its reference from the same run, so a noisy machine moves both.
-Run it on an otherwise idle machine for stable numbers.
+The batch figures (issue 16) are whole processes, wall and CPU time (the process
+and its workers, ``getrusage``), on a memory file system where there is one, each
+run paired with its reference run, alternating; the ratio is per pair, shown as
+the median and range. Run it on an otherwise idle machine for stable numbers.
 """
 
 from __future__ import annotations
@@ -324,83 +328,154 @@ def make_operators(folder: Path, count: int) -> list[Path]:
     return write_operators(folder, count)
 
 
-def batch_floor(ops: list[Path], out: Path) -> float:
-    """Seconds per card for only the library calls a signed card needs, nothing of
-    acap's own: read operator.yaml and compose it (PyYAML on libyaml), load the
-    PEM key, RFC 8785 of the card, ECDSA, the card and JWKS as pretty JSON, and
-    the four files a host gets with pages off (card, JWKS, _headers, .nojekyll)
-    written and hashed for the manifest. The card and JWKS are those acap built
-    (read before timing), so the JSON and signing work on the same data."""
-    import hashlib
+@dataclass
+class Pairs:
+    """One batch figure: per alternating run, acap's time and its reference's (seconds),
+    wall and CPU; the ratio of each run's pair is what the target judges."""
 
-    import rfc8785
-    import yaml
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+    name: str
+    reference: str
+    target: str
+    limit: float | None
+    wall: list[tuple[float, float]] = field(default_factory=list)
+    cpu: list[tuple[float, float]] = field(default_factory=list)
+    judged: str = "cpu"  # which of the two the target is about
 
-    built = out.parent / "batch-floor-input"
-    if not built.exists():
-        from acap.builder.batch import BatchOptions, build_many
+    def ratios(self, kind: str) -> list[float]:
+        return [a / b for a, b in getattr(self, kind)]
 
-        build_many(BatchOptions(configs=ops, site_dir=built, jobs=1, pages=False))
-    hosts = [built / f"op{int(p.parent.name[2:])}.example" for p in ops]  # bench/generate.py
-    docs = [(json.loads((h / ".well-known/agent-card.json").read_bytes()),
-             json.loads((h / ".well-known/jwks.json").read_bytes()),
-             (h / "_headers").read_bytes()) for h in hosts]
-    shutil.rmtree(out, ignore_errors=True)
+
+def measured(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
+    """Run ``cmd`` as a whole process: ``(wall seconds, CPU seconds of it and its children,
+    its standard output)``."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    for i, (path, (card, jwks, headers)) in enumerate(zip(ops, docs, strict=True)):
-        yaml.compose(path.read_bytes(), Loader=yaml.CSafeLoader)
-        key = load_pem_private_key((path.parent / ".acap/signing-key.pem").read_bytes(), None)
-        body = {k: v for k, v in card.items() if k != "signatures"}
-        key.sign(rfc8785.dumps(body), ec.ECDSA(hashes.SHA256()))  # type: ignore[union-attr, call-arg]
-        files = {".well-known/agent-card.json": json.dumps(card, indent=2, ensure_ascii=False),
-                 ".well-known/jwks.json": json.dumps(jwks, indent=2, ensure_ascii=False)}
-        host = out / f"h{i}"
-        (host / ".well-known").mkdir(parents=True)
-        for rel, data in [*((r, (t + "\n").encode()) for r, t in files.items()),
-                          ("_headers", headers), (".nojekyll", b"")]:
-            (host / rel).write_bytes(data)
-            hashlib.sha256(data).hexdigest()
-    return (time.perf_counter() - start) / len(ops)
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"benchmark command failed: {' '.join(cmd)}\n"
+                         f"{proc.stdout.decode()[-2000:]}{proc.stderr.decode()[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc.stdout.decode()
 
 
-def bench_batch(repeats: int, work: Path, count: int) -> list[Figure]:
-    """A batch build of ``count`` generated operators, pages off: one process, and
-    ``--jobs`` one per CPU; each against the floor of the library calls alone."""
-    from acap.builder.batch import BatchOptions, build_many, default_jobs
+def bench_batch(runs: int, work: Path, counts: list[int]) -> list[Pairs]:
+    """Batch builds of generated operators, pages off, whole processes (``acap build DIR``
+    as platforms run it), each against a reference measured in the same run, alternating:
 
-    ops = make_operators(work / "batch", count)
-    jobs = default_jobs()
-    samples: list[float] = []
-    parallel: list[float] = []
-    floor: list[float] = []
-    for r in range(repeats):
-        for n, into in ((1, samples), (jobs, parallel)):
-            site = work / f"batch-site-{n}-{r}"
-            start = time.perf_counter()
-            result = build_many(BatchOptions(configs=ops, site_dir=site, jobs=n, pages=False))
-            elapsed = time.perf_counter() - start
-            if result.failed:
-                raise SystemExit(f"batch build failed for {len(result.failed)} operators")
-            into.append(elapsed / count)
+    * the full build (``-j 1 --full``) against the floor (``bench/floor.py``: the library
+      calls alone, nothing of acap's own), for each of ``counts``;
+    * the rebuild of the whole folder with 10 operators changed against the full build;
+    * ``-j 2`` against ``-j 1`` (full builds).
+    """
+    acap = shutil.which("acap", path=str(Path(PY).parent)) or "acap"
+    env = dict(os.environ)
+    env.pop("ACAP_SIGNING_KEY", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+
+    def build(ops: Path, site: Path, *extra: str) -> tuple[float, float]:
+        wall, cpu, _ = measured([acap, "build", str(ops), "--site-dir", str(site),
+                                 "--no-pages", *extra], work, env)
+        return wall, cpu
+
+    out: list[Pairs] = []
+    first: tuple[Path, int] | None = None
+    for count in counts:
+        print(f"  {count} operators ...", file=sys.stderr)
+        ops = work / f"ops-{count}"
+        make_operators(ops, count)
+        ref = work / f"ref-{count}"
+        build(ops, ref, "-j", "1")  # the floor's data; warms the disk cache and .pyc files
+        fig = Pairs(f"batch build, {count:,} operators, 1 job, whole process",
+                    "the floor: library calls alone (bench/floor.py), whole process",
+                    "CPU <= 1.6x floor", 1.6)
+        for r in range(runs):
+            site = work / f"site-{count}-{r}"
+            a_wall, a_cpu = build(ops, site, "-j", "1", "--full")
             shutil.rmtree(site)
-        floor.append(batch_floor(ops, work / "batch-floor"))
-    floor_m = statistics.median(floor)
-    return [
-        Figure(f"batch build, {count} operators, 1 job (per card)", samples,
-               "library calls alone (floor)", ">= 1500 cards/s per core", None,
-               extra={"cards_per_second": 1 / statistics.median(samples),
-                      "reference_median": floor_m}),
-        Figure(f"batch build, {count} operators, {jobs} jobs (per card per core)",
-               [s * jobs for s in parallel], "library calls alone (floor)",
-               ">= 1500 cards/s per core", None,
-               extra={"cards_per_second": 1 / statistics.median(parallel) / jobs,
-                      "reference_median": floor_m}),
-        Figure("batch floor: library calls alone (per card)", floor, None,
-               "(reference)", None, extra={"cards_per_second": 1 / floor_m}),
-    ]
+            floor_out = work / f"floor-{count}-{r}"
+            f_wall, f_cpu, text = measured([PY, str(REPO / "bench" / "floor.py"), str(ops),
+                                            str(ref), str(floor_out)], work, env)
+            pre = json.loads(text.strip().splitlines()[-1])
+            shutil.rmtree(floor_out)
+            fig.wall.append((a_wall, f_wall - pre["preload_wall"]))
+            fig.cpu.append((a_cpu, f_cpu - pre["preload_cpu"]))
+        out.append(fig)
+        if first is None:
+            first = (ops, count)
+    assert first is not None
+    ops, count = first
+    configs = sorted(ops.glob("*/operator.yaml"))[:10]
+    texts = [c.read_text(encoding="utf-8") for c in configs]
+    rebuild = Pairs(f"rebuild of the {count:,} with 10 changed (whole folder, 1 job)",
+                    "the full build (-j 1 --full) just before it", "<= 0.10x full build",
+                    0.10, judged="wall")
+    jobs = Pairs(f"batch build, {count:,} operators, 2 jobs", "the same with 1 job",
+                 "<= 0.6x 1 job", 0.6, judged="wall")
+    # What this machine gives two processes: the same bare-Python work in two processes
+    # of half each, against one process doing all of it (0.5 on two free cores).
+    ceiling = Pairs("this machine: bare Python work in 2 processes", "the same work in 1",
+                    "(the machine's own ceiling for 2 jobs)", None, judged="wall")
+    imports = Pairs(f"rebuild of the {count:,} with 10 changed", "importing what a build "
+                    "imports (python -c, whole process)", "(the part no rebuild avoids)", None,
+                    judged="wall")
+    spin = "import sys\nx = 0\nfor i in range(int(sys.argv[1])): x += i\n"
+    halves = ("import subprocess, sys\nps = [subprocess.Popen([sys.executable, '-c', "
+              f"{spin!r}, str(int(sys.argv[1]) // 2)]) for _ in range(2)]\n"
+              "sys.exit(max(p.wait() for p in ps))\n")
+    deps = ("import acap.builder.batch._build, acap.builder._build, acap.builder.pages, "
+            "acap.checks, acap.card, acap.keys, acap.load, acap.site, yaml, cryptography, "
+            "jsonschema_rs, rfc8785, orjson")
+    site = work / "site-rebuild"
+    for r in range(runs):
+        shutil.rmtree(site, ignore_errors=True)
+        full = build(ops, site, "-j", "1", "--full")
+        for c, t in zip(configs, texts, strict=True):
+            c.write_text(t.replace("assistant\n", f"assistant {r}\n"), encoding="utf-8")
+        inc = build(ops, site, "-j", "1")
+        for c, t in zip(configs, texts, strict=True):
+            c.write_text(t, encoding="utf-8")
+        rebuild.wall.append((inc[0], full[0]))
+        rebuild.cpu.append((inc[1], full[1]))
+        one = build(ops, work / "site-j1", "-j", "1", "--full")
+        two = build(ops, work / "site-j2", "-j", "2", "--full")
+        shutil.rmtree(work / "site-j1")
+        shutil.rmtree(work / "site-j2")
+        jobs.wall.append((two[0], one[0]))
+        jobs.cpu.append((two[1], one[1]))
+        whole = measured([PY, "-c", spin, "40000000"], work, env)
+        split = measured([PY, "-c", halves, "40000000"], work, env)
+        ceiling.wall.append((split[0], whole[0]))
+        ceiling.cpu.append((split[1], whole[1]))
+        imp = measured([PY, "-c", deps], work, env)
+        imports.wall.append((inc[0], imp[0]))
+        imports.cpu.append((inc[1], imp[1]))
+    return [*out, rebuild, imports, jobs, ceiling]
+
+
+def batch_report(figures: list[Pairs]) -> str:
+    """The batch figures: each side's median (min to max) and the ratio of each run's pair."""
+    def span(values: list[float], fmt: str) -> str:
+        return f"{statistics.median(values):{fmt}} ({min(values):{fmt}}-{max(values):{fmt}})"
+
+    rows = [("figure", "kind", "acap s", "reference s", "ratio", "target", "met")]
+    for f in figures:
+        for kind in ("cpu", "wall"):
+            pairs = getattr(f, kind)
+            ratios = f.ratios(kind)
+            met = ""
+            if f.limit is not None and kind == f.judged:
+                met = "yes" if statistics.median(ratios) <= f.limit else "NO"
+            rows.append((f.name, kind, span([a for a, _ in pairs], ".2f"),
+                         span([b for _, b in pairs], ".2f"), span(ratios, ".2f") + "x",
+                         f.target if kind == f.judged else "", met))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = [" | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    lines.insert(1, "-+-".join("-" * w for w in widths))
+    return "\n".join(lines)
 
 
 def report(figures: list[Figure]) -> str:
@@ -413,12 +488,7 @@ def report(figures: list[Figure]) -> str:
         met = ""
         if f.ratio_limit and ratio is not None:
             met = "yes" if ratio <= f.ratio_limit else "NO"
-        if "cards_per_second" in f.extra:
-            cps = f.extra["cards_per_second"]
-            met = ("yes" if cps >= 1500 else "NO") if f.target and f.target[0] == ">" else ""
-            ratio_s = f"{cps:,.0f} cards/s" + (f" ({ratio:.2f}x)" if ratio else "")
-        else:
-            ratio_s = f"{ratio:.2f}x" if ratio is not None else ""
+        ratio_s = f"{ratio:.2f}x" if ratio is not None else ""
         rows.append((f.name.strip(), f"{med:.3f} ms", f"{lo:.3f}", f"{hi:.3f}",
                      f"{f.reference or ''} {ref * scale:.3f} ms" if ref else "", ratio_s,
                      f.target or "", met))
@@ -428,17 +498,31 @@ def report(figures: list[Figure]) -> str:
     return "\n".join(lines)
 
 
+def memory_tmp() -> str | None:
+    """A memory file system for the batch figures (the floor is a disk's speed otherwise),
+    when this machine has one."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer repeats")
     ap.add_argument("--only", choices=["process", "cli", "sign", "verify", "specsite", "batch"],
                     default=None)
-    ap.add_argument("--count", type=int, default=1000, help="operators in the batch build")
+    ap.add_argument("--count", type=int, action="append", default=None,
+                    help="operators in the batch builds (repeatable) [default: 1000 and "
+                         "10000; --quick: 1000]")
+    ap.add_argument("--runs", type=int, default=None,
+                    help="alternating runs of each batch figure [default: 5; --quick: 3]")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "latest.json")
     args = ap.parse_args()
     repeats = 5 if args.quick else 15
+    counts = args.count or ([1000] if args.quick else [1000, 10000])
     figures: list[Figure] = []
-    with tempfile.TemporaryDirectory(prefix="acap-bench-") as tmp:
+    pairs: list[Pairs] = []
+    with tempfile.TemporaryDirectory(prefix="acap-bench-") as tmp, \
+            tempfile.TemporaryDirectory(prefix="acap-bench-", dir=memory_tmp()) as mem:
         work = Path(tmp)
         groups: dict[str, Callable[[], list[Figure]]] = {
             "process": lambda: bench_process(repeats, work),
@@ -446,19 +530,32 @@ def main() -> None:
             "sign": lambda: bench_sign(repeats, 200),
             "verify": lambda: bench_verify(repeats, 100),
             "specsite": lambda: bench_spec_site(repeats),
-            "batch": lambda: bench_batch(3 if args.quick else 5, work, args.count),
         }
         for name, fn in groups.items():
             if args.only in (None, name):
                 print(f"running {name} ...", file=sys.stderr)
                 figures.extend(fn())
-    print(report(figures))
+        if args.only in (None, "batch"):
+            print(f"running batch (in {mem}) ...", file=sys.stderr)
+            pairs = bench_batch(args.runs or (3 if args.quick else 5), Path(mem), counts)
+    if figures:
+        print(report(figures))
+    if pairs:
+        print(("\n" if figures else "") + batch_report(pairs))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({
         "python": sys.version.split()[0], "cpus": os.cpu_count(),
+        "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+        else os.cpu_count(),
         "figures": [{"name": f.name.strip(), "median_s": f.median, "min_s": min(f.samples),
                      "max_s": max(f.samples), "reference": f.reference, "target": f.target,
                      **f.extra} for f in figures],
+        "batch": [{"name": p.name, "reference": p.reference, "target": p.target,
+                   "judged": p.judged, "limit": p.limit,
+                   "wall_s": p.wall, "cpu_s": p.cpu,
+                   "ratio_median": {k: statistics.median(p.ratios(k)) for k in ("cpu", "wall")},
+                   "ratio_range": {k: [min(p.ratios(k)), max(p.ratios(k))]
+                                   for k in ("cpu", "wall")}} for p in pairs],
     }, indent=2) + "\n", encoding="utf-8")
     print(f"\nwrote {args.out}", file=sys.stderr)
 

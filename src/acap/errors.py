@@ -20,9 +20,9 @@ defined; it never leaves :mod:`acap.publisher`.
 
 from __future__ import annotations
 
-__all__ = ["AcapError", "CanonicalizationError", "CardBuildError", "FetchError", "GitError",
-           "JsonTextError", "KeyProblem", "KeyTextProblem", "KeysUnavailable", "ReplyError",
-           "SitePathError", "TemplateLinkOutside"]
+__all__ = ["AcapError", "CanonicalizationError", "CardBuildError", "FetchError", "FileRefused",
+           "GitError", "JsonTextError", "KeyProblem", "KeyTextProblem", "KeysUnavailable",
+           "ReplyError", "SitePathError", "TemplateLinkOutside", "TemplateRefused"]
 
 
 class AcapError(Exception):
@@ -119,7 +119,44 @@ class GitError(AcapError):
     own message (its standard error) verbatim."""
 
 
-class TemplateLinkOutside(AcapError):
+class FileRefused(AcapError):
+    """A file acap was asked to read and did not: not a regular file (a folder, a FIFO,
+    a device such as ``/dev/zero``), larger than the limit for its kind, or outside the
+    folder it must lie in (a batch tenant's key file in another tenant's folder).
+    Judged before a byte is read, so that nothing hangs or grows without bound.
+
+    Attributes:
+        path: the file as named.
+        reason: why, in plain words, without the path (``"it is a FIFO, not a regular
+            file"``), for messages that name the file elsewhere.
+        kind: what it is when it is not a regular file (``"a named pipe (FIFO)"``),
+            else ``None``.
+    """
+
+    def __init__(self, path: str, reason: str, hint: str | None = None, *,
+                 kind: str | None = None) -> None:
+        super().__init__(f"{path}: {reason}", hint)
+        self.path = path
+        self.reason = reason
+        self.kind = kind
+
+
+class TemplateRefused(AcapError):
+    """A file of the operator's templates/ folder that acap does not read: not a regular
+    file, or too large (see :class:`TemplateLinkOutside` for links leading out).
+
+    Attributes:
+        name: the template name asked for (``footer.html``).
+        filename: its path inside templates/.
+    """
+
+    def __init__(self, name: str, filename: str, message: str | None = None) -> None:
+        super().__init__(message or f"{filename} is not a template acap reads")
+        self.name = name
+        self.filename = filename
+
+
+class TemplateLinkOutside(TemplateRefused):
     """A file of the operator's templates/ folder is a symbolic link (or lies under one)
     that leads out of that folder; acap does not follow it: whatever it points at (a
     key, a file of another project) would be published.
@@ -130,6 +167,4 @@ class TemplateLinkOutside(AcapError):
     """
 
     def __init__(self, name: str, filename: str) -> None:
-        super().__init__(f"{filename} leads out of the templates folder")
-        self.name = name
-        self.filename = filename
+        super().__init__(name, filename, f"{filename} leads out of the templates folder")

@@ -2,7 +2,8 @@
 
 * :data:`EXTENSION_URI`: the On Request extension's URI (spec, front matter; OR-3.1).
 * :data:`SPEC_BASE`: where the extension's own files are published (its URI with a
-  trailing slash); a finding's ``see:`` link is ``SPEC_BASE#<requirement id>``.
+  trailing slash); a finding's ``see:`` link is ``SPEC_BASE#<requirement id>``;
+  :data:`SPEC_HOST` its host, whose folder the specification site fills.
 * :data:`RULES_PAGE`: the page of the spec site that lists acap's own rule ids, each
   row anchored by its id: the ``see:`` link of a finding of acap's own rules.
 * :data:`CARD_PATH`, :data:`JWKS_PATH`: the Agent Card's well-known location (A2A 1.0
@@ -15,12 +16,13 @@ from __future__ import annotations
 from pathlib import Path
 
 __all__ = ["CARD_PATH", "EXTENSIONS_HEADER", "EXTENSION_URI", "JWKS_PATH", "RULES_PAGE",
-           "SPEC_BASE",
-           "card_url", "jwks_url", "url_for_site_file"]
+           "SPEC_BASE", "SPEC_HOST", "card_url", "jwks_url", "url_for_site_file"]
 
 EXTENSION_URI = "https://agent-capability.org/ext/on-request/v1"
 SPEC_BASE = EXTENSION_URI + "/"
 RULES_PAGE = SPEC_BASE + "conformance.html"
+#: The host of the extension's specification site (``specSite: true``).
+SPEC_HOST = EXTENSION_URI.split("/")[2]
 CARD_PATH = "/.well-known/agent-card.json"
 JWKS_PATH = "/.well-known/jwks.json"
 EXTENSIONS_HEADER = "A2A-Extensions"

@@ -12,6 +12,7 @@ Nothing is written when any step reports an error: the previous site/ stays.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from pathlib import Path
 
 from acap._package import __version__
@@ -20,10 +21,10 @@ from acap.builder._policy import agent_policy, policy_bytes, policy_path_for
 from acap.builder._steps import FINAL_CHECKS, STEPS, Step, bug_finding
 from acap.builder.pages import SERVERS_DIR, cache_policy, server_files
 from acap.checks import check_operator
-from acap.errors import SitePathError
+from acap.errors import FileRefused, SitePathError
 from acap.findings import Finding, Location, Report
 from acap.keys import key_history
-from acap.load import OperatorConfig, load_operator
+from acap.load import KEY_FILE_LIMIT, OperatorConfig, load_operator, read_regular
 from acap.site import (
     Manifest,
     SiteFiles,
@@ -37,26 +38,49 @@ from acap.site import (
 )
 from acap.uris import CARD_PATH, JWKS_PATH
 
-__all__ = ["assemble", "build", "input_digest", "write_or_report"]
+__all__ = ["assemble", "build", "file_hash", "input_digest", "input_files", "write_or_report"]
 
 
-def input_digest(cfg: OperatorConfig) -> str:
+def input_files(cfg: OperatorConfig) -> list[Path]:
+    """What a build reads besides the signing key, in the order :func:`input_digest`
+    hashes it: operator.yaml, operator.private.yaml, the previous keys, and every entry
+    of templates/ but its folders (sorted)."""
+    paths = [cfg.path, cfg.private_values_file, cfg.previous_keys_file]
+    tpl = cfg.base_dir / "templates"
+    if tpl.is_dir():  # every entry but folders: a FIFO or link added is a change too
+        paths += sorted(p for p in tpl.rglob("*") if not p.is_dir())
+    return paths
+
+
+def file_hash(path: Path) -> bytes | None:
+    """SHA-256 of a file a build reads, judged first (a regular file of bounded size:
+    a FIFO or ``/dev/zero`` named there is never waited on); ``None`` when it is
+    missing or refused."""
+
+    try:
+        return hashlib.sha256(read_regular(path, 16 * KEY_FILE_LIMIT)).digest()
+    except (OSError, FileRefused):
+        return None
+
+
+def input_digest(cfg: OperatorConfig,
+                 hashes: Mapping[Path, bytes | None] | None = None) -> str:
     """SHA-256 over everything a build reads: operator.yaml, operator.private.yaml
     (a value declared private after a build must stop that build's files going out),
     templates/, previous keys and acap's version. ``acap publish`` compares it to
-    refuse a stale site/. Kept in the build manifest, which is never published."""
+    refuse a stale site/. Kept in the build manifest, which is never published.
+
+    Args:
+        cfg: the loaded operator.yaml.
+        hashes: :func:`file_hash` of the files of :func:`input_files`, when already
+            computed (a batch hashes each file once); otherwise each is read here.
+    """
     h = hashlib.sha256(f"acap {__version__}\n".encode())
-    paths = [cfg.path, cfg.private_values_file, cfg.previous_keys_file]
-    tpl = cfg.base_dir / "templates"
-    if tpl.is_dir():
-        paths += sorted(p for p in tpl.rglob("*") if p.is_file())
-    for p in paths:
+    for p in input_files(cfg):
         h.update(str(p.relative_to(cfg.base_dir) if p.is_relative_to(cfg.base_dir) else p)
                  .encode() + b"\0")
-        try:
-            h.update(hashlib.sha256(p.read_bytes()).digest())
-        except OSError:
-            h.update(b"-")
+        digest = hashes[p] if hashes is not None and p in hashes else file_hash(p)
+        h.update(digest if digest is not None else b"-")
     return h.hexdigest()
 
 

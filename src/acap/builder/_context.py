@@ -36,6 +36,9 @@ class BuildOptions:
             (batch builds for hosting platforms).
         force: replace a site folder holding another card's build, or files the
             previous build did not write (:mod:`acap.site._guard`).
+        key_dirs: a batch tenant's build: the folders, besides the operator's own, that
+            its key files may lie in (``--key-dir``); ``None`` (a build of one's own):
+            key files may lie anywhere (:func:`acap.keys.resolve_signing_key`).
     """
 
     config: Path = Path("operator.yaml")
@@ -46,6 +49,7 @@ class BuildOptions:
     strict: bool = False
     pages: bool = True
     force: bool = False
+    key_dirs: tuple[Path, ...] | None = None
 
     def resolved_site_dir(self) -> Path:
         """``site_dir``, or ``site`` next to operator.yaml."""

@@ -11,7 +11,8 @@ Writes, from templates shipped in the package (``acap/data/init/``):
   to GitHub Pages, the hidden ``.well-known`` folder included, with the
   signing key from the repository secret ``ACAP_SIGNING_KEY``.
 
-An existing file is never overwritten: it is left as it is and reported.
+An existing file is never overwritten: it is left as it is and reported; an
+existing ``.gitignore`` gets the lines it lacks appended (none removed).
 The package stores dotfiles without their dot (``gitignore``,
 ``github/``) because setuptools' package-data globs skip hidden files.
 """
@@ -41,11 +42,14 @@ class InitResult:
 
     Attributes:
         created: files written (absolute paths).
-        skipped: files that existed and were left untouched.
+        skipped: files that existed and were left untouched (but for ``appended``).
+        appended: the lines added to an existing ``.gitignore`` (see
+            :func:`extend_gitignore`).
     """
 
     created: list[Path] = field(default_factory=list)
     skipped: list[Path] = field(default_factory=list)
+    appended: list[str] = field(default_factory=list)
 
 
 def pip_spec() -> str:
@@ -112,6 +116,31 @@ def ignored_patterns() -> list[str]:
             if line.strip() and not line.lstrip().startswith("#")]
 
 
+def extend_gitignore(path: Path) -> list[str]:
+    """Append to an existing ``.gitignore`` the lines of acap's (:func:`ignored_patterns`)
+    it does not have, under a comment saying why; no line is removed or changed.
+
+    Args:
+        path: the ``.gitignore``.
+
+    Returns:
+        The lines appended (``[]`` when it had them all).
+
+    Raises:
+        OSError: it could not be read or written.
+    """
+    text = path.read_bytes().decode("utf-8", "surrogateescape")
+    have = {line.strip() for line in text.splitlines()}
+    missing = [p for p in ignored_patterns() if p not in have]
+    if missing:
+        block = ("" if not text or text.endswith("\n") else "\n") + \
+            "\n# added by acap init: the signing key, site/ and what is given on request " \
+            "stay out of git\n" + "".join(p + "\n" for p in missing)
+        with open(path, "a", encoding="utf-8", errors="surrogateescape", newline="\n") as fh:
+            fh.write(block)
+    return missing
+
+
 def init_project(folder: Path) -> InitResult:
     """Write a new operator project into ``folder`` (created if needed).
 
@@ -119,7 +148,8 @@ def init_project(folder: Path) -> InitResult:
         folder: the project folder.
 
     Returns:
-        An :class:`InitResult`. Files that exist are skipped, never changed.
+        An :class:`InitResult`. Files that exist are skipped, never overwritten; an
+        existing ``.gitignore`` gets the lines it lacks appended.
 
     Raises:
         OSError: a file could not be written (files written before stay).
@@ -136,6 +166,8 @@ def init_project(folder: Path) -> InitResult:
                 fh.write(text)
         except FileExistsError:
             result.skipped.append(target.absolute())
+            if rel == ".gitignore":
+                result.appended = extend_gitignore(target)
             continue
         result.created.append(target.absolute())
     return result

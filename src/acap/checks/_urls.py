@@ -18,6 +18,7 @@ operator.yaml and card checks attach the place.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import replace
 from typing import NamedTuple
@@ -124,8 +125,20 @@ def host_problems(host: str, *, what: str = "the host") -> list[Problem]:
 
     if host.startswith("[") or _is_ipv4(host):
         return []
+    odd = next((c for c in host if c.isspace() or unicodedata.category(c) in ("Cc", "Cf")
+                or c == "\\"), None)
+    if odd is not None:  # a two-line CNAME, a folder named with a backslash (issue 12)
+        kind = "a space" if odd == " " else "a backslash" if odd == "\\" else \
+            "a line break" if odd in "\r\n" else f"the invisible character U+{ord(odd):04X}"
+        return [Problem("URL-FORM", "error", f"{what} {host!r} contains {kind}; a host name "
+                        "is letters, digits, hyphens and dots", "write the name only, on one "
+                        "line, e.g. example.com")]
     if any(c in host for c in "/:@?#%") or host.startswith("."):
         return [Problem("URL-FORM", "error", f"{what} '{host}' is not a host name",
+                        "write the name only, e.g. example.com")]
+    if host.isascii() and not re.fullmatch(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?", host):
+        return [Problem("URL-FORM", "error", f"{what} '{host}' is not a host name: a host "
+                        "name is letters, digits, hyphens and dots, with no empty label",
                         "write the name only, e.g. example.com")]
     if host.endswith("."):
         bare = host.rstrip(".")

@@ -18,10 +18,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from acap.errors import KeyProblem, SitePathError
+from acap.errors import FileRefused, KeyProblem, SitePathError
 from acap.findings import Finding, Location
 from acap.keys._key import PRIVATE_MEMBERS, SigningKey, read_key_file_doc, thumbprint
-from acap.load import KEY_ENV, OperatorConfig
+from acap.load import KEY_ENV, KEY_FILE_LIMIT, OperatorConfig, read_regular
 from acap.site import MANIFEST, read_manifest, url_to_path, write_file_atomic
 
 
@@ -86,8 +86,8 @@ def _jwk_list(path: Path, member: str) -> list[dict[str, Any]]:
     """The JWKs with a kid under ``member`` of the JSON object at ``path``; ``[]`` when
     it cannot be read (there is nothing to compare with)."""
     try:
-        doc = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
+        doc = json.loads(read_regular(path, KEY_FILE_LIMIT))
+    except (OSError, ValueError, RecursionError, FileRefused):
         return []
     keys = doc.get(member) if isinstance(doc, dict) else None
     return [k for k in keys if isinstance(k, dict) and isinstance(k.get("kid"), str)

@@ -27,7 +27,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
-from acap.errors import KeyProblem, KeyTextProblem
+from acap.errors import FileRefused, KeyProblem, KeyTextProblem
+from acap.load import KEY_FILE_LIMIT, read_regular
 
 #: Algorithms acap signs with. Never ``none``, never HMAC (A2A §8.4 uses public keys).
 SUPPORTED_ALGS = ("ES256", "ES384", "ES512", "EdDSA", "RS256", "PS256")
@@ -172,9 +173,14 @@ class SigningKey:
             raise KeyProblem("a signing key needs a kid", "set signing.kid in operator.yaml")
 
     def public_jwk(self) -> dict[str, str]:
-        """The public JWK with ``kid``, ``alg`` and ``use: sig``; no private member."""
-        return {**public_jwk(self.private.public_key()), "kid": self.kid, "alg": self.alg,
-                "use": "sig"}
+        """The public JWK with ``kid``, ``alg`` and ``use: sig``; no private member (a new
+        dict each time; the key's numbers are read once: a build asks several times)."""
+        known = self.__dict__.get("_public_jwk")
+        if known is None:
+            known = {**public_jwk(self.private.public_key()), "kid": self.kid,
+                     "alg": self.alg, "use": "sig"}
+            self.__dict__["_public_jwk"] = known  # not a field: equality is unchanged
+        return dict(known)
 
     def sign(self, signing_input: bytes) -> bytes:
         """The JWS signature of ``signing_input`` (RFC 7515 §5.1 step 5).
@@ -346,12 +352,16 @@ def read_key_file_doc(path: Path) -> Any:
     """The parsed JSON of a previous-keys (JWKS) file, or ``None`` when it does not exist.
 
     Raises:
-        KeyProblem: the file cannot be read, or is not JSON.
+        KeyProblem: the file cannot be read (not a regular file, larger than
+            :data:`acap.load.KEY_FILE_LIMIT`), or is not JSON.
     """
     try:
-        return json.loads(path.read_bytes())
+        return json.loads(read_regular(path, KEY_FILE_LIMIT))
     except FileNotFoundError:
         return None
+    except FileRefused as exc:
+        raise KeyProblem(f"{path.name}: {exc.reason}; acap does not read it",
+                         "point signing.previousKeys at a JSON file: {\"keys\": [...]}") from exc
     except (OSError, ValueError) as exc:
         raise KeyProblem(f"{path.name} is not a readable JWKS",
                          "it must be JSON: {\"keys\": [...]}") from exc

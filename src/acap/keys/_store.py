@@ -19,11 +19,14 @@ No function here prints or returns key material other than public JWKs.
 
 from __future__ import annotations
 
+import os
+import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acap.errors import KeyProblem, KeyTextProblem
+from acap.errors import FileRefused, KeyProblem, KeyTextProblem
 from acap.findings import Finding, Location
 from acap.keys._history import (
     published_keys,
@@ -40,7 +43,17 @@ from acap.keys._key import (
     write_private_key,
 )
 from acap.keys._key_file_names import similar_key_file
-from acap.load import DEFAULT_KEY_FILE, KEY_ENV, OperatorConfig, is_inside
+from acap.load import (
+    DEFAULT_KEY_FILE,
+    KEY_ENV,
+    KEY_FILE_LIMIT,
+    OperatorConfig,
+    file_kind,
+    is_inside,
+    read_regular,
+    real_path,
+    under,
+)
 
 
 @dataclass
@@ -71,7 +84,54 @@ def _site_dir_at_fault(site_dir: Path, cfg: OperatorConfig) -> bool:
     return is_inside(cfg.path, site_dir) or is_inside(cfg.base_dir / DEFAULT_KEY_FILE, site_dir)
 
 
-def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = True) -> ResolvedKey:
+def key_file_findings(cfg: OperatorConfig, confine: Sequence[Path] | None) -> list[Finding]:
+    """``KEY-FILE`` errors for the key files operator.yaml names (``signing.keyFile``,
+    unless the key comes from ``ACAP_SIGNING_KEY``, and ``signing.previousKeys``), each
+    at the line naming it: one that is there but not a regular file (a FIFO would hang
+    the build, ``/dev/zero`` grow without bound), and, with ``confine`` (a batch: the
+    tenant's own folder and the folders the platform names with ``--key-dir``), one
+    whose real path lies outside those folders: another tenant's key file, reached by
+    ``..`` or by a link. Judged before either file is read (issue 12).
+
+    Args:
+        cfg: the loaded operator.yaml.
+        confine: the folders key files must lie in, or ``None`` (a build of one's own).
+    """
+
+    out = []
+    named = [("keyFile", cfg.key_file, "the signing key file")] if not cfg.key_from_env else []
+    named.append(("previousKeys", cfg.previous_keys_file, "the previous-keys file"))
+    roots = [real_path(f) for f in confine] if confine is not None else None
+    def place(member: str) -> Location:
+        return cfg.at(f"/signing/{member}") if member in cfg.signing else \
+            cfg.at("/signing", key=True) if "signing" in cfg.data else Location(cfg.loaded.file)
+
+    for member, path, what in named:
+        if roots is not None:
+            real = real_path(path)
+            if not any(under(real, r) for r in roots):
+                shown = cfg.display_path(path)
+                out.append(Finding(
+                    "KEY-FILE", "error", f"{what} {shown} lies outside this operator's folder "
+                    f"({cfg.display_path(cfg.base_dir) or '.'}): in a batch, an operator's "
+                    "key files are its own", place(member),
+                    f"keep it in the operator's folder (signing.{member} relative to "
+                    f"{cfg.path.name}), or have the platform name its folder with --key-dir"))
+                continue
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            continue  # missing or unreadable: said where the file is read
+        kind = file_kind(mode)
+        if kind:
+            out.append(Finding("KEY-FILE", "error", f"{what} {cfg.display_path(path)} is "
+                               f"{kind}, not a regular file; acap does not read it", place(member),
+                               f"point signing.{member} at the file itself"))
+    return out
+
+
+def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = True,
+                        confine: Sequence[Path] | None = None) -> ResolvedKey:
     """Find (or, with ``create``, make) the key that signs this operator's card.
 
     Args:
@@ -79,13 +139,21 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
         site_dir: the build output folder; a key file inside it is refused, and
             its JWKS (the last build's) says which key each published kid names.
         create: make a new key at ``signing.keyFile`` when none exists.
+        confine: in a batch, the folders the key files must lie in (see
+            :func:`key_file_findings`); ``None`` for a build of one's own.
 
     Returns:
-        A :class:`ResolvedKey`; never raises for a missing or bad key. A key that
-        differs from the one published under the same kid is refused (``KEY``),
-        and no new key is made under a published kid.
+        A :class:`ResolvedKey`; never raises for a missing or bad key. A key file that
+        is not a regular file of at most :data:`acap.load.KEY_FILE_LIMIT` bytes (or lies
+        outside ``confine``) is refused (``KEY-FILE``) unread. A key that differs from
+        the one published under the same kid is refused (``KEY``), and so is a key that
+        the previous keys keep under another kid (a CI secret not updated after ``acap
+        keys rotate``); no new key is made under a published kid.
     """
     out = ResolvedKey()
+    out.findings = key_file_findings(cfg, confine)
+    if out.findings:
+        return out
     signing = cfg.signing
     loc = cfg.at("/signing/keyFile") if "keyFile" in signing else cfg.at("/signing", key=True)
     kid = signing.get("kid")
@@ -125,10 +193,14 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
                 new_alg = alg or "ES256"
                 private = generate_private_key(new_alg)
                 write_private_key(path, private, new_alg)
+                ignored = git_ignores(path)
                 out.notices.append(f"created a new {new_alg} signing key at "
-                                   f"{cfg.display_path(path)} (keep it safe and out of git; "
-                                   ".acap/ is git-ignored)")
-            data = path.read_bytes()  # first: a folder or unreadable file is the one error
+                                   f"{cfg.display_path(path)} (keep it safe and out of git"
+                                   + ("; git ignores it)" if ignored else ")"))
+                if ignored is False:
+                    out.findings.append(_not_ignored(cfg, path, loc))
+            # first: a folder, FIFO, device or unreadable file is the one error
+            data = read_regular(path, KEY_FILE_LIMIT)
             mode = path.stat().st_mode & 0o077
             if mode:
                 out.findings.append(Finding(
@@ -136,6 +208,11 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
                     "other users of this machine", loc, f"chmod 600 {cfg.display_path(path)}"))
             out.key = load_signing_key(data, kid=kid, alg_hint=alg)
         seen = published.get(out.key.kid)
+        stale = _kept_under_another_kid(out.key, out.previous)
+        if stale is not None:
+            out.findings.append(_stale_key_finding(cfg, out.key, stale, env=bool(env)))
+            out.key = None
+            return out
         if seen and not same_public_key(seen[0], out.key.public_jwk()):
             out.findings.append(reused_kid_finding(cfg, out.key.kid, published, env=bool(env),
                                             current=out.key.public_jwk()))
@@ -157,6 +234,11 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
         else:
             out.findings.append(Finding("KEY", "error", f"{cfg.display_path(path)}: {exc}", loc,
                                         exc.hint))
+    except FileRefused as exc:
+        out.key = None
+        out.findings.append(Finding("KEY-FILE", "error", f"{cfg.display_path(Path(exc.path))}: "
+                                    f"{exc.reason}; acap does not read it", loc,
+                                    "point signing.keyFile at the key file itself"))
     except KeyProblem as exc:
         out.key = None
         src = KEY_ENV if env else cfg.display_path(path)
@@ -170,3 +252,59 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
     return out
 
 
+def _kept_under_another_kid(key: SigningKey, previous: list[dict[str, Any]]
+                            ) -> dict[str, Any] | None:
+    """The previous key (public JWK) that is ``key`` under another kid, if any: the key
+    was rotated away (``acap keys rotate`` kept it there), yet signs again."""
+    mine = key.public_jwk()
+    for jwk in previous:
+        if jwk.get("kid") != key.kid and same_public_key(jwk, mine):
+            return jwk
+    return None
+
+
+def _stale_key_finding(cfg: OperatorConfig, key: SigningKey, old: dict[str, Any], *,
+                       env: bool) -> Finding:
+    """The ``KEY`` error for a key that the previous keys keep under another kid: signing
+    ``key.kid`` with it would give that kid another key than the one ``acap keys rotate``
+    made for it (one kid, two keys in the wild: RFC 7517 §4.5, A2A §8.4.3)."""
+    prev = cfg.display_path(cfg.previous_keys_file)
+    old_kid = str(old.get("kid"))
+    where = f"the secret {KEY_ENV}" if env else cfg.display_path(cfg.key_file)
+    loc = cfg.at("/signing/kid") if "kid" in cfg.signing else cfg.at("/signing", key=True)
+    if env:
+        fix = (f"update the secret {KEY_ENV} (in CI: the repository's or pipeline's secret) "
+               f"with the key acap keys rotate made for {key.kid}, the contents of "
+               f"{cfg.display_path(cfg.key_file)}; keep the old key out of it")
+    else:
+        fix = (f"put the key made for {key.kid} back at {cfg.display_path(cfg.key_file)}, or, "
+               f"if it is lost, run `acap keys rotate --lost`")
+    return Finding("KEY", "error", f"{where} holds the old key of kid {old_kid} (kept in "
+                   f"{prev} since a rotation), and this build would sign kid {key.kid} with "
+                   f"it: {key.kid} would name two keys", loc, fix)
+
+
+def git_ignores(path: Path) -> bool | None:
+    """Whether git ignores ``path`` (``git check-ignore``): ``True`` or ``False`` inside a
+    git work tree, ``None`` outside one (or without git). Asked rather than assumed:
+    a ``.gitignore`` that does not list the key lets one ``git add .`` commit it."""
+
+    try:
+        done = subprocess.run(["git", "check-ignore", "-q", "--", path.name], cwd=path.parent,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {0: True, 1: False}.get(done.returncode)
+
+
+def _not_ignored(cfg: OperatorConfig, path: Path, loc: Location) -> Finding:
+    """The ``KEY`` warning for a new key file that git does not ignore."""
+    shown = cfg.display_path(path)
+    inside = is_inside(path, cfg.base_dir)
+    line = "/" + (shown.split("/", 1)[0] + "/" if "/" in shown else shown)
+    how = (f"add the line {line} to {cfg.display_path(cfg.base_dir / '.gitignore')} "
+           "(acap init writes one that does)" if inside else
+           "add it to the .gitignore of the repository it lies in")
+    return Finding("KEY", "warning", f"the new signing key {shown} is not ignored by git: "
+                   "one `git add .` would commit it", loc, how)

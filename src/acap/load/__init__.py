@@ -53,7 +53,13 @@ if TYPE_CHECKING:
     from acap.load._operator import OperatorConfig as OperatorConfig
     from acap.load._operator import load_operator as load_operator
     from acap.load._operator import private_path_for as private_path_for
+    from acap.load._paths import KEY_FILE_LIMIT as KEY_FILE_LIMIT
+    from acap.load._paths import file_kind as file_kind
+    from acap.load._paths import forget_real_paths as forget_real_paths
     from acap.load._paths import is_inside as is_inside
+    from acap.load._paths import read_regular as read_regular
+    from acap.load._paths import real_path as real_path
+    from acap.load._paths import under as under
     from acap.load._pointer import dotted as dotted
     from acap.load._pointer import pointer_join as pointer_join
     from acap.load._pointer import pointer_of as pointer_of

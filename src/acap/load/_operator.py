@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
@@ -51,7 +51,7 @@ class OperatorConfig:
         d = self.loaded.data
         return d if isinstance(d, dict) else {}
 
-    @property
+    @cached_property
     def base_dir(self) -> Path:
         """The folder of operator.yaml; relative paths in it are relative to this."""
         return self.path.parent
@@ -146,12 +146,14 @@ class OperatorConfig:
         s = self.data.get("signing")
         return s if isinstance(s, dict) else {}
 
-    @property
+    # The paths below are computed once (a build asks for them a dozen times); a loaded
+    # file's data does not change.
+    @cached_property
     def key_file(self) -> Path:
         """Where the private key lives (absolute), default ``.acap/signing-key.pem``."""
         return self.base_dir / str(self.signing.get("keyFile", DEFAULT_KEY_FILE))
 
-    @property
+    @cached_property
     def previous_keys_file(self) -> Path:
         """Public JWKS of previous keys kept for rotation (absolute)."""
         return self.base_dir / str(self.signing.get("previousKeys", DEFAULT_PREVIOUS_KEYS))
@@ -167,7 +169,7 @@ class OperatorConfig:
         except ValueError:
             return str(path)
 
-    @property
+    @cached_property
     def private_values_file(self) -> Path:
         """The file of values given on request (OR-3.9), never published: beside
         operator.yaml (see :func:`private_path_for`)."""

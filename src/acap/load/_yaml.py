@@ -21,8 +21,6 @@ All faults of a file are collected; loading never stops at the first one.
 
 from __future__ import annotations
 
-from acap.load._pointer import pointer_join
-
 __all__ = ["Loaded", "YamlLoader", "dash_candidates", "expand_tabs", "load_bytes",
            "load_file", "load_text", "odd_space_lines", "schema_properties", "schema_requires",
            "tab_lines"]
@@ -35,7 +33,10 @@ from typing import Any
 
 import yaml
 
+from acap.errors import FileRefused
 from acap.findings import Finding, Location
+from acap.load._paths import read_regular
+from acap.load._pointer import pointer_join
 
 YamlLoader: Any
 try:  # libyaml is ~10x faster; both give the same nodes and marks
@@ -126,10 +127,18 @@ def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None =
         A :class:`Loaded`; check ``findings`` for errors. A missing or
         unreadable file is a finding (``FILE``), not an exception.
     """
+
     name = display or str(path)
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
+        # Only a regular file, looked at before it is opened, and opened without
+        # blocking: a FIFO in a tenant's folder would hang a batch, a device is no
+        # operator file (issue 12).
+        raw = read_regular(path, MAX_BYTES)
+    except FileRefused as exc:
+        if exc.kind is None:
+            return _too_large(name)
+        return _fail(name, "FILE", f"cannot read {name}: it is {exc.kind}, not a regular file",
+                     "give the operator file itself", None)
     except OSError as exc:
         return _fail(name, "FILE", f"cannot read {name}: {exc.strerror or exc}",
                      "check the path; `acap init` starts a new project with an operator.yaml",
@@ -137,11 +146,16 @@ def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None =
     return load_bytes(raw, schema, name)
 
 
+def _too_large(file: str) -> Loaded:
+    """The ``YAML-SIZE`` failure of a file larger than :data:`MAX_BYTES`."""
+    return _fail(file, "YAML-SIZE", f"{file} is larger than {MAX_BYTES // 1024} KiB",
+                 "an operator file is a few kilobytes; is this the right file?", None)
+
+
 def load_bytes(raw: bytes, schema: Mapping[str, Any], file: str) -> Loaded:
     """Load YAML from bytes; see :func:`load_file` for the arguments and result."""
     if len(raw) > MAX_BYTES:
-        return _fail(file, "YAML-SIZE", f"{file} is larger than {MAX_BYTES // 1024} KiB",
-                     "an operator file is a few kilobytes; is this the right file?", None)
+        return _too_large(file)
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         return _fail(file, "YAML-ENCODING", f"{file} is UTF-16, not UTF-8",
                      "save the file as UTF-8 (your editor's 'Save with encoding')", (1, 1))

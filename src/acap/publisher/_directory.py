@@ -58,6 +58,8 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
+from acap.errors import FileRefused
+from acap.load import file_kind, read_regular
 from acap.publisher._plan import (
     ForeignFiles,
     Plan,
@@ -105,18 +107,6 @@ def foreign_hint(host: str, overlay: bool) -> str:
             "if these files may go, acap publish --force deletes them (copy them first)")
 
 
-def describe_mode(mode: int) -> str | None:
-    """What a non-regular file is, in words (``None`` for a regular file)."""
-    if stat.S_ISREG(mode):
-        return None
-    for test, words in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
-                        (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"),
-                        (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
-        if test(mode):
-            return words
-    return "not a regular file"
-
-
 def refused(shown: str, what: str) -> TargetRefused:
     """The :class:`TargetRefused` for ``shown``, which is ``what`` (``"a FIFO"``)."""
     return TargetRefused(f"{shown} is {what}: acap reads, replaces and deletes only regular "
@@ -158,46 +148,29 @@ def _write_marker(target: Path, host: str, files: Mapping[str, str | None]) -> N
 def _read_regular(path: Path, limit: int = READ_LIMIT) -> bytes | None:
     """The bytes of the regular file at ``path``; ``None`` when nothing is there.
 
-    Opened without following a link and without blocking (a FIFO opened for reading
-    would wait for a writer), then checked to be a regular file before one byte is
-    read, so that a FIFO, a device or a link (to ``/dev/zero``, say) is refused
-    rather than read.
+    Read with :func:`acap.load.read_regular` without following a link: a FIFO, a device
+    or a link (to ``/dev/zero``, say) is refused rather than read.
 
     Raises:
         TargetRefused: anything but a regular file, or one larger than ``limit``.
         OSError: it could not be read.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        return read_regular(path, limit, follow_links=False)
     except FileNotFoundError:
         return None
-    except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EMLINK):  # a link; a socket
-            raise refused(str(path), describe_mode(os.lstat(path).st_mode) or "a link") \
-                from exc
-        raise
-    try:
-        st = os.fstat(fd)
-        what = describe_mode(st.st_mode)
-        if what:
-            raise refused(str(path), what)
-        if st.st_size > limit:
-            raise TargetRefused(f"{path} is larger ({st.st_size} bytes) than any file acap "
-                                "writes: it is not acap's", "move it, or publish into "
-                                "another folder")
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+    except FileRefused as exc:
+        if exc.kind:
+            raise refused(str(path), exc.kind) from exc
+        raise TargetRefused(f"{path} is larger than any file acap writes: it is not acap's",
+                            "move it, or publish into another folder") from exc
 
 
 def _digest(path: Path) -> str:
     """SHA-256 hex of the regular file at ``path`` (see :func:`_read_regular`)."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
-        what = describe_mode(os.fstat(fd).st_mode)
+        what = file_kind(os.fstat(fd).st_mode)
         if what:
             raise refused(str(path), what)
         h = hashlib.sha256()
@@ -218,13 +191,13 @@ def _entries(root: Path) -> Iterator[tuple[str, Path]]:
             dirs[:] = [d for d in dirs if d != GIT_ENTRY]
             names = [n for n in names if n != GIT_ENTRY]
         for d in sorted(dirs):
-            what = describe_mode(os.lstat(here / d).st_mode)
+            what = file_kind(os.lstat(here / d).st_mode)
             if what != "a folder":
                 raise refused(str(here / d), what or "not a folder")
         dirs.sort()
         for name in sorted(names):
             p = here / name
-            what = describe_mode(os.lstat(p).st_mode)
+            what = file_kind(os.lstat(p).st_mode)
             if what:
                 raise refused(str(p), what)
             yield p.relative_to(root).as_posix(), p
@@ -384,7 +357,7 @@ def _present(target: Path, rel: str) -> bytes | None:
         except FileNotFoundError:
             return None
         if not stat.S_ISDIR(mode):
-            what = describe_mode(mode)
+            what = file_kind(mode)
             raise refused(str(here), "a file where acap needs a folder" if what is None
                           else what)
     return _read_regular(target / rel)

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
+from acap.load import file_kind
 from acap.publisher import _plan
 from acap.publisher._directory import foreign_hint
 from acap.publisher._plan import ForeignFiles, Plan, Published, TargetRefused
@@ -400,8 +401,7 @@ class _Remote:
 
 
 def _refused(path: str, mode: int, what: str | None = None) -> TargetRefused:
-    words = what or ("a symbolic link" if stat.S_ISLNK(mode) else
-                     "a folder" if stat.S_ISDIR(mode) else "not a regular file")
+    words = what or file_kind(mode) or "not a regular file"
     return TargetRefused(f"{path} on the server is {words}: acap reads, replaces and deletes "
                          "only regular files and folders, and never writes through a link",
                          "remove it, or publish into another folder")

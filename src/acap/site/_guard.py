@@ -21,11 +21,10 @@ Every problem is one finding; the hints never suggest the folder refused.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 from acap.findings import Finding, Location
-from acap.load import OperatorConfig
+from acap.load import OperatorConfig, real_path, under
 from acap.site._manifest import MANIFEST, Manifest, read_manifest
 from acap.uris import card_url
 
@@ -77,31 +76,14 @@ def batch_site_findings(site_dir: Path, configs: list[Path], where: str, *,
     return _findings(site_dir, where, reads, keys, Path.cwd(), None, force)
 
 
-def _real_paths() -> Callable[[Path], Path]:
-    """``Path.resolve`` for many paths in few folders (a batch asks four per operator):
-    each folder is resolved once, and a name in it only when it is a symbolic link."""
-    folders: dict[Path, str] = {}
-
-    def real(p: Path) -> Path:
-        folder = folders.get(p.parent)
-        if folder is None:
-            folder = folders[p.parent] = os.path.realpath(p.parent)
-        if p.name in ("", ".", "..") or os.path.islink(p):
-            return p.resolve()
-        return Path(folder, p.name)
-
-    return real
-
-
 def _findings(site_dir: Path, where: str, reads: list[Path], keys: list[Path],
               base_dir: Path, card_url: str | None, force: bool) -> list[Finding]:
     loc = Location(where)
     target = site_dir.resolve()
-    real = _real_paths()
+    real_target = str(target)
 
     def holds(p: Path) -> bool:
-        r = real(p)
-        return r == target or target in r.parents
+        return under(real_path(p), real_target)
 
     def hint(also: str | None = None) -> str:
         return _own_folder_hint(site_dir, base_dir, card_url, also)
@@ -115,7 +97,7 @@ def _findings(site_dir: Path, where: str, reads: list[Path], keys: list[Path],
                             f"{reads_path.name}, which the build reads; a build replaces the "
                             "whole folder", loc, hint())]
     for tpl in (p for p in reads if p.name == "templates"):
-        if real(tpl) in target.parents:
+        if under(real_target, real_path(tpl)) and real_target != real_path(tpl):
             return [Finding("SITE-PATH", "error", f"the site folder {site_dir} is inside "
                             "templates/, which the build reads: writing it would change "
                             "templates/, and publish would then refuse the site as stale", loc,
@@ -165,11 +147,14 @@ def stray_files(site_dir: Path, manifest: Manifest) -> list[str]:
     manifest does not list, the manifest itself aside."""
     listed = set(manifest.files)
     out = []
-    for dirpath, dirs, names in os.walk(site_dir):
-        here = Path(dirpath)
-        links = [d for d in dirs if (here / d).is_symlink()]  # os.walk does not enter them
+    top = os.fspath(site_dir)
+    # Strings, not Path objects: a batch's site holds a few files per operator.
+    cut = len(top.rstrip(os.sep)) + 1
+    for dirpath, dirs, names in os.walk(top):
+        prefix = dirpath[cut:].replace(os.sep, "/") + "/" if len(dirpath) > cut else ""
+        links = [d for d in dirs if os.path.islink(os.path.join(dirpath, d))]  # not entered
         for name in names + links:
-            rel = (here / name).relative_to(site_dir).as_posix()
+            rel = prefix + name
             if rel not in listed and rel != MANIFEST:
                 out.append(rel)
     return sorted(out)

@@ -10,7 +10,14 @@ The manifest lies outside every host folder, so it is never published. Two shape
   operator, keyed by its card URL (which stays the same when its file moves)::
     {"acap": version, "files": {...},
      "operators": {card URL: {"card", "config", "configFromSite", "inputs", "hosts",
-                              "keys"}}}
+                              "keys", "signer", "keyFile", "state", "reads",
+                              "warnings", "places", "keyPlace", "previousPlace"}}}
+
+  ``keys`` are the RFC 7638 thumbprints of its JWKS, ``signer`` that of the key it
+  signs with (who it is, with ``config``); ``state``, ``reads`` and ``warnings`` let
+  the next batch keep an operator whose inputs and outputs did not change, with the
+  warnings a rebuild would give (:func:`acap.builder.batch._build.reuse`); the
+  ``places`` (``[line, column]``) are where its operator file names its hosts and keys.
 
 Readers: ``acap build`` (may this folder be replaced: :mod:`acap.site._guard`; which kids
 were published: :mod:`acap.keys`), a batch build (who owns which host), ``acap publish``
@@ -24,6 +31,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from acap._package import __version__
 
@@ -176,8 +185,10 @@ def read_manifest(site_dir: Path) -> Manifest | None:
     seen = _manifests.get(str(path))
     if seen is not None and seen[0] == key:
         return seen[1]
+    import orjson  # a batch's manifest holds a record per operator: parsed in C
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = orjson.loads(path.read_bytes())
     except (OSError, ValueError, RecursionError):
         return None
     result = Manifest(data) if isinstance(data, dict) else None
@@ -189,11 +200,19 @@ def read_manifest(site_dir: Path) -> Manifest | None:
 
 def write_manifest(folder: Path, manifest: Manifest) -> None:
     """Write ``manifest`` into the new site ``folder`` (at :data:`MANIFEST`): JSON with
-    sorted keys, 2-space indent, final newline."""
+    sorted keys, 2-space indent, UTF-8, final newline (orjson: a batch's manifest holds a
+    record per operator; the standard library for what orjson does not write)."""
+
     forget_manifests()
     man = folder / MANIFEST
     man.parent.mkdir(parents=True, exist_ok=True)
-    man.write_text(json.dumps(manifest.data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    try:
+        data = orjson.dumps(manifest.data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+                            | orjson.OPT_APPEND_NEWLINE)
+    except TypeError:  # orjson.JSONEncodeError: e.g. an integer beyond 64 bits
+        data = (json.dumps(manifest.data, indent=2, sort_keys=True, ensure_ascii=False)
+                + "\n").encode("utf-8", "surrogateescape")
+    man.write_bytes(data)
 
 
 def forget_manifests() -> None:

@@ -289,8 +289,8 @@ def test_an_interrupted_batch_leaves_site_and_its_parent_as_they_were(
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(acap.builder.batch._build, "build_one", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site))
+    with pytest.raises(KeyboardInterrupt):  # --full: nothing changed, yet all are built
+        build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site, full=True))
     assert tree(site) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == beside  # no half-written folder
 
@@ -312,7 +312,7 @@ def test_an_operator_whose_files_cannot_be_written_fails_alone(
 
     monkeypatch.setattr(Path, "write_bytes", full)
     op1 = tmp_path / "ops" / "op00001" / "operator.yaml"
-    res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site))
+    res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site, full=True))
     monkeypatch.undo()
     assert [o.config for o in res.failed] == [op1]
     [err] = res.failed[0].report.errors
@@ -459,7 +459,9 @@ def test_a_linked_operator_file_is_built_from_its_own_folder(tmp_path: Path) -> 
                       ("FILE", str(tmp_path / "links" / "gone.yaml"))]
 
 
-def test_operators_sharing_a_key_file_are_told(tmp_path: Path) -> None:
+def test_operators_sharing_a_key_file_both_fail(tmp_path: Path) -> None:
+    """Issue 12: two tenants never sign with one key (it was a warning): neither had it
+    last time, so both fail, each at the line saying which key, and nothing is written."""
     import random
 
     from acap.keys import generate_private_key, write_private_key
@@ -470,12 +472,13 @@ def test_operators_sharing_a_key_file_are_told(tmp_path: Path) -> None:
         (flat / name).write_text(operator_yaml(i, random.Random(i)))
     write_private_key(flat / ".acap" / "signing-key.pem", generate_private_key("ES256"))
     res = build_many(BatchOptions(configs=[flat], site_dir=tmp_path / "site"))
-    assert len(res.built) == 2
-    [w] = [w for o in res.outcomes for w in o.report.warnings]
-    assert w.rule == "KEY" and w.location.file == str(flat / "b.yaml")
-    assert f"same key file as {flat / 'a.yaml'}" in w.message
-    lines = (flat / "b.yaml").read_text().splitlines()
-    assert w.location.line == lines.index("signing:") + 1
+    assert res.built == [] and not res.written and not (tmp_path / "site").exists()
+    for o, other in zip(res.outcomes, ("b.yaml", "a.yaml"), strict=True):
+        [err] = o.report.errors
+        assert err.rule == "KEY-OWNER" and f"same key as {flat / other}" in err.message
+        lines = o.config.read_text().splitlines()
+        assert (err.location.file, err.location.line) == (str(o.config),
+                                                          lines.index("signing:") + 1)
 
 
 def test_a_batch_makes_keys_only_when_asked(tmp_path: Path) -> None:

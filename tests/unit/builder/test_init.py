@@ -47,11 +47,16 @@ def test_init_never_overwrites(tmp_path: Path) -> None:
     before = snapshot(tmp_path)
     res = CliRunner().invoke(cli, ["init", str(tmp_path)])
     assert res.exit_code == 0
-    assert snapshot(tmp_path) == before
+    after = snapshot(tmp_path)
+    gitignore = after.pop(".gitignore")  # the lines it lacked appended (issue 12)
+    assert after == {k: v for k, v in before.items() if k != ".gitignore"}
+    assert gitignore.startswith(before[".gitignore"]) and b"/.acap/\n" in gitignore
     assert "exists, left as it is: .gitignore" in res.stderr
     assert "/site/  /.acap/" in res.stderr
     assert "  *.private.yaml" in res.stderr  # what is given on request, too
-    assert "nothing written" in res.stderr
+    again = CliRunner().invoke(cli, ["init", str(tmp_path)])
+    assert snapshot(tmp_path)[".gitignore"] == gitignore
+    assert "nothing written" in again.stderr
 
 
 def test_gitignore_keeps_the_key_and_site_out_of_git(tmp_path: Path) -> None:

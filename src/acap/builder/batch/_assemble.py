@@ -9,38 +9,47 @@ order they apply:
   batch, or in it but failed) fails, and the owner keeps it. Two operators of
   this batch claiming one host both fail, unless one of them owned it last
   time. Which operator wins never depends on file order.
-* **An operator that failed keeps its previous folders**, found by its operator
-  file or by the key it signs with (see :class:`_Owners`).
+* **An operator is who it can prove to be** (issue 12): its operator file, or the
+  key it signs with once that file has moved away (see :class:`_Owners`), never a
+  public key it lists. Two operators never sign with one key, nor with a key that
+  signed another operator's card; a previous key is one the operator published
+  itself (``KEY-OWNER``, :func:`_key_owners`).
+* **The specification site's host** is built only by ``specSite: true`` (the same
+  files for every operator); an operator naming it as a host of its own fails,
+  and no one else does (``SITE-HOST``).
+* **An operator that failed keeps its previous folders**, and an operator whose
+  inputs and outputs did not change is kept as it is (``reused``): their files
+  are hard links to the last build's, with the manifest's digests, never read.
 * **Operators of the last build that are not in this batch are kept**, with
   their folders, unless ``prune``; pruning is skipped (``SITE-PRUNE`` warning)
   when an operator of this batch failed before its card URL was known, since
   its previous folders could then not be told apart.
 * ``--no-pages`` over a site built with pages says what it removes
-  (``SITE-PAGES`` warning); operators signing with one key file are told
-  (``KEY`` warning).
+  (``SITE-PAGES`` warning).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-from acap.builder.batch._model import STAGING, BatchOptions, BatchResult, OperatorOutcome
+from acap.builder.batch._model import (
+    STAGING,
+    BatchOptions,
+    BatchResult,
+    OperatorOutcome,
+    finding_data,
+)
 from acap.findings import Finding, Location
-from acap.site import Manifest, read_manifest, swap_in, write_failure, write_files, write_manifest
-from acap.uris import SPEC_BASE
-
-#: The host of the extension's own site (``specSite: true``): every operator that
-#: builds it builds the same files, so it belongs to none of them.
-SPEC_HOST = str(urlsplit(SPEC_BASE).hostname)
+from acap.load import real_path
+from acap.site import Manifest, read_manifest, swap_in, write_failure, write_manifest
+from acap.uris import SPEC_HOST
 
 
 def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path,
-                  site_dir: Path) -> bool:
+                  site_dir: Path, old: Manifest | None = None) -> bool:
     """Put the new site/ together in ``tmp`` (see the module docstring) and swap it in.
 
     Args:
@@ -49,38 +58,45 @@ def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path,
         tmp: the new site folder, each operator's files staged under
             :data:`acap.builder.batch._model.STAGING`.
         site_dir: the site folder it replaces (:func:`acap.site._files.real_site_dir`).
+        old: its manifest, as read once for the batch (read here when not given).
 
     Returns:
         Whether site/ was replaced. ``tmp`` is gone either way (swapped in or removed).
     """
     try:
-        old = read_manifest(site_dir) or Manifest({})
+        old = old or read_manifest(site_dir) or Manifest({})
         records = old.records()
         old_files = old.files_by_host()
+        old_digests = old.files
+        # an operator's own warnings, before the batch adds any about the others
+        own = {id(o): [finding_data(f) for f in o.report.warnings] for o in result.outcomes}
         owners = _Owners(result, records, site_dir)
+        _key_owners(result, records, owners)
         while True:  # each round only takes operators out, so it ends
             kept, pruned, held = _surviving_records(result, records, options.prune, owners)
             if not _claim_hosts(result, kept, records, owners):
                 break
         if held is not None:
             result.report.add(held)
-        _shared_keys(result)
         if not options.pages:
             _removed_pages(result, old_files)
         digests: dict[str, str] = {}
         operators: dict[str, dict[str, Any]] = {}
         owned: set[str] = set()
+        linker = _Linker(site_dir, tmp)
         for o in result.built:
-            assert o.staged is not None and o.card_url is not None
+            assert o.card_url is not None
             for h in o.hosts:
-                if h not in owned:
+                if h in owned:
+                    continue
+                if o.reused:
+                    linker.link(old_files.get(h, []))
+                else:
+                    assert o.staged is not None
                     os.rename(o.staged / h, tmp / h)
-                    owned.add(h)
+                owned.add(h)
             digests.update(o.digests)
-            operators[o.card_url] = {"config": owners.real[id(o)],
-                                     "configFromSite": owners.from_site[id(o)],
-                                     "card": o.card_url, "inputs": o.inputs, "hosts": o.hosts,
-                                     "keys": o.key_thumbprints}
+            operators[o.card_url] = _record(o, owners, own[id(o)])
         shutil.rmtree(tmp / STAGING, ignore_errors=True)
         if not result.built:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -88,7 +104,8 @@ def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path,
         for rec in kept:
             hosts = [str(h) for h in rec.get("hosts", []) if str(h) not in owned]
             for host in hosts:
-                digests.update(_carry_over(tmp, site_dir, old_files.get(host, [])))
+                digests.update(linker.link([r for r in old_files.get(host, [])
+                                            if r in old_digests], old_digests))
                 owned.add(host)
             operators.setdefault(rec["card"], {**rec, "hosts": hosts})
         cards = {o.card_url for o in result.outcomes}
@@ -110,44 +127,183 @@ def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path,
     return True
 
 
+def _record(o: OperatorOutcome, owners: _Owners, warnings: list[dict[str, Any]]
+            ) -> dict[str, Any]:
+    """The manifest's record of an operator that built (or was kept as it was): who it
+    is (operator file, signing key), what it built, and what the next batch needs to
+    keep it without a rebuild (:func:`acap.builder.batch._build.reuse`)."""
+
+    def place(loc: Location | None) -> list[int] | None:
+        return [loc.line, loc.column or 1] if loc is not None and loc.line is not None \
+            else None
+
+    return {"config": owners.real[id(o)], "configFromSite": owners.from_site[id(o)],
+            "card": o.card_url, "inputs": o.inputs, "hosts": o.hosts,
+            "keys": o.key_thumbprints, "signer": o.signer, "keyFile": o.key_file,
+            "state": o.state, "reads": o.reads, "warnings": warnings,
+            "places": {h: place(loc) for h, loc in o.host_places.items()},
+            "keyPlace": place(o.key_place), "previousPlace": place(o.previous_place)}
+
+
+class _Linker:
+    """Files of the last build into the new site folder, by hard link (the same bytes,
+    neither read nor written; a copy where the file system has no hard links), each
+    folder made once."""
+
+    def __init__(self, site_dir: Path, tmp: Path) -> None:
+        self.site_dir, self.tmp = os.fspath(site_dir), os.fspath(tmp)  # strings: thousands
+        self.made: set[str] = set()
+
+    def link(self, files: list[str], digests: dict[str, str] | None = None
+             ) -> dict[str, str]:
+        """Link ``files`` (paths under site/); returns the ``digests`` of those linked
+        (a file gone from the last build is left out)."""
+        out: dict[str, str] = {}
+        for rel in files:
+            parent = rel.rpartition("/")[0]
+            if parent and parent not in self.made:
+                os.makedirs(os.path.join(self.tmp, parent), exist_ok=True)
+                self.made.add(parent)
+            src, dst = os.path.join(self.site_dir, rel), os.path.join(self.tmp, rel)
+            try:
+                os.link(src, dst, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            except OSError:  # no hard links here (another file system type)
+                shutil.copy2(src, dst, follow_symlinks=False)
+            if digests is not None:
+                out[rel] = digests[rel]
+        return out
+
+
 class _Owners:
     """Which operator of this batch each record of the last build is: the same operator
     file (its path, or its path from the folder holding site/, the same when a CI
     runner checks the project out in a new folder), else the operator that signs
-    with a key that record published (the one with its card, when several do).
-    Another operator claiming that card with its own key (a takeover) is none of
-    these. Indexed once, so that a batch of thousands is not compared pair by pair."""
+    with the key that record signed with (the one with its card, when several do),
+    provided that record's own operator file is gone (moved away): a key another
+    operator file still names is that file's, whoever else holds it. A public key an
+    operator lists among its previous keys recognises nobody (issue 12: a tenant
+    listed another's published key and was taken for it). Indexed once, so that a
+    batch of thousands is not compared pair by pair."""
 
     def __init__(self, result: BatchResult, records: list[dict[str, Any]],
                  site_dir: Path) -> None:
-        base = os.path.realpath(site_dir.parent)
+        base = real_path(site_dir.parent)
         self.real: dict[int, str] = {}
         self.from_site: dict[int, str] = {}
         by_real: dict[str, OperatorOutcome] = {}
         by_rel: dict[str, OperatorOutcome] = {}
-        by_key: dict[str, list[OperatorOutcome]] = {}
+        by_signer: dict[str, list[OperatorOutcome]] = {}
         for o in result.outcomes:
-            real = self.real[id(o)] = os.path.realpath(o.config)
+            real = self.real[id(o)] = real_path(o.config)
             rel = self.from_site[id(o)] = os.path.relpath(real, base)
             by_real.setdefault(real, o)
             by_rel.setdefault(rel, o)
-            for k in o.key_thumbprints:
-                by_key.setdefault(k, []).append(o)
+            if o.signer is not None:
+                by_signer.setdefault(o.signer, []).append(o)
         self._of: dict[int, OperatorOutcome | None] = {}
         for rec in records:
             mine = by_real.get(str(rec.get("config"))) or \
                 by_rel.get(str(rec.get("configFromSite")))
-            if mine is None:
-                signers = {id(o): o for k in rec.get("keys") or [] for o in by_key.get(k, [])}
-                if len(signers) > 1:  # one key file for several: the one with the card
-                    signers = {i: o for i, o in signers.items() if o.card_url == rec["card"]}
+            signer = record_signer(rec)
+            if mine is None and signer is not None and not _still_there(rec):
+                signers = by_signer.get(signer, [])
+                if len(signers) > 1:  # one key for several: the one with the card
+                    signers = [o for o in signers if o.card_url == rec["card"]]
                 if len(signers) == 1:
-                    mine = next(iter(signers.values()))
+                    mine = signers[0]
             self._of[id(rec)] = mine
 
     def owner(self, rec: dict[str, Any]) -> OperatorOutcome | None:
         """The operator of this batch ``rec`` is the record of, if any."""
         return self._of.get(id(rec))
+
+
+def record_signer(rec: dict[str, Any]) -> str | None:
+    """The thumbprint of the key a record's operator signed with: its ``signer``, or, in
+    a manifest of an earlier acap, the first key of its JWKS (the current key)."""
+    signer = rec.get("signer")
+    if isinstance(signer, str):
+        return signer
+    keys = rec.get("keys")
+    return keys[0] if isinstance(keys, list) and keys and isinstance(keys[0], str) else None
+
+
+def _still_there(rec: dict[str, Any]) -> bool:
+    """True when the operator file a record was built from is still where it was."""
+    config = rec.get("config")
+    return isinstance(config, str) and os.path.isfile(config)
+
+
+def _key_owners(result: BatchResult, records: list[dict[str, Any]], owners: _Owners) -> None:
+    """``KEY-OWNER`` errors (issue 12): two operators never sign with one key, and none
+    signs with a key that signed another operator's card in the last build (each
+    card would verify under the other's JWKS, and the key would make it the owner of
+    the other's hosts). A previous key is listed only when it was this operator's own
+    in the last build (a newcomer may bring keys that are nobody's): another
+    operator's public key, copied from its JWKS, is refused at the line naming the
+    previous keys. The operator that had the key last time keeps it; when none did,
+    every operator using it fails."""
+    mine: dict[int, set[str]] = {}
+    others: dict[str, dict[str, Any]] = {}  # thumbprint -> a record not of its user
+    for rec in records:
+        o = owners.owner(rec)
+        keys = {str(k) for k in rec.get("keys") or []} | {record_signer(rec) or ""}
+        if o is not None:
+            mine.setdefault(id(o), set()).update(keys)
+        for k in keys - {""}:
+            others.setdefault(k, rec)
+    signing: dict[str, list[OperatorOutcome]] = {}
+    for o in result.built:
+        if o.signer is not None:
+            signing.setdefault(o.signer, []).append(o)
+    refused: dict[int, Finding] = {}
+    for key, ops in signing.items():
+        had = [o for o in ops if key in mine.get(id(o), set())]
+        for o in ops:
+            rivals = [c for c in ops if c is not o]
+            if rivals and not (len(had) == 1 and had[0] is o):
+                refused[id(o)] = Finding(
+                    "KEY-OWNER", "error", f"signs with the same key as {rivals[0].config}: in "
+                    "a batch no two operators sign with one key (each card would verify under "
+                    "the other's keys)", o.key_place or Location(str(o.config)),
+                    "give each operator its own signing key in its own folder "
+                    "(signing.keyFile), then run acap keys new for it")
+                continue
+            other = others.get(key)
+            if other is not None and key not in mine.get(id(o), set()):
+                refused[id(o)] = Finding(
+                    "KEY-OWNER", "error", "signs with the key that signed another operator's "
+                    f"card in the last build ({other['card']}"
+                    + (f", {other['config']}" if isinstance(other.get("config"), str) else "")
+                    + "); a key is one operator's", o.key_place or Location(str(o.config)),
+                    "give this operator its own signing key (signing.keyFile in its own "
+                    "folder); if it is that operator, moved, build it from its old path once")
+    for o in result.built:
+        if id(o) in refused:
+            continue
+        owned = mine.get(id(o), set())
+        newcomer = id(o) not in mine
+        for key in o.key_thumbprints[1:]:
+            if key in owned:
+                continue
+            theirs = others.get(key)
+            users = [c for c in signing.get(key, []) if c is not o]
+            if theirs is None and not users and newcomer:
+                continue  # a key nobody had, brought by an operator new to this site
+            whose = (f"the key of another operator ({theirs['card']})" if theirs is not None
+                     else f"the signing key of {users[0].config}" if users else
+                     "a key this operator did not publish in the last build")
+            refused[id(o)] = Finding(
+                "KEY-OWNER", "error", f"its previous keys list {whose}; a previous key is one "
+                "this operator published itself", o.previous_place or Location(str(o.config)),
+                "remove that key from the previous-keys file (signing.previousKeys); only "
+                "keys this operator signed with belong there")
+            break
+    for o in result.built:
+        if id(o) in refused:
+            o.fail(refused[id(o)])
 
 
 def _surviving_records(result: BatchResult, records: list[dict[str, Any]], prune: bool,
@@ -188,11 +344,20 @@ def _claim_hosts(result: BatchResult, kept: list[dict[str, Any]],
     kept_owner = {str(h): r for r in kept for h in r.get("hosts", []) if h != SPEC_HOST}
     last_owner = {str(h): r for r in records for h in r.get("hosts", [])}
     claims: dict[str, list[OperatorOutcome]] = {}
-    for o in result.built:
-        for h in o.hosts:
-            claims.setdefault(h, []).append(o)
     refused: dict[int, Finding] = {}
     for o in result.built:
+        if SPEC_HOST in o.host_places:  # named as its own: refused, alone
+            refused[id(o)] = Finding(
+                "SITE-HOST", "error", f"{SPEC_HOST} is the host of the extension's "
+                "specification site, which acap builds for specSite: true; it is no "
+                "operator's own host", o.host_places[SPEC_HOST],
+                f"remove {SPEC_HOST} from this file (specSite: true builds that site)")
+            continue
+        for h in o.hosts:
+            claims.setdefault(h, []).append(o)
+    for o in result.built:
+        if id(o) in refused:
+            continue
         for h in o.hosts:
             where = o.host_places.get(h, Location(str(o.config)))
             if h == SPEC_HOST:  # the extension's own site: shared, when built alike
@@ -238,22 +403,6 @@ def _same_files(a: OperatorOutcome, b: OperatorOutcome, host: str) -> bool:
             == {r: d for r, d in b.digests.items() if r.startswith(prefix)})
 
 
-def _shared_keys(result: BatchResult) -> None:
-    """``KEY`` warnings for operators of this batch signing with one key file: two
-    operators' cards would then verify under each other's JWKS."""
-    by_key: dict[str, list[OperatorOutcome]] = {}
-    for o in result.built:
-        if o.key_file is not None:
-            by_key.setdefault(o.key_file, []).append(o)
-    for key, ops in by_key.items():
-        for o in ops[1:] if len(ops) > 1 else ():
-            o.report.add(Finding(
-                "KEY", "warning", f"signs with the same key file as {ops[0].config} ({key})",
-                o.key_place or Location(str(o.config)),
-                "give each operator its own signing.keyFile (each folder's .acap/ "
-                "holds its own by default), then run acap keys new for it"))
-
-
 def _removed_pages(result: BatchResult, old_files: dict[str, list[str]]) -> None:
     """A ``SITE-PAGES`` warning for each operator whose pages of the last build this
     ``--no-pages`` build removes (the personEntry pages its card sends people to)."""
@@ -266,17 +415,3 @@ def _removed_pages(result: BatchResult, old_files: dict[str, list[str]]) -> None
                 f"build wrote for its hosts (e.g. {gone[0]}), including the personEntry pages "
                 "its card sends people to", Location(str(o.config)),
                 "build without --no-pages to keep them"))
-
-
-def _carry_over(tmp: Path, site_dir: Path, files: list[str]) -> dict[str, str]:
-    """Copy ``files`` of the previous build (one host's, as its manifest lists them) into
-    the new site folder ``tmp``; returns their digests."""
-    out: dict[str, str] = {}
-    for rel in files:
-        try:
-            data = (site_dir / rel).read_bytes()
-        except OSError:
-            continue
-        write_files(tmp, [(rel, data)])
-        out[rel] = hashlib.sha256(data).hexdigest()
-    return out

@@ -18,6 +18,7 @@ was, and a batch holds the site folder's lock while it runs
 from __future__ import annotations
 
 import gc
+import hashlib
 import os
 import shutil
 import signal
@@ -25,19 +26,39 @@ import sys
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from acap._package import __version__
 from acap.builder import BuildOptions
-from acap.builder._build import assemble, input_digest
+from acap.builder._build import assemble, file_hash, input_digest, input_files
 from acap.builder.batch._assemble import assemble_site
-from acap.builder.batch._model import STAGING, BatchOptions, BatchResult, OperatorOutcome
+from acap.builder.batch._model import (
+    STAGING,
+    BatchOptions,
+    BatchResult,
+    OperatorOutcome,
+    finding_from,
+)
+from acap.errors import FileRefused
 from acap.findings import Finding, Location, Report
 from acap.keys import thumbprint
-from acap.load import OperatorConfig
+from acap.load import (
+    KEY_ENV,
+    KEY_FILE_LIMIT,
+    OperatorConfig,
+    forget_real_paths,
+    pointer_join,
+    read_regular,
+    real_path,
+)
 from acap.site import (
+    Manifest,
     SiteBusy,
     batch_site_findings,
     new_site_folder,
+    read_manifest,
     real_site_dir,
     site_lock,
     write_failure,
@@ -59,7 +80,7 @@ def find_configs(paths: Iterable[Path]) -> list[Path]:
         for f in _candidates(p):
             if f.is_symlink() and f.exists():
                 f = f.resolve()
-            out.setdefault(os.path.realpath(f), f)
+            out.setdefault(real_path(f), f)
     return list(out.values())
 
 
@@ -79,9 +100,175 @@ def _candidates(p: Path) -> list[Path]:
     return sorted(found)
 
 
+@dataclass(frozen=True)
+class Job:
+    """What every operator of a batch is built with (sent to each worker with its share).
+
+    Attributes:
+        site_dir: the batch's output folder (as given).
+        pages, spec_site, strict, new_keys: as :class:`BatchOptions`.
+        key_dirs: the platform's ``--key-dir`` folders, resolved.
+        full: rebuild every operator (``--full``).
+        salt: what else the output depends on (see :func:`job_salt`).
+    """
+
+    site_dir: Path
+    pages: bool = True
+    spec_site: bool | None = None
+    strict: bool = False
+    new_keys: bool = False
+    key_dirs: tuple[Path, ...] = ()
+    full: bool = False
+    salt: str = ""
+
+
+def job_salt(options: BatchOptions, key_dirs: tuple[Path, ...]) -> str:
+    """The options and surroundings a batch operator's output depends on besides its own
+    files (acap's version, pages, spec site, strict, key folders, the signing key in
+    ``ACAP_SIGNING_KEY``, the folder names are shown from), as a digest: an operator
+    is kept only when they are the same as when it was built."""
+    env = os.environ.get(KEY_ENV) or ""
+    text = "\0".join([__version__, repr(options.pages), repr(options.spec_site),
+                      repr(options.strict), repr(options.new_keys),
+                      *(str(d) for d in key_dirs), os.getcwd(),
+                      hashlib.sha256(env.encode("utf-8", "surrogateescape")).hexdigest()
+                      if env else "-"])
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def state_digest(job: Job, config: Path, reads: list[str],
+                 hashes: dict[str, bytes | None], templates: list[str]) -> str:
+    """SHA-256 over everything one operator's output depends on: the batch's
+    :func:`job_salt`, its operator file as named, and each file it reads (``reads``:
+    operator file, private values, previous keys, signing key; ``templates``: every
+    file of its templates/) with the SHA-256 of its bytes, ``-`` when missing. The
+    manifest keeps it (with ``reads``), so that the next batch can tell, without
+    loading operator.yaml, that nothing changed."""
+    h = hashlib.sha256(f"{job.salt}\0{config}\0".encode("utf-8", "surrogateescape"))
+    for p in (*reads, *templates):
+        d = hashes.get(p)
+        h.update(p.encode("utf-8", "surrogateescape") + b"\0" + (d if d is not None else b"-"))
+    return h.hexdigest()
+
+
+def _templates(folder: str) -> list[str]:
+    """Every entry of ``folder``/templates but its folders (sorted), as
+    :func:`acap.builder._build.input_files` lists them."""
+    tpl = Path(folder) / "templates"
+    if not tpl.is_dir():
+        return []
+    return [str(p) for p in sorted(p for p in tpl.rglob("*") if not p.is_dir())]
+
+
+def _hash_reads(reads: list[str], templates: list[str], roots: tuple[str, ...] | None
+                ) -> dict[str, bytes | None] | None:
+    """:func:`acap.builder._build.file_hash` of each file; the key files (the last two
+    of ``reads``: previous keys, signing key) judged as the build judges them:
+    inside ``roots`` when given. ``None`` when one is refused (then the operator is
+    rebuilt, and the build reports it)."""
+
+    out: dict[str, bytes | None] = {}
+    for i, p in enumerate(reads):
+        if not p:
+            continue
+        if i >= 2 and roots is not None:
+            try:
+                out[p] = hashlib.sha256(read_regular(Path(p), KEY_FILE_LIMIT,
+                                                     inside=[Path(r) for r in roots])).digest()
+            except FileNotFoundError:
+                out[p] = None
+            except (OSError, FileRefused):
+                return None
+        else:
+            out[p] = file_hash(Path(p))
+    for p in templates:
+        out[p] = file_hash(Path(p))
+    return out
+
+
+def outputs_unchanged(folder: Path, files: dict[str, str]) -> bool:
+    """True when every file of ``files`` (``{path under folder: sha256 hex}``, from the
+    manifest) is a regular file under ``folder`` with that digest: an output deleted
+    or edited since the last build makes its operator build again."""
+
+    for rel, digest in files.items():
+        try:
+            data = read_regular(folder / rel, OUTPUT_LIMIT)
+        except (OSError, FileRefused):
+            return False
+        if hashlib.sha256(data).hexdigest() != digest:
+            return False
+    return True
+
+
+#: The largest output file :func:`outputs_unchanged` reads (bytes); a larger one is rebuilt.
+OUTPUT_LIMIT = 64 * 1024 * 1024
+
+
+def reuse(config: Path, record: dict[str, Any], files: dict[str, str], job: Job
+          ) -> OperatorOutcome | None:
+    """The operator of ``config`` as the last batch left it, when nothing it reads and
+    none of its output files changed since: its state (:func:`state_digest`, from the
+    files the record lists and its templates/ as they are now) and its output files'
+    digests (:func:`outputs_unchanged`) are those the manifest keeps. Its
+    warnings are those it had, so that the batch reports what a rebuild would.
+
+    The key files are judged as a rebuild judges them (inside the operator's folder
+    or ``--key-dir``); one that is not is no reuse: the rebuild reports it.
+
+    Args:
+        config: the operator file.
+        record: its record in the last build's manifest (matched by its real path).
+        files: ``{path under site/: sha256}`` of the files of its hosts.
+        job: the batch's settings.
+
+    Returns:
+        Its outcome (``reused``), or ``None`` when it must be rebuilt.
+    """
+    reads = record.get("reads")
+    if job.full or not isinstance(reads, list) or len(reads) != 4 or \
+            not all(isinstance(r, str) for r in reads) or reads[0] != str(config) or \
+            not isinstance(record.get("state"), str) or not files:
+        return None
+    if not outputs_unchanged(job.site_dir, files):
+        return None
+    folder = os.path.dirname(real_path(config))
+    templates = _templates(os.path.dirname(str(config)))
+    roots = (folder, *(str(d) for d in job.key_dirs))
+    hashes = _hash_reads(reads, templates, roots)
+    if hashes is None or state_digest(job, config, reads, hashes, templates) != record["state"]:
+        return None
+    report = Report()
+    report.extend(finding_from(f) for f in record.get("warnings") or ()
+                  if isinstance(f, dict))
+    if not report.ok(job.strict):
+        return None  # rebuilt, so that --strict fails it as a build does
+    places = record.get("places") or {}
+    out = OperatorOutcome(config, report, digests=dict(files),
+                          hosts=[str(h) for h in record.get("hosts") or []],
+                          card_url=str(record["card"]), inputs=str(record.get("inputs", "")),
+                          host_places={h: _loc(config, v) for h, v in places.items()},
+                          key_file=record.get("keyFile") if isinstance(record.get("keyFile"),
+                                                                       str) else None,
+                          key_place=_loc(config, record.get("keyPlace")),
+                          key_thumbprints=[str(k) for k in record.get("keys") or []],
+                          signer=record.get("signer") if isinstance(record.get("signer"), str)
+                          else None,
+                          previous_place=_loc(config, record.get("previousPlace")),
+                          reused=True, state=str(record["state"]), reads=list(reads))
+    return out
+
+
+def _loc(config: Path, place: Any) -> Location:
+    """A location in ``config`` from a record's ``[line, column]``."""
+    if isinstance(place, list) and len(place) == 2 and all(isinstance(v, int) for v in place):
+        return Location(str(config), place[0], place[1])
+    return Location(str(config))
+
+
 def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
-              strict: bool, stage: Path | None = None, new_keys: bool = True
-              ) -> OperatorOutcome:
+              strict: bool, stage: Path | None = None, new_keys: bool = True,
+              job: Job | None = None) -> OperatorOutcome:
     """Build one operator (the unit of work of a batch; runs in a worker).
 
     Args:
@@ -92,14 +279,19 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
             so that a batch over several processes writes in parallel); ``None``
             builds in memory only.
         new_keys: make a signing key when the operator has none.
+        job: the batch's settings; with it, the operator's key files must lie in its
+            own folder or the job's ``key_dirs`` (a tenant of a hosting platform), and
+            its state is recorded for the next batch (:func:`reuse`).
 
     Returns:
         Its :class:`OperatorOutcome`; ``digests`` is empty when it failed (a file
         that cannot be written is a ``SITE-WRITE`` error of this operator).
     """
 
+
     opts = BuildOptions(config=config, site_dir=site_dir, spec_site=spec_site, strict=strict,
-                        pages=pages, create_key=new_keys)
+                        pages=pages, create_key=new_keys,
+                        key_dirs=job.key_dirs if job is not None else None)
     try:
         ctx = assemble(opts)
     except Exception as exc:  # one operator's crash must not take the batch down
@@ -112,11 +304,14 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
     out = OperatorOutcome(config, ctx.report, hosts=ctx.files.hosts(), notices=ctx.notices,
                           card_url=cfg.card_url if cfg.card_host else None,
                           host_places=_host_places(cfg),
-                          key_file=None if cfg.key_from_env else os.path.realpath(cfg.key_file),
+                          key_file=None if cfg.key_from_env else real_path(cfg.key_file),
                           key_place=cfg.at("/signing/keyFile") if "keyFile" in cfg.signing
-                          else cfg.at("/signing", key=True))
+                          else cfg.at("/signing", key=True),
+                          previous_place=cfg.at("/signing/previousKeys")
+                          if "previousKeys" in cfg.signing else cfg.at("/signing", key=True))
     if ctx.jwks is not None:
         out.key_thumbprints = [thumbprint(k) for k in ctx.jwks.get("keys", [])]
+        out.signer = out.key_thumbprints[0] if out.key_thumbprints else None
     if not ctx.report.ok(strict):
         return out
     if stage is not None:
@@ -130,7 +325,18 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
             return out
         out.staged = stage
     out.digests = ctx.files.digest()
-    out.inputs = input_digest(cfg)
+    paths = input_files(cfg)
+    hashes = {p: file_hash(p) for p in paths}
+    out.inputs = input_digest(cfg, hashes)
+    if job is not None:
+        key = "" if cfg.key_from_env else str(cfg.key_file)
+        out.reads = [str(config), str(cfg.private_values_file), str(cfg.previous_keys_file),
+                     key]
+        by_name = {str(p): h for p, h in hashes.items()}
+        if key:
+            by_name[key] = file_hash(cfg.key_file)
+        templates = [str(p) for p in paths[3:]]
+        out.state = state_digest(job, config, out.reads, by_name, templates)
     return out
 
 
@@ -138,23 +344,33 @@ def _host_places(cfg: object) -> dict[str, Location]:
     """Where operator.yaml names each host it builds: ``cardHost`` (else
     ``operator.website``) for the card host, the key under ``hosts:`` for the others."""
 
+
     assert isinstance(cfg, OperatorConfig)
     out: dict[str, Location] = {}
     raw = cfg.data.get("hosts")
     for name in raw if isinstance(raw, dict) else ():
-        out[str(name).lower()] = cfg.at(f"/hosts/{name}", key=True)
+        out[str(name).lower()] = cfg.at(pointer_join("/hosts", str(name)), key=True)
     if cfg.card_host:
         out[cfg.card_host] = cfg.at("/cardHost") if isinstance(cfg.data.get("cardHost"), str) \
             else cfg.at("/operator/website")
     return out
 
 
-def _build_chunk(args: tuple[list[tuple[int, Path]], Path, bool, bool | None, bool,
-                              Path | None, bool]) -> list[OperatorOutcome]:
-    configs, site_dir, pages, spec_site, strict, staging, new_keys = args
-    return [build_one(c, site_dir, pages, spec_site, strict,
-                      staging / str(i) if staging is not None else None, new_keys)
-            for i, c in configs]
+#: One operator's share of work: its number, its file, its record in the last build's
+#: manifest (matched by real path) and the digests of its hosts' files, when any.
+Item = tuple[int, Path, "dict[str, Any] | None", "dict[str, str]"]
+
+
+def _build_chunk(args: tuple[list[Item], Job, Path | None]) -> list[OperatorOutcome]:
+    items, job, staging = args
+    out = []
+    for i, config, record, files in items:
+        kept = reuse(config, record, files, job) if record is not None else None
+        out.append(kept if kept is not None else
+                   build_one(config, job.site_dir, job.pages, job.spec_site, job.strict,
+                             staging / str(i) if staging is not None else None, job.new_keys,
+                             job))
+    return out
 
 
 def build_many(options: BatchOptions) -> BatchResult:
@@ -182,6 +398,7 @@ def build_many(options: BatchOptions) -> BatchResult:
 
 
     gc.enable()  # many operators: let the collector run (the CLI turns it off)
+    forget_real_paths()  # the folders may have changed since this process last looked
     configs = find_configs(options.configs)
     result = BatchResult([], options.site_dir)
     if not configs:
@@ -204,10 +421,11 @@ def build_many(options: BatchOptions) -> BatchResult:
                     tmp = new_site_folder(site_dir)
                 except OSError as exc:
                     result.report.add(write_failure(options.site_dir, exc))
+            old = read_manifest(site_dir)
             with _terminate_on_sigterm():
-                _build_all(result, options, configs, tmp / STAGING if tmp else None)
+                _build_all(result, options, configs, tmp / STAGING if tmp else None, old)
             if tmp is not None:
-                result.written = assemble_site(result, options, tmp, site_dir)
+                result.written = assemble_site(result, options, tmp, site_dir, old)
                 tmp = None  # swapped in, or removed
         finally:
             if tmp is not None:
@@ -216,13 +434,26 @@ def build_many(options: BatchOptions) -> BatchResult:
 
 
 def _build_all(result: BatchResult, options: BatchOptions, configs: list[Path],
-               staging: Path | None) -> None:
+               staging: Path | None, old: Manifest | None) -> None:
+    key_dirs = tuple(Path(real_path(d)) for d in options.key_dirs)
+    job = Job(options.site_dir, options.pages, options.spec_site, options.strict,
+              options.new_keys, key_dirs, options.full, job_salt(options, key_dirs))
+    by_config: dict[str, dict[str, Any]] = {}
+    by_host: dict[str, list[str]] = {}
+    files: dict[str, str] = {}
+    if old is not None and not options.full:
+        by_config = {str(r.get("config")): r for r in old.records()}
+        by_host = old.files_by_host()
+        files = old.files
+    items: list[Item] = []
+    for i, c in enumerate(configs):
+        rec = by_config.get(real_path(c))
+        mine = {rel: files[rel] for h in rec.get("hosts") or [] for rel in by_host.get(h, ())
+                if rel in files} if rec is not None else {}
+        items.append((i, c, rec, mine))
     jobs = max(1, min(options.jobs, len(configs)))
-    numbered = list(enumerate(configs))
-    args = (options.site_dir, options.pages, options.spec_site, options.strict, staging,
-            options.new_keys)
     if jobs == 1:
-        result.outcomes = _build_chunk((numbered, *args))
+        result.outcomes = _build_chunk((items, job, staging))
         return
 
     # Contiguous chunks, several per worker: each worker compiles schemas and
@@ -230,7 +461,7 @@ def _build_all(result: BatchResult, options: BatchOptions, configs: list[Path],
     # terminate() is public: when the batch is stopped (Ctrl-C, SIGTERM, an error),
     # leaving the `with` kills the workers instead of leaving them behind.
     size = max(1, -(-len(configs) // (jobs * 4)))
-    chunks = [numbered[i:i + size] for i in range(0, len(numbered), size)]
+    chunks = [items[i:i + size] for i in range(0, len(items), size)]
     # Ctrl-C and SIGTERM wait while the pool starts (Pool() itself does not stop the
     # workers it started when interrupted), and are let through inside the `with`.
     import multiprocessing  # start-up: worker processes only with -j 2 or more
@@ -241,7 +472,7 @@ def _build_all(result: BatchResult, options: BatchOptions, configs: list[Path],
         with multiprocessing.Pool(jobs, initializer=_worker_start,
                                   initargs=(os.getpid(),)) as pool:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            for part in pool.imap(_build_chunk, [(c, *args) for c in chunks]):
+            for part in pool.imap(_build_chunk, [(c, job, staging) for c in chunks]):
                 result.outcomes.extend(part)
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
@@ -253,6 +484,7 @@ def _worker_start(parent: int) -> None:
     sends), and the worker ends when the parent does, however it ends (SIGKILL
     too): Linux's ``PR_SET_PDEATHSIG``, through ctypes, since neither the standard
     library nor a maintained package offers it. Elsewhere, the first two only."""
+    forget_real_paths()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})

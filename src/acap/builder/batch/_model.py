@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from acap.findings import Finding, Location, Report
+from acap.findings import Finding, Level, Location, Report
 
 
 @dataclass
@@ -32,6 +33,12 @@ class BatchOptions:
             this batch (kept otherwise).
         new_keys: make a signing key for an operator that has none (otherwise
             that operator fails with ``KEY``: a batch does not make keys unasked).
+        key_dirs: folders, besides each operator's own, that its key files may lie in
+            (``--key-dir``: named by the platform, never by a tenant).
+        full: rebuild every operator (``--full``); otherwise an operator whose inputs
+            and output files are as the last build recorded is kept as it is
+            (:func:`acap.builder.batch._build.reuse`), with the same bytes a rebuild
+            would give.
     """
 
     configs: Sequence[Path]
@@ -43,6 +50,8 @@ class BatchOptions:
     force: bool = False
     prune: bool = False
     new_keys: bool = False
+    key_dirs: Sequence[Path] = ()
+    full: bool = False
 
 
 @dataclass
@@ -63,6 +72,12 @@ class OperatorOutcome:
         key_file: the signing key file it used (resolved), ``None`` for ACAP_SIGNING_KEY.
         key_place: where operator.yaml says which key file (for findings about it).
         key_thumbprints: RFC 7638 thumbprints of the keys of its JWKS, when built that far.
+        signer: the RFC 7638 thumbprint of the key it signs with (its identity in the
+            batch, with its operator file), ``None`` when not built that far.
+        previous_place: where operator.yaml names its previous keys.
+        reused: kept as the last build left it (nothing changed), not rebuilt.
+        state: :func:`acap.builder.batch._build.state_digest` of what it was built from.
+        reads: the files (besides templates/) that state covers.
     """
 
     config: Path
@@ -77,6 +92,11 @@ class OperatorOutcome:
     key_file: str | None = None
     key_place: Location | None = None
     key_thumbprints: list[str] = field(default_factory=list)
+    signer: str | None = None
+    previous_place: Location | None = None
+    reused: bool = False
+    state: str = ""
+    reads: list[str] = field(default_factory=list)
 
     @property
     def built(self) -> bool:
@@ -91,6 +111,7 @@ class OperatorOutcome:
         """Take this operator out of the batch with ``finding`` (its error)."""
         self.report.add(finding)
         self.digests = {}
+        self.reused = False
 
 
 @dataclass
@@ -116,6 +137,11 @@ class BatchResult:
     pruned: list[str] = field(default_factory=list)
 
     @property
+    def reused(self) -> list[OperatorOutcome]:
+        """The operators kept as the last build left them (nothing they read changed)."""
+        return [o for o in self.outcomes if o.built and o.reused]
+
+    @property
     def failed(self) -> list[OperatorOutcome]:
         """The operators that did not build."""
         return [o for o in self.outcomes if not o.built]
@@ -129,6 +155,21 @@ class BatchResult:
         """``(errors, warnings)`` over every operator and the batch itself."""
         reports = [self.report, *(o.report for o in self.outcomes)]
         return (sum(len(r.errors) for r in reports), sum(len(r.warnings) for r in reports))
+
+
+def finding_data(f: Finding) -> dict[str, Any]:
+    """A finding as the manifest keeps it (see :func:`acap.builder.batch._build.reuse`)."""
+    return {"rule": f.rule, "level": f.level, "message": f.message, "hint": f.hint,
+            "file": f.location.file, "line": f.location.line, "column": f.location.column,
+            "pointer": f.location.pointer}
+
+
+def finding_from(d: dict[str, Any]) -> Finding:
+    """A finding from what :func:`finding_data` kept."""
+    loc = Location(str(d.get("file")), d.get("line"), d.get("column"), d.get("pointer"))
+    level: Level = "error" if d.get("level") == "error" else "warning"
+    return Finding(str(d.get("rule")), level, str(d.get("message")), loc,
+                   d.get("hint") if isinstance(d.get("hint"), str) else None)
 
 
 #: The folder of the new site/ where each operator's files wait to be moved in.

@@ -35,7 +35,7 @@ from typing import NamedTuple
 from acap.builder.pages._servers import htaccess
 from acap.load import OperatorConfig
 from acap.site import SiteFiles
-from acap.uris import CARD_PATH, JWKS_PATH
+from acap.uris import CARD_PATH, JWKS_PATH, SPEC_HOST
 
 #: Default ``Cache-Control: max-age`` in seconds, as GitHub Pages sends.
 DEFAULT_MAX_AGE = 600
@@ -122,7 +122,10 @@ def hosting_files(cfg: OperatorConfig, files: SiteFiles) -> list[tuple[str, byte
         cname = (settings.get(host) or {}).get("cname")
         if isinstance(cname, str) and cname.strip():
             out.append((f"{host}/CNAME", cname.strip().encode("utf-8") + b"\n"))
-        out.append((f"{host}/_headers", headers_file(files, host, policy)))
+        # The specification site is acap's, the same for every operator that builds it
+        # (a batch shares its host): acap's own cache times, not the operator's.
+        out.append((f"{host}/_headers", headers_file(
+            files, host, CachePolicy() if host == SPEC_HOST else policy)))
         if any(f"{host}{p}" in files for p in (CARD_PATH, JWKS_PATH)):
             out.append((f"{host}/.well-known/.htaccess", htaccess(host, policy.card)))
     return out

@@ -55,7 +55,7 @@ from acap.builder.pages._words import (
 from acap.card import Phone, normalise_person_entry
 from acap.card import parse_phone as _parse_phone
 from acap.checks import operator_country, phone_hint
-from acap.errors import SitePathError, TemplateLinkOutside
+from acap.errors import SitePathError, TemplateRefused
 from acap.findings import Finding, Location
 from acap.load import OperatorConfig, pointer_join
 from acap.site import url_to_path
@@ -296,7 +296,7 @@ def _words_for(cfg: OperatorConfig, t: templating.Templates, tag: str, loc: Loca
     for name in words_names(tag):
         try:
             src = templating.source(t, name)
-        except TemplateLinkOutside as exc:
+        except TemplateRefused as exc:
             return None, [templating.link_finding(t, exc, cfg.loaded.file)]
         if src is None:
             continue

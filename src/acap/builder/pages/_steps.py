@@ -36,7 +36,8 @@ def step_person_entry_pages(ctx: BuildContext) -> None:
     from acap.builder.pages import _pages as pages  # start-up: Jinja2 only with pages
     from acap.builder.pages import _templating as templating  # start-up: as above
 
-    t = templating.templates(templating.override_dir_for(ctx.cfg.base_dir))
+    t = templating.templates(templating.override_dir_for(ctx.cfg.base_dir),
+                             tenant=ctx.options.key_dirs is not None)
     rendered = pages.person_entry_pages(ctx.cfg, t)
     ctx.report.extend(rendered.findings)
     if ctx.report.ok():
@@ -54,7 +55,8 @@ def step_hosting_files(ctx: BuildContext) -> None:
         from acap.builder.pages import _pages as pages  # start-up: Jinja2 only with pages
         from acap.builder.pages import _templating as templating  # start-up: as above
 
-        t = templating.templates(templating.override_dir_for(cfg.base_dir))
+        t = templating.templates(templating.override_dir_for(cfg.base_dir),
+                                 tenant=ctx.options.key_dirs is not None)
         index = not settings.get("ownPages", False) and f"{host}/index.html" not in ctx.files
         rendered = pages.host_pages(cfg, t, host, index=index)
         ctx.report.extend(rendered.findings)

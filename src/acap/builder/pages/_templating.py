@@ -9,8 +9,12 @@ each template once). The loader looks, in order, in:
    extend the default it replaces: ``{% extends "acap/person-entry.html" %}``;
 3. acap's own templates (package data, ``acap/templates/``).
 
-Autoescaping is on for every template whatever its name, and names a
-template uses but acap does not give it are errors (``StrictUndefined``):
+Every template, acap's own and the operator's, is rendered in Jinja2's sandbox
+(``ImmutableSandboxedEnvironment``) with none of Jinja2's globals: a template sees
+only the names acap passes in (plain data), cannot reach Python objects or the file
+system, and reads files only through the loader, which judges each file first (see
+:func:`_confined_loader`). Autoescaping is on for every template whatever its name,
+and names a template uses but acap does not give it are errors (``StrictUndefined``):
 such a template fails the build with a ``PAGE-TEMPLATE`` finding naming the
 template file, its line, and the name.
 
@@ -21,6 +25,7 @@ jinja2 is imported inside the functions here, never at module level, so that
 from __future__ import annotations
 
 import contextlib
+import os
 import traceback
 from collections.abc import Mapping
 from functools import cache
@@ -29,7 +34,6 @@ from typing import Any, NamedTuple
 
 from jinja2 import (
     ChoiceLoader,
-    Environment,
     FileSystemBytecodeCache,
     FileSystemLoader,
     PrefixLoader,
@@ -38,29 +42,60 @@ from jinja2 import (
     TemplateSyntaxError,
     UndefinedError,
 )
+from jinja2.exceptions import SecurityError
+from jinja2.loaders import split_template_path
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from acap._package import package_path
-from acap.errors import TemplateLinkOutside
+from acap.errors import FileRefused, TemplateLinkOutside, TemplateRefused
 from acap.findings import Finding, Location
+from acap.load import read_regular
 
 RULE = "PAGE-TEMPLATE"
 
 
-def _confined_loader(folder: Path) -> Any:
-    """A ``jinja2.FileSystemLoader`` for the operator's templates/ that refuses a file
-    whose real path is outside the folder (:class:`TemplateLinkOutside`). Jinja2 follows
-    symbolic links and has no option against it, hence this subclass."""
+#: The largest template or words file acap reads from an operator's templates/ (bytes).
+TEMPLATE_LIMIT = 1024 * 1024
 
-    root = folder.resolve()
+
+def _confined_loader(folder: Path, tenant: bool = False) -> Any:
+    """A ``jinja2.FileSystemLoader`` for the operator's templates/ that judges a file
+    before it reads it: its real path must lie inside the folder
+    (:class:`TemplateLinkOutside`: Jinja2 follows symbolic links and has no option
+    against it), and it must be a regular file of at most :data:`TEMPLATE_LIMIT` bytes
+    (:class:`TemplateRefused`: a FIFO would hang the build, a link to ``/dev/zero``
+    grow without bound). For a batch ``tenant``, a file with other names (hard links)
+    is refused too: it may be another tenant's key, and no path check sees that. A
+    folder under a template's name is no template (as Jinja2 has it)."""
+    root = os.path.realpath(folder)
 
     class Confined(FileSystemLoader):
         def get_source(self, environment: Any, template: str) -> Any:
-            text, filename, uptodate = super().get_source(environment, template)
-            if not Path(filename).resolve().is_relative_to(root):
+            filename = os.path.join(str(folder), *split_template_path(template))
+            if not os.path.lexists(filename) or os.path.isdir(filename):
+                raise TemplateNotFound(template)
+            real = os.path.realpath(filename)
+            if not (real == root or real.startswith(root + os.sep)):
                 raise TemplateLinkOutside(template, filename)
-            return text, filename, uptodate
+            try:
+                data = read_regular(Path(filename), TEMPLATE_LIMIT, one_name=tenant)
+            except FileNotFoundError as exc:  # a link to nothing: no template
+                raise TemplateNotFound(template) from exc
+            except FileRefused as exc:
+                raise TemplateRefused(template, filename, exc.reason) from exc
+            mtime = os.path.getmtime(filename)
+
+            def uptodate() -> bool:
+                try:
+                    return os.path.getmtime(filename) == mtime
+                except OSError:
+                    return False
+
+            return data.decode(self.encoding), os.path.normpath(filename), uptodate
 
     return Confined(str(folder))
+
+
 NAMES_HINT = ("the names a template can use are listed in acap's templates/README.md and "
               "README.md ('The personEntry page')")
 
@@ -85,8 +120,9 @@ def package_templates_dir() -> Path:
 
 
 @cache
-def templates(override_dir: Path | None) -> Templates:
-    """The environment for an override folder (``None``: acap's templates only).
+def templates(override_dir: Path | None, tenant: bool = False) -> Templates:
+    """The environment for an override folder (``None``: acap's templates only);
+    ``tenant``: the folder is a batch tenant's (see :func:`_confined_loader`).
 
     Built once per folder per process; templates are compiled on first use and
     kept (Jinja2 checks the file's modification time, so an edited override is
@@ -98,9 +134,13 @@ def templates(override_dir: Path | None) -> Templates:
     default = FileSystemLoader(str(package_templates_dir()))
     loaders: list[Any] = []
     if override_dir is not None:
-        loaders.append(_confined_loader(override_dir))
+        loaders.append(_confined_loader(override_dir, tenant))
     loaders += [PrefixLoader({"acap": default}), default]
-    env = Environment(
+    # Always the sandbox, for acap's own templates too: an operator's template is
+    # hostile input on a hosting platform (issue 12), and the sandbox is what keeps
+    # it from Python objects (lipsum.__globals__ ...), the file system and other
+    # tenants. Immutable: nothing a template is given can be changed by it.
+    env = ImmutableSandboxedEnvironment(
         loader=ChoiceLoader(loaders),
         bytecode_cache=_bytecode_cache(),
         autoescape=True,  # every template, whatever its file name
@@ -110,6 +150,10 @@ def templates(override_dir: Path | None) -> Templates:
         keep_trailing_newline=True,
         auto_reload=True,
     )
+    # Only the names acap passes in: none of Jinja2's globals (range, dict, lipsum,
+    # cycler, joiner, namespace), so a template's names are exactly those listed in
+    # templates/README.md.
+    env.globals.clear()
     return Templates(env, override_dir, package_templates_dir())
 
 
@@ -126,7 +170,10 @@ def _bytecode_cache() -> Any:
                 super().dump_bytecode(bucket)
 
     try:
-        return _Quiet()
+        # Its own file names: code compiled for an environment without the sandbox (an
+        # older acap) differs (calls are not routed through the sandbox), and must
+        # never be loaded into this one.
+        return _Quiet(pattern="__acap_sandboxed_%s.cache")
     except (OSError, RuntimeError):
         return None
 
@@ -148,8 +195,8 @@ def source(t: Templates, name: str) -> Source | None:
     """The text of a file the loader finds under ``name`` (override first), or ``None``.
 
     Raises:
-        TemplateLinkOutside: the operator's file is a link out of templates/ (see
-            :func:`link_finding`).
+        TemplateRefused: the operator's file is a link out of templates/, or not a
+            regular file of bounded size (see :func:`link_finding`).
     """
 
     try:
@@ -194,9 +241,15 @@ def _frame_location(t: Templates, exc: BaseException, name: str, operator_file: 
         Location(name)
 
 
-def link_finding(t: Templates, exc: TemplateLinkOutside, operator_file: str) -> Finding:
+def link_finding(t: Templates, exc: TemplateRefused, operator_file: str) -> Finding:
     """The ``PAGE-TEMPLATE`` error for a link out of templates/, naming the link (never
-    what it points at: that may be a key)."""
+    what it points at: that may be a key), or for a file that is not a regular file of
+    bounded size."""
+    if not isinstance(exc, TemplateLinkOutside):
+        shown = display_name(t, exc.filename, operator_file)
+        return Finding(RULE, "error", f"{shown}: {exc}; acap does not read it",
+                       Location(shown), "put the template itself in templates/, as a plain "
+                       "file of at most 1 MiB (a copy, not a link)")
     return Finding(RULE, "error", f"{display_name(t, exc.filename, operator_file)} is a "
                    "symbolic link to a file outside the templates folder; acap does not "
                    "follow it (what it points at would be published)",
@@ -224,8 +277,15 @@ def render(t: Templates, name: str, context: Mapping[str, Any], operator_file: s
 
     try:
         return t.env.get_template(name).render(context), []
-    except TemplateLinkOutside as exc:
+    except TemplateRefused as exc:
         return None, [link_finding(t, exc, operator_file)]
+    except SecurityError as exc:  # before UndefinedError: the sandbox said no
+        where = _template_frame(t, exc)
+        loc = Location(display_name(t, where[0], operator_file), where[1]) if where else \
+            Location(name)
+        return None, [Finding(RULE, "error", f"the template reaches for something templates "
+                              f"may not use ({exc}); acap renders templates in a sandbox, "
+                              "with only the names it gives them", loc, NAMES_HINT)]
     except TemplateSyntaxError as exc:
         file = display_name(t, exc.filename or name, operator_file)
         return None, [Finding(RULE, "error", f"template syntax: {exc.message}",

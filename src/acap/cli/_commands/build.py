@@ -27,8 +27,9 @@ if TYPE_CHECKING:
               help="Build the specification site too [default: as operator.yaml says].")
 @click.option("--pages/--no-pages", default=True, show_default=True,
               help="Build the HTML pages (--no-pages: card, JWKS and hosting files only).")
-@click.option("-j", "--jobs", type=click.IntRange(min=0), default=1, show_default=True,
-              help="Processes for several operator files (0: one per CPU).")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=None,
+              help="Processes for several operator files [default: one per CPU this "
+                   "process may use; 0 too].")
 @click.option("--strict", is_flag=True, help="Warnings fail the build too.")
 @click.option("--force", is_flag=True,
               help="Replace a site folder that holds another card's build, or files the "
@@ -39,11 +40,18 @@ if TYPE_CHECKING:
 @click.option("--new-keys", is_flag=True,
               help="Several operator files: make a signing key for an operator that has "
                    "none (otherwise it fails).")
+@click.option("--key-dir", "key_dirs", multiple=True, type=click.Path(path_type=Path),
+              help="Several operator files: a folder the operators' key files may lie in "
+                   "besides each one's own folder (repeatable; a folder no tenant writes).")
+@click.option("--full", is_flag=True,
+              help="Several operator files: rebuild every operator, also those whose files "
+                   "and outputs did not change since the last build.")
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True,
               help="How to print findings.")
 def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
-          spec_site: bool | None, pages: bool, jobs: int, strict: bool, force: bool,
-          prune: bool, new_keys: bool, fmt: str) -> None:
+          spec_site: bool | None, pages: bool, jobs: int | None, strict: bool, force: bool,
+          prune: bool, new_keys: bool, key_dirs: tuple[Path, ...], full: bool,
+          fmt: str) -> None:
     """Build site/ from operator.yaml: signed card, JWKS, pages, hosting files.
 
     \b
@@ -59,10 +67,12 @@ def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
 
         _batch(BatchOptions(configs=configs, site_dir=site_dir or Path("site"),
                             jobs=jobs or default_jobs(), pages=pages, spec_site=spec_site,
-                            strict=strict, force=force, prune=prune, new_keys=new_keys), fmt)
+                            strict=strict, force=force, prune=prune, new_keys=new_keys,
+                            key_dirs=key_dirs, full=full), fmt)
         return
-    if prune or new_keys:
-        raise click.UsageError("--prune and --new-keys are for several operator files")
+    if prune or new_keys or key_dirs or full:
+        raise click.UsageError("--prune, --new-keys, --key-dir and --full are for several "
+                               "operator files")
 
     config = config or (configs[0] if configs else Path("operator.yaml"))
     result = run_build(BuildOptions(config=config, site_dir=site_dir, spec_site=spec_site,

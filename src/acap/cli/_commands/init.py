@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from acap.builder import ignored_patterns, init_project, pip_spec
+from acap.builder import init_project, pip_spec
 
 
 @click.command()
@@ -18,7 +18,8 @@ def init(folder: Path) -> None:
     \b
     Writes operator.yaml (commented placeholders that build as they are),
     .gitignore, templates/README.md and .github/workflows/pages.yml (GitHub
-    Actions: build, check, deploy to Pages). Existing files are left alone.
+    Actions: build, check, deploy to Pages). Existing files are left alone;
+    an existing .gitignore gets the lines it lacks appended.
     """
 
     result = init_project(folder)
@@ -26,15 +27,15 @@ def init(folder: Path) -> None:
         click.echo(f"created {_show(p, folder)}")
     for p in result.skipped:
         click.echo(f"exists, left as it is: {_show(p, folder)}", err=True)
-    if any(p.name == ".gitignore" for p in result.skipped):
-        click.echo("  make sure your .gitignore keeps these out of git: "
-                   + "  ".join(ignored_patterns()), err=True)
+    if result.appended:
+        click.echo("added to .gitignore, which lacked them: " + "  ".join(result.appended),
+                   err=True)
     if any(p.name == "pages.yml" for p in result.created) and not pip_spec():
         click.echo("note: the GitHub workflow needs to know where to install acap from: "
                    "set the repository variable ACAP_PIP_SPEC "
                    "(e.g. acap @ git+https://github.com/OWNER/acap@COMMIT); see "
                    "README.md, Publishing > GitHub Actions", err=True)
-    if result.created:
+    if result.created or result.appended:
         where = "" if folder == Path(".") else f"cd {folder} && "
         click.echo(f"next: edit operator.yaml, then {where}acap build && acap serve")
     else:

@@ -109,6 +109,10 @@ def keys_rotate(config: Path, kid: str | None, lost: bool, old_kid: str | None,
         return
     click.echo(f"rotated: {old} -> {new}. {old} stays in the JWKS until "
                f"`acap keys retire {old}`. Run `acap build` and `acap publish` now.")
+    click.echo(f"note: if CI builds with the secret ACAP_SIGNING_KEY, update it now with the "
+               f"new key (the contents of {cfg.display_path(cfg.key_file)}): a build whose "
+               f"secret still holds the key of {old} is refused, so that {new} never names "
+               "two keys", err=True)
     click.echo(f"note: the old private key is now {cfg.display_path(kept)}: keep it out of git, "
                "and delete it once you are sure you will not need it", err=True)
 
