@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 __all__ = ["CARD_PATH", "EXTENSIONS_HEADER", "EXTENSION_URI", "JWKS_PATH", "RULES_PAGE",
@@ -47,13 +48,21 @@ def url_for_site_file(path: str | Path) -> str | None:
         path: a file path (resolved here; a link is followed).
 
     Returns:
-        The URL for a file in a ``.well-known`` folder under a host folder; ``None`` for
-        any other path, or one that cannot be resolved (a NUL character).
+        The URL for a file in a ``.well-known`` folder under a folder named as a host is
+        (``example.com``, ``xn--mnchen-3ya.de``: labels of letters, digits and hyphens,
+        at least one dot); ``None`` for any other path (``_site/.well-known/...``, a
+        folder a workflow published into), or one that cannot be resolved (a NUL
+        character).
     """
     try:
         parts = Path(path).resolve().parts
     except (OSError, ValueError):  # ValueError: a NUL character in the path
         return None
-    if len(parts) >= 3 and parts[-2] == ".well-known":
+    if len(parts) >= 3 and parts[-2] == ".well-known" and _HOST_FOLDER.fullmatch(parts[-3]):
         return f"https://{parts[-3]}/.well-known/{parts[-1]}"
     return None
+
+
+#: A folder of site/ named after a host: LDH labels, at least two (RFC 1123 section 2.1).
+_HOST_FOLDER = re.compile(r"(?=.{1,253}\Z)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+"
+                          r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?", re.ASCII)

@@ -182,3 +182,82 @@ def test_the_readme_names_every_rule_id() -> None:
     missing = [rid for rid in sorted(rule_ids())
                if not re.search(rf"(?<![\w-]){re.escape(rid)}(?![\w-])", section)]
     assert missing == []
+
+
+# -- acap check of an operator file (the pre-commit hook's command) -----------------------
+
+def test_an_operator_file_is_checked_as_a_build_checks_it_without_a_key(tmp_path: Path) -> None:
+    """The smallest break (an OR-3.8 revealing path) is found at its line, with nothing
+    built and no key made; the example as it ships has no error."""
+    config = tmp_path / "operator.yaml"
+    text = (REPO / "operator.yaml").read_text(encoding="utf-8")
+    entry = next(line for line in text.splitlines() if "personEntry:" in line)
+    broken = entry.split("personEntry:")[0] + "personEntry: https://ask.example.com/bereavement"
+    config.write_text(text.replace(entry, broken, 1), encoding="utf-8")
+    code, out = run("check", str(config))
+    assert code == 1
+    [m] = [m for line in out.splitlines() if (m := TEXT_LINE.match(line))]
+    assert (m["rule"], m["file"], int(m["line"])) == \
+        ("OR-3.8", str(config), text.splitlines().index(entry) + 1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["operator.yaml"]  # nothing written
+    code, out = run("check", str(REPO / "operator.yaml"))
+    assert code == 0 and "no problems found" in out
+
+
+def test_several_files_are_one_json_list_and_one_exit_code(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yml"
+    bad.write_text("operator: [\n", encoding="utf-8")
+    code, out = run("check", str(REPO / "operator.yaml"),
+                    str(CARD_CASES / "or-3.8-query.json"), str(bad), "--format", "json")
+    assert code == 1
+    docs = json.loads(out)
+    assert [d.get("operator") or d.get("card") for d in docs] == \
+        [str(REPO / "operator.yaml"), str(CARD_CASES / "or-3.8-query.json"), str(bad)]
+    assert [d["errors"] for d in docs[:2]] == [0, 1]
+    assert docs[2]["findings"][0]["rule"].startswith("YAML")
+    assert docs[2]["findings"][0]["location"]["line"] == 2
+    assert run("check", str(REPO / "operator.yaml"), str(bad),
+               "--url", "https://x.example/")[0] == 2
+
+
+def test_the_pre_commit_hook_runs_acap_check_on_operator_files() -> None:
+    """.pre-commit-hooks.yaml names a command that exists and the files it is for."""
+    import yaml
+
+    [hook] = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert hook["id"] == "acap-check" and hook["entry"] == "acap check"
+    assert hook["language"] == "python"
+    files = re.compile(hook["files"])
+    assert files.search("operator.yaml") and files.search("tenants/a/operator.yml")
+    assert not files.search("site/example.com/.well-known/agent-card.json")
+    assert not files.search("operator.private.yaml")
+
+
+def test_the_pre_commit_hook_fails_a_commit_of_a_broken_operator_file(tmp_path: Path) -> None:
+    """The real pre-commit, installing acap from this repository as a user's config would."""
+    import os
+    import subprocess
+    import sys
+
+    project = tmp_path / "project"
+    project.mkdir()
+    config = project / "operator.yaml"
+    config.write_text((REPO / "operator.yaml").read_text(encoding="utf-8").replace(
+        "personEntry: https://ask.example.com/talk", "personEntry: https://ask.example.com/grief"),
+        encoding="utf-8")
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "add", "operator.yaml"], cwd=project, check=True)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache")}
+
+    def hook() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(REPO),
+                               "acap-check", "--files", "operator.yaml"], cwd=project,
+                              env=env, capture_output=True, text=True, timeout=600)
+
+    res = hook()
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert re.search(r"^operator\.yaml:\d+:\d+: error: .*\[OR-3\.8\]$", res.stdout, re.M)
+    config.write_text((REPO / "operator.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    res = hook()
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert re.search(r"acap check \(operator\.yaml\)\.+Passed", res.stdout)

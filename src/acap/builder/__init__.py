@@ -27,10 +27,11 @@ if TYPE_CHECKING:
     from acap.builder._context import BuildContext as BuildContext
     from acap.builder._context import BuildOptions as BuildOptions
     from acap.builder._context import BuildResult as BuildResult
+    from acap.builder._init_project import ACTION_PLACEHOLDER as ACTION_PLACEHOLDER
     from acap.builder._init_project import InitResult as InitResult
+    from acap.builder._init_project import action_ref as action_ref
     from acap.builder._init_project import ignored_patterns as ignored_patterns
     from acap.builder._init_project import init_project as init_project
-    from acap.builder._init_project import pip_spec as pip_spec
     from acap.builder._policy import AgentPolicy as AgentPolicy
     from acap.builder._policy import SkillPolicy as SkillPolicy
     from acap.builder._policy import agent_policy as agent_policy

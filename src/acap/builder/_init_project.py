@@ -52,14 +52,21 @@ class InitResult:
     appended: list[str] = field(default_factory=list)
 
 
-def pip_spec() -> str:
-    """Where pip can install this very acap from, for the generated workflow; ``""`` if unknown.
+#: The ``uses:`` of the workflow's acap step when acap init does not know where acap
+#: came from: the user writes the repository and commit (``acme/acap@0123abc``).
+ACTION_PLACEHOLDER = "OWNER/acap@COMMIT"
 
-    acap is not on PyPI, and installing a package by a bare name that someone
-    else may register is how a build gets hijacked. So the workflow installs
-    from the VCS URL and commit this acap was installed from (PEP 610
-    ``direct_url.json``), or, when that is unknown (a local or editable
-    install), from the ``ACAP_PIP_SPEC`` variable the user sets.
+
+def action_ref() -> str:
+    """The acap GitHub Action this very acap was installed from, for the generated
+    workflow's ``uses:`` (``"acme/acap@0123abc"``); ``""`` if unknown.
+
+    acap is not on PyPI, and installing a package by a bare name that someone else
+    may register is how a build gets hijacked. The action installs acap from its own
+    files, so the workflow names the GitHub repository and commit this acap was
+    installed from (PEP 610 ``direct_url.json`` of a ``git+https://github.com/...``
+    install). A local or editable install has none: the workflow then holds
+    :data:`ACTION_PLACEHOLDER` and acap init says to replace it.
     """
 
     try:
@@ -69,41 +76,38 @@ def pip_spec() -> str:
         return ""
     vcs = info.get("vcs_info") if isinstance(info, dict) else None
     url = info.get("url", "") if isinstance(info, dict) else ""
-    if isinstance(vcs, dict) and vcs.get("vcs") == "git" and url.startswith("https://"):
-        commit = vcs.get("commit_id") or vcs.get("requested_revision") or ""
-        spec = f"acap @ git+{url}" + (f"@{commit}" if commit else "")
-        # It goes into a YAML string and a comment line: no line breaks or controls.
-        return "" if any(ord(c) < 0x20 or c == "\x7f" for c in spec) else spec
-    return ""
+    m = re.fullmatch(r"https://github\.com/([A-Za-z0-9-]+)/([A-Za-z0-9._-]+?)(?:\.git)?/?", url)
+    if not (m and isinstance(vcs, dict) and vcs.get("vcs") == "git"):
+        return ""
+    commit = vcs.get("commit_id") or ""
+    # Only a full commit: a branch or tag could be moved under the workflow.
+    return f"{m[1]}/{m[2]}@{commit}" if re.fullmatch(r"[0-9a-f]{40}", commit) else ""
 
 
-def pip_comment(spec: str) -> list[str]:
-    """The comment above the workflow's install step: what it does with ``spec``
-    (see :func:`pip_spec`) as its default, so that the comment and the script agree."""
-    lines = ["Where pip gets acap: the repository variable ACAP_PIP_SPEC"]
-    if spec:
-        lines += ["if set (Settings > Secrets and variables > Actions > Variables),",
-                  f"else {spec}, the source acap init was run from."]
-    else:
-        lines += ["(Settings > Secrets and variables > Actions > Variables), e.g.",
-                  "acap @ git+https://github.com/OWNER/acap@COMMIT. acap init did not know",
-                  "where this acap came from, so there is no default: while the variable",
-                  "is empty, this step stops with an error."]
-    return lines
+def action_comment(ref: str) -> list[str]:
+    """The comment above the workflow's acap step: where ``ref`` (see :func:`action_ref`)
+    came from, or what to write in place of the placeholder."""
+    if ref:
+        return ["The acap GitHub Action, at the commit acap init was run from: it",
+                "installs acap from its own files, builds, checks and uploads."]
+    return ["The acap GitHub Action: replace OWNER/acap@COMMIT with the GitHub",
+            "repository acap comes from and the full commit you trust (acap init did",
+            "not know where this acap came from). It installs acap from its own files,",
+            "builds, checks and uploads."]
 
 
 def template_text(name: str) -> str:
     """The text of one init template (a key of :data:`FILES`), with ``@ACAP_VERSION@``,
-    ``@ACAP_PIP_SPEC@`` (see :func:`pip_spec`) and the comment line ``@ACAP_PIP_COMMENT@``
-    (see :func:`pip_comment`) filled in."""
+    ``@ACAP_ACTION@`` (see :func:`action_ref`) and the comment line
+    ``@ACAP_ACTION_COMMENT@`` (see :func:`action_comment`) filled in."""
 
     raw = resources.files("acap").joinpath(f"data/init/{name}").read_text(encoding="utf-8")
     raw = raw.replace("@ACAP_VERSION@", __version__)
-    if "@ACAP_PIP_SPEC@" in raw:
-        spec = pip_spec()
-        raw = raw.replace("@ACAP_PIP_SPEC@", spec.replace("'", "''"))
-        raw = re.sub(r"^([ \t]*# )@ACAP_PIP_COMMENT@$",
-                     lambda m: "\n".join(m.group(1) + line for line in pip_comment(spec)),
+    if "@ACAP_ACTION@" in raw:
+        ref = action_ref()
+        raw = raw.replace("@ACAP_ACTION@", ref or ACTION_PLACEHOLDER)
+        raw = re.sub(r"^([ \t]*# )@ACAP_ACTION_COMMENT@$",
+                     lambda m: "\n".join(m.group(1) + line for line in action_comment(ref)),
                      raw, flags=re.MULTILINE)
     return raw
 

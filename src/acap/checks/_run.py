@@ -28,6 +28,8 @@ operator.yaml says are skipped for cards and listed in :data:`CARD_SKIPS`.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from acap.checks import (
@@ -54,8 +56,8 @@ from acap.checks import (
 from acap.checks._facts import Locate, Subject, from_card, from_operator, reported_pointers
 from acap.checks._text import card_size_finding, card_text
 from acap.checks._urls import one_finding_per_host
-from acap.findings import Finding, Location
-from acap.load import OperatorConfig
+from acap.findings import Finding, Location, Report
+from acap.load import OperatorConfig, load_operator
 from acap.uris import CARD_PATH
 
 #: What ``acap check`` of a card cannot check fully without operator.yaml:
@@ -75,6 +77,41 @@ CARD_SKIPS: tuple[tuple[str, str, str], ...] = (
                        "operator.yaml"),
     ("OR-5.7", "none", "follows from OR-5.6"),
 )
+
+
+@dataclass
+class OperatorCheck:
+    """The result of checking one operator file without building it.
+
+    Attributes:
+        source: the file as given.
+        report: every finding of loading, the schema and the requirement checks.
+    """
+
+    source: str
+    report: Report = field(default_factory=Report)
+
+    def ok(self, strict: bool = False) -> bool:
+        """True when there is no error (with ``strict``, no warning either)."""
+        return self.report.ok(strict)
+
+
+def check_operator_file(path: str | Path) -> OperatorCheck:
+    """Check an operator file as ``acap build`` does before it builds: loading, the
+    schema and every requirement check (:func:`check_operator`), with nothing signed
+    or written and no key needed (``acap check operator.yaml``, the pre-commit hook).
+
+    Args:
+        path: the operator file (``operator.private.yaml`` beside it is read too).
+
+    Returns:
+        An :class:`OperatorCheck`. Never raises for bad content or a missing file.
+    """
+    cfg = load_operator(path)
+    result = OperatorCheck(str(path))
+    result.report.extend(cfg.findings)
+    result.report.extend(check_operator(cfg))
+    return result
 
 
 def check_operator(cfg: OperatorConfig) -> list[Finding]:

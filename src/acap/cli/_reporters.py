@@ -31,13 +31,20 @@ if TYPE_CHECKING:
     from acap.builder import BuildResult
     from acap.builder.batch import BatchOptions, BatchResult
     from acap.card import Verification
-    from acap.checks import CardCheck
+    from acap.checks import CardCheck, OperatorCheck
     from acap.publisher import LiveCheck, PublishResult
     from acap.replies import ReplyCheck
 
 __all__ = ["PROBE_REPORTERS", "REPORTERS", "Echo", "JUnitReporter", "JsonReporter", "Reporter",
            "TextReporter", "finding_json", "finding_text", "report_json", "report_text", "shown",
            "terminal_safe"]
+
+def _split(result: CardCheck | OperatorCheck) -> tuple[CardCheck | None, OperatorCheck | None]:
+    """``(card check, None)`` or ``(None, operator check)``."""
+    from acap.checks import OperatorCheck  # start-up: the checks only when one is reported
+
+    return (None, result) if isinstance(result, OperatorCheck) else (result, None)
+
 
 #: Writes one piece of output: ``(text, to standard error)``.
 Echo = Callable[[str, bool], None]
@@ -209,6 +216,10 @@ class Reporter:
         """``acap check`` (with ``--live``: the live check beside it)."""
         raise NotImplementedError
 
+    def checks(self, results: list[CardCheck | OperatorCheck]) -> None:
+        """``acap check`` of one or more cards and operator files."""
+        raise NotImplementedError
+
     def live(self, result: LiveCheck, ok: bool) -> None:
         """``acap live-check``; ``ok`` is the verdict with ``--strict`` applied."""
         raise NotImplementedError
@@ -306,6 +317,16 @@ class TextReporter(Reporter):
             self._live_table(live)
             self.findings(live.report)
             self.out("live card verified" if live.ok else "live card NOT verified")
+
+    def checks(self, results: list[CardCheck | OperatorCheck]) -> None:
+        for result in results:
+            card, operator = _split(result)
+            if card is not None:
+                self.card_check(card)
+            elif operator is not None:
+                self.out(report_text(operator.report) if len(operator.report) else
+                         f"{terminal_safe(operator.source)}: no problems found (acap build "
+                         "also checks the signed card and the pages it builds)")
 
     def live(self, result: LiveCheck, ok: bool) -> None:
         self._live_table(result)
@@ -465,6 +486,17 @@ class JsonReporter(Reporter):
             self._doc(self._card_check(result))
         else:
             self._doc({"check": self._card_check(result), "live": self._live(live)})
+
+    def checks(self, results: list[CardCheck | OperatorCheck]) -> None:
+        docs = []
+        for result in results:
+            card, _ = _split(result)
+            docs.append(self._card_check(card) if card is not None else
+                        {"operator": result.source, **report_json(result.report)})
+        if len(docs) == 1:
+            self._doc(docs[0])
+        else:
+            self.out(json.dumps(docs, indent=2, ensure_ascii=False))
 
     def live(self, result: LiveCheck, ok: bool) -> None:
         self._doc(self._live(result))

@@ -230,6 +230,7 @@ def fault_findings(doc: JsonDocument, text: str) -> list[Finding]:
     * a name twice in one object: ``json_rule`` at the second one (RFC 8259 §4, RFC 7493
       §2.3);
     * a lone surrogate: ``json_rule`` (RFC 8259 §8.2, RFC 7493 §2.1);
+    * a member named ``__proto__``: ``json_rule`` (JavaScript readers lose it);
     * an integer beyond ±(2^53−1), or a number beyond the doubles: ``number_rule``
       (RFC 7493 §2.2, RFC 8785 §3.2.2.3).
     """
@@ -254,6 +255,12 @@ def fault_findings(doc: JsonDocument, text: str) -> list[Finding]:
                                "character, so readers refuse or replace it",
                                doc.at(f.pointer), "write the whole character, or remove the "
                                "escape (RFC 8259 §8.2; I-JSON, RFC 7493 §2.1)"))
+        elif f.kind == "prototype":
+            out.append(Finding(kind.json_rule, "error", f"the member {where} is named __proto__: "
+                               "JavaScript code that copies the object (the JavaScript A2A "
+                               "SDK's among it) loses it, so what is signed and what is shown "
+                               "differ, and a signature that verifies here fails there",
+                               doc.at(f.pointer), "give it another name"))
         elif f.kind == "integer":
             out.append(Finding(kind.number_rule, "error", f"{where} is {shorten(f.text, 40)}, "
                                "an integer beyond ±(2^53−1): readers that keep doubles "

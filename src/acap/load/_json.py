@@ -118,7 +118,11 @@ class JsonFault:
             ``\\uD800``-style escape of half a character: not Unicode text, RFC 8259
             §8.2, RFC 7493 §2.1), ``"integer"`` (an integer beyond ±(2^53−1): kept
             digit for digit by some readers, rounded to a double by others, RFC 7493
-            §2.2), or ``"range"`` (a number beyond the range of IEEE 754 doubles).
+            §2.2), ``"range"`` (a number beyond the range of IEEE 754 doubles), or
+            ``"prototype"`` (a member named ``__proto__``: JavaScript code that copies
+            an object by assignment sets the copy's prototype instead, and the member
+            is gone; the JavaScript SDK's canonical form loses it, so a signature over
+            it verifies in one SDK and not the other).
         pointer: JSON pointer of the member (for ``duplicate``: the member written
             twice; for ``surrogate`` in a name: the member so named).
         text: what was written (a number's digits, the name), for messages.
@@ -241,6 +245,8 @@ def read_json(text: str) -> StrictJson:
             out: dict[str, Any] = {}
             for k, v in value.items():
                 name = k
+                if k == "__proto__":
+                    faults.append(JsonFault("prototype", pointer_join(ptr, k), k))
                 if not _surrogate_free(k):
                     name = _replace_surrogates(k)
                     faults.append(JsonFault("surrogate", pointer_join(ptr, name), _escaped(k)))

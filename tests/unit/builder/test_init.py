@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import shlex
+import json
 from pathlib import Path
 from typing import Any
 
@@ -80,164 +80,79 @@ def _steps(data: dict[Any, Any]) -> list[dict[str, Any]]:
     return [s for job in data["jobs"].values() for s in job["steps"]]
 
 
-def test_workflow_is_valid_yaml_keeping_the_hidden_well_known_folder(tmp_path: Path) -> None:
+def test_the_workflow_uses_the_acap_action_and_current_action_majors(tmp_path: Path) -> None:
+    """Issue 15: a few lines, current majors (checkout v4 and setup-python v5 are
+    deprecated), the key from the secret, and the deploy job after the build."""
     init_project(tmp_path)
     data = _workflow(tmp_path)
     # PyYAML reads the key `on` as YAML 1.1's true; GitHub reads it as "on".
     triggers = data.get("on", data.get(True))
     assert triggers["push"]["branches"] == ["main"]
     assert data["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
-    steps = _steps(data)
-    upload = [s for s in steps if str(s.get("uses", "")).startswith(
-        "actions/upload-pages-artifact@")]
-    assert len(upload) == 1
-    # include-hidden-files arrived in upload-pages-artifact v5; v4 drops dot folders.
-    assert upload[0]["uses"] == "actions/upload-pages-artifact@v5"
-    assert upload[0]["with"]["include-hidden-files"] is True
-    build = next(s for s in steps if "acap build" in str(s.get("run", "")))
-    assert build["env"]["ACAP_SIGNING_KEY"] == "${{ secrets.ACAP_SIGNING_KEY }}"
-    publish = [shlex.split(line) for line in build["run"].splitlines()
-               if line.strip().startswith("acap publish")]
-    assert publish == [["acap", "publish", "--dir", upload[0]["with"]["path"]]]
+    build, deploy = data["jobs"]["build"]["steps"], data["jobs"]["deploy"]["steps"]
+    assert [s["uses"] for s in build] == ["actions/checkout@v7", "OWNER/acap@COMMIT"]
+    assert build[1]["with"] == {"signing-key": "${{ secrets.ACAP_SIGNING_KEY }}"}
     assert data["jobs"]["deploy"]["needs"] == "build"
-    assert data["jobs"]["deploy"]["steps"][0]["uses"].startswith("actions/deploy-pages@")
-    install = next(s for s in steps if "pip install" in str(s.get("run", "")))
-    # Never a bare `pip install acap` (not on PyPI: anyone could take the name).
-    assert 'python -m pip install "$ACAP_PIP_SPEC"' in install["run"]
-    assert install["env"]["ACAP_PIP_SPEC"].startswith("${{ vars.ACAP_PIP_SPEC || '")
-    assert "@ACAP_PIP_SPEC@" not in install["env"]["ACAP_PIP_SPEC"]
+    assert [s["uses"] for s in deploy] == ["actions/deploy-pages@v5"]
 
 
-def test_the_workflow_installs_acap_from_the_git_commit_it_came_from(
+def test_the_workflow_says_what_it_deploys_and_what_to_do_for_the_others(
+        tmp_path: Path) -> None:
+    init_project(tmp_path)
+    text = (tmp_path / ".github/workflows/pages.yml").read_text("utf-8")
+    said = " ".join(line.lstrip("# ").strip() for line in text.splitlines()
+                    if line.startswith("#"))
+    assert "deploys the folder of the card's host only" in said
+    assert "acap publish --host HOST --sftp URL" in said
+    assert "If your website already lives on the card's host" in said
+
+
+def test_the_workflow_names_the_commit_acap_was_installed_from(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """PEP 610 direct_url.json of a git install becomes the workflow's pinned pip spec."""
+    """PEP 610 direct_url.json of a git install from GitHub becomes the action's ``uses:``,
+    pinned to the full commit; a branch, another host or an editable install does not."""
     from importlib import metadata
 
     from acap.builder import _init_project as ip
 
+    commit = "0123abc" + "0" * 33
+    found: dict[str, str] = {}
+
     class Dist:
         def read_text(self, name: str) -> str:
             assert name == "direct_url.json"
-            return ('{"url": "https://github.com/acme/acap", "vcs_info": '
-                    '{"vcs": "git", "commit_id": "0123abc"}}')
+            return found["text"]
 
     monkeypatch.setattr(metadata, "distribution", lambda name: Dist())
-    assert ip.pip_spec() == "acap @ git+https://github.com/acme/acap@0123abc"
+    for url, vcs, ref in [
+        ("https://github.com/acme/acap.git", {"vcs": "git", "commit_id": commit},
+         f"acme/acap@{commit}"),
+        ("https://github.com/acme/acap", {"vcs": "git", "requested_revision": "main"}, ""),
+        ("https://gitlab.com/acme/acap", {"vcs": "git", "commit_id": commit}, ""),
+        ("https://github.com/acme/acap\n- uses: evil/x@1", {"vcs": "git", "commit_id": commit},
+         ""),
+    ]:
+        found["text"] = json.dumps({"url": url, "vcs_info": vcs})
+        assert ip.action_ref() == ref, url
+    found["text"] = json.dumps({"url": "https://github.com/acme/acap",
+                                "vcs_info": {"vcs": "git", "commit_id": commit}})
     text = ip.template_text("github/workflows/pages.yml")
-    assert "vars.ACAP_PIP_SPEC || 'acap @ git+https://github.com/acme/acap@0123abc'" in text
+    [step] = [s for s in yaml.safe_load(text)["jobs"]["build"]["steps"]
+              if "signing-key" in s.get("with", {})]
+    assert step["uses"] == f"acme/acap@{commit}"
+    assert "at the commit acap init was run from" in text and "OWNER/acap" not in text
 
 
-def test_the_workflows_acap_commands_work_with_the_key_from_the_secret(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run the workflow's own `acap` lines, key in ACAP_SIGNING_KEY as the secret gives it."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
+def test_init_says_to_replace_the_placeholder_when_it_cannot_know(tmp_path: Path) -> None:
+    from acap.builder import action_ref
 
-    key = ec.generate_private_key(ec.SECP256R1())
-    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                            serialization.NoEncryption()).decode()
-    init_project(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("ACAP_SIGNING_KEY", pem)
-    build = next(s for s in _steps(_workflow(tmp_path)) if "acap build" in str(s.get("run", "")))
-    commands = [shlex.split(line) for line in build["run"].splitlines()
-                if line.strip().startswith("acap ")]
-    assert [c[:2] for c in commands] == [["acap", "build"], ["acap", "publish"]]
-    runner = CliRunner()
-    for c in commands:
-        res = runner.invoke(cli, c[1:])
-        assert res.exit_code == 0, f"{c}: {res.output}"
-    out = snapshot(tmp_path / "_site")
-    assert {".well-known/agent-card.json", ".well-known/jwks.json"} <= set(out)
-    # the secret signed; no key was made (.acap/ holds the agent's policy alone)
-    assert [p.name for p in (tmp_path / ".acap").iterdir()] == ["operator.agent-policy.json"]
-    assert out == snapshot(tmp_path / "site/example.org")
-    assert verify_card(str(tmp_path / "site/example.org/.well-known/agent-card.json")).ok
-
-
-def _install_step(text: str) -> tuple[list[str], dict[str, Any]]:
-    """The comment lines above the install step's ``env:``, and the step itself."""
-    lines = text.splitlines()
-    start = next(i for i, ln in enumerate(lines) if ln.strip() == "- name: Install acap")
-    comment = []
-    for ln in lines[start + 1:]:
-        if not ln.strip().startswith("#"):
-            break
-        comment.append(ln.strip().lstrip("#").strip())
-    step = next(s for s in _steps(yaml.safe_load(text)) if s.get("name") == "Install acap")
-    return comment, step
-
-
-def _run_install(step: dict[str, Any], tmp_path: Path) -> tuple[int, str, str]:
-    """Run the step's script as GitHub would with no repository variable set: the env
-    expression ``vars.ACAP_PIP_SPEC || '<default>'`` gives the default; ``python`` is a
-    stand-in that records its arguments."""
-    import re
-    import subprocess
-
-    m = re.fullmatch(r"\$\{\{ vars\.ACAP_PIP_SPEC \|\| '((?:[^']|'')*)' \}\}",
-                     step["env"]["ACAP_PIP_SPEC"])
-    assert m, step["env"]
-    default = m.group(1).replace("''", "'")
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir(exist_ok=True)
-    (bin_dir / "python").write_text('#!/bin/sh\necho "python $*"\n', encoding="utf-8")
-    (bin_dir / "python").chmod(0o755)
-    proc = subprocess.run(["bash", "-e", "-c", step["run"]], capture_output=True, text=True,
-                          env={"PATH": f"{bin_dir}:/usr/bin:/bin", "ACAP_PIP_SPEC": default},
-                          check=False)
-    return proc.returncode, proc.stdout, default
-
-
-def test_the_install_comment_says_what_the_step_does_with_no_default(tmp_path: Path) -> None:
-    """Trial item 12: the comment promised "else the source acap init was run from", but
-    with no known source the step stops with an error until ACAP_PIP_SPEC is set."""
-    from acap.builder import pip_spec
-    from acap.builder._init_project import template_text
-
-    assert pip_spec() == ""  # the tests run an editable install: no source to pin
-    comment, step = _install_step(template_text("github/workflows/pages.yml"))
-    code, out, default = _run_install(step, tmp_path)
-    assert (code, default) == (1, "")
-    assert "::error::Set the repository variable ACAP_PIP_SPEC" in out
-    said = " ".join(comment)
-    assert "the source acap init was run from" not in said
-    assert ("acap init did not know where this acap came from, so there is no default: "
-            "while the variable is empty, this step stops with an error.") in said
-    assert "Settings > Secrets and variables > Actions > Variables" in said
-
-
-def test_the_install_comment_names_the_default_the_step_installs(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from acap.builder import _init_project as ip
-
-    monkeypatch.setattr(ip, "pip_spec", lambda: "acap @ git+https://github.com/acme/acap@0123abc")
-    comment, step = _install_step(ip.template_text("github/workflows/pages.yml"))
-    code, out, default = _run_install(step, tmp_path)
-    assert default == "acap @ git+https://github.com/acme/acap@0123abc"
-    assert (code, out) == (0, f"python -m pip install {default}\n")
-    said = " ".join(comment)
-    assert ("else acap @ git+https://github.com/acme/acap@0123abc, the source acap init was "
-            "run from.") in said
-
-
-def test_readme_publishing_tells_how_to_set_acap_pip_spec(tmp_path: Path) -> None:
-    """`acap init` asks for the repository variable ACAP_PIP_SPEC; README's Publishing
-    section must say what it is and how to set it, where the note points."""
-    from support.paths import REPO
-
+    assert action_ref() == ""  # the tests run an editable install
     res = CliRunner().invoke(cli, ["init", str(tmp_path / "proj")])
     assert res.exit_code == 0, res.output
-    assert ("note: the GitHub workflow needs to know where to install acap from: set the "
-            "repository variable ACAP_PIP_SPEC (e.g. acap @ git+https://github.com/OWNER/acap@"
-            "COMMIT); see README.md, Publishing > GitHub Actions") in res.stderr
-    readme = (REPO / "README.md").read_text("utf-8")
-    section = readme.split("\n## Publishing\n", 1)[1].split("\n## ", 1)[0]
-    actions = section.split("\n### GitHub Actions\n", 1)[1].split("\n### ", 1)[0]
-    assert "ACAP_PIP_SPEC" in actions
-    assert "Settings > Secrets and variables > Actions > Variables" in actions
-    assert ("gh variable set ACAP_PIP_SPEC --body "
-            "'acap @ git+https://github.com/OWNER/acap@COMMIT'") in actions
+    assert ("note: in .github/workflows/pages.yml, replace OWNER/acap@COMMIT with the GitHub "
+            "repository acap comes from and the full commit you trust") in res.stderr
+    text = (tmp_path / "proj/.github/workflows/pages.yml").read_text("utf-8")
+    assert "replace OWNER/acap@COMMIT with the GitHub" in text
 
 
 def test_the_first_build_with_your_own_hosts_replaces_the_placeholder_build(

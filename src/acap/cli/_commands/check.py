@@ -1,5 +1,5 @@
-"""``acap check CARD``: check any Agent Card (a file or an https URL) against A2A 1.0 and
-the On Request extension.
+"""``acap check CARD...``: check any Agent Card (a file or an https URL) against A2A 1.0
+and the On Request extension, or an operator file as a build would, before it builds.
 
 Exit status: 0 no errors (warnings allowed), 1 errors (or warnings with
 ``--strict``), 2 wrong usage (click's own).
@@ -12,13 +12,13 @@ from pathlib import Path
 
 import click
 
-from acap.checks import check_card, check_card_file
+from acap.checks import CardCheck, OperatorCheck, check_card, check_card_file, check_operator_file
 from acap.cli._commands._common import ALLOW_PRIVATE, FORMATS, reporter
 from acap.load import JsonDocument
 
 
 @click.command()
-@click.argument("card")
+@click.argument("cards", nargs=-1, required=True, metavar="CARD...")
 @click.option("--url", default=None, metavar="URL",
               help="The URL the card is (or will be) served at, for a card file "
                    "[default: a URL given as CARD, or the file's place in site/].")
@@ -36,15 +36,20 @@ from acap.load import JsonDocument
               help="With --live: fetch HOST's URLs from URL instead, with Host: HOST "
                    "(e.g. example.com=http://127.0.0.1:8000 to check acap serve).")
 @ALLOW_PRIVATE
-def check(card: str, url: str | None, strict: bool, fmt: str, timeout: float, live: bool,
-          site_dir: Path, connect_to: tuple[str, ...], allow_private: bool) -> None:
-    """Check CARD (a path or an https URL) and report every finding.
+def check(cards: tuple[str, ...], url: str | None, strict: bool, fmt: str, timeout: float,
+          live: bool, site_dir: Path, connect_to: tuple[str, ...], allow_private: bool) -> None:
+    """Check each CARD (a path or an https URL) and report every finding.
 
     Checks that need operator.yaml (the values given on request, the safeguards of
     an action) are listed as notes; signatures are checked by `acap verify`, or
-    here with --live.
+    here with --live. A CARD ending in .yaml or .yml is an operator file: it is
+    checked as `acap build` checks it, without a key and without writing anything
+    (the pre-commit hook does this).
     """
 
+    if (live or url) and len(cards) > 1:
+        raise click.UsageError("--live and --url are for one CARD")
+    card = cards[0]
     if live and not card.startswith(("https://", "http://")):
         raise click.UsageError("--live checks a URL: give the card's https URL")
     if live:
@@ -60,6 +65,13 @@ def check(card: str, url: str | None, strict: bool, fmt: str, timeout: float, li
                                  url=url or card)
         reporter(fmt).card_check(result, lr)
         sys.exit(0 if result.ok(strict) and lr.ok and lr.report.ok(strict=strict) else 1)
-    result = check_card(card, url=url, timeout=timeout, allow_private=allow_private)
-    reporter(fmt).card_check(result)
-    sys.exit(0 if result.ok(strict) else 1)
+    results: list[CardCheck | OperatorCheck] = [
+        check_operator_file(c) if _is_operator_file(c) else
+        check_card(c, url=url, timeout=timeout, allow_private=allow_private) for c in cards]
+    reporter(fmt).checks(results)
+    sys.exit(0 if all(r.ok(strict) for r in results) else 1)
+
+
+def _is_operator_file(source: str) -> bool:
+    """An operator file is named ``*.yaml`` or ``*.yml``; a card is JSON (or a URL)."""
+    return "://" not in source and source.lower().endswith((".yaml", ".yml"))

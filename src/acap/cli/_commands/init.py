@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from acap.builder import init_project, pip_spec
+from acap.builder import ACTION_PLACEHOLDER, action_ref, init_project
 
 
 @click.command()
@@ -30,11 +30,10 @@ def init(folder: Path) -> None:
     if result.appended:
         click.echo("added to .gitignore, which lacked them: " + "  ".join(result.appended),
                    err=True)
-    if any(p.name == "pages.yml" for p in result.created) and not pip_spec():
-        click.echo("note: the GitHub workflow needs to know where to install acap from: "
-                   "set the repository variable ACAP_PIP_SPEC "
-                   "(e.g. acap @ git+https://github.com/OWNER/acap@COMMIT); see "
-                   "README.md, Publishing > GitHub Actions", err=True)
+    if any(p.name == "pages.yml" for p in result.created) and not action_ref():
+        click.echo(f"note: in .github/workflows/pages.yml, replace {ACTION_PLACEHOLDER} with "
+                   "the GitHub repository acap comes from and the full commit you trust "
+                   "(acap init did not know where this acap came from)", err=True)
     if result.created or result.appended:
         where = "" if folder == Path(".") else f"cd {folder} && "
         click.echo(f"next: edit operator.yaml, then {where}acap build && acap serve")

@@ -1,0 +1,165 @@
+"""The composite GitHub Action (action.yml at the root), its steps run as a runner runs them.
+
+GitHub's runner cannot run here; what it would do with this action can: each ``run:``
+step goes to bash with the environment the runner gives a composite step
+(``GITHUB_ACTION_PATH``, ``RUNNER_TEMP``, ``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``,
+and the step's own ``env:`` with the inputs filled in). The install step installs acap
+from this repository into a fresh virtual environment, whose ``python`` and ``acap``
+the later steps use, as on a runner after actions/setup-python.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from acap.builder import init_project
+from acap.card import verify_card
+from support.paths import REPO
+
+ACTION = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
+STEPS: list[dict[str, Any]] = ACTION["runs"]["steps"]
+EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+
+
+def test_inputs_reach_scripts_only_through_the_environment() -> None:
+    """An input pasted into a script is a script injection (a key or a path with "$(" in
+    it would run); every ``${{ }}`` of a ``run:`` is refused, inputs go through ``env:``."""
+    for step in STEPS:
+        if "run" in step:
+            assert not EXPRESSION.search(step["run"]), step["name"]
+            assert step["shell"] == "bash"
+    used = {m for step in STEPS for v in (step.get("env") or {}).values()
+            for m in EXPRESSION.findall(str(v))}
+    assert {f"inputs.{name}" for name in ("signing-key", "config", "website", "strict")} <= used
+
+
+def test_the_action_uses_current_majors_and_keeps_the_hidden_folder() -> None:
+    uses = [s["uses"] for s in STEPS if "uses" in s]
+    assert uses == ["actions/setup-python@v7", "actions/upload-pages-artifact@v5"]
+    upload = STEPS[-1]
+    # include-hidden-files arrived in upload-pages-artifact v5; v4 drops dot folders,
+    # and with them .well-known/ (the card and its keys).
+    assert upload["with"]["include-hidden-files"] is True
+    assert upload["with"]["path"] == "${{ steps.acap.outputs.folder }}"
+    assert upload["if"] == "inputs.upload == 'true'"
+    assert ACTION["inputs"]["signing-key"]["required"] is True
+
+
+@pytest.fixture(scope="module")
+def runner_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtual environment, acap installed into it by the action's install step
+    (from GITHUB_ACTION_PATH, the action's own files); its bin folder."""
+    venv = tmp_path_factory.mktemp("runner") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    [install] = [s for s in STEPS if s.get("name") == "Install acap"]
+    env = {**_base_env(venv / "bin", tmp_path_factory.mktemp("temp")), "ACAP_SOURCE": ""}
+    proc = subprocess.run(["bash", "-e", "-c", install["run"]], env=env, capture_output=True,
+                          text=True, timeout=900, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (venv / "bin" / "acap").is_file()
+    return venv / "bin"
+
+
+def _base_env(bin_dir: Path, temp: Path) -> dict[str, str]:
+    return {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": os.environ.get("HOME", "/root"),
+            "GITHUB_ACTION_PATH": str(REPO), "RUNNER_TEMP": str(temp),
+            "GITHUB_OUTPUT": str(temp / "output"), "GITHUB_STEP_SUMMARY": str(temp / "summary"),
+            **{k: v for k, v in os.environ.items() if k.startswith(("PIP_", "LANG", "LC_"))}}
+
+
+def _run_build_step(bin_dir: Path, project: Path, temp: Path, key: str,
+                    **inputs: str) -> subprocess.CompletedProcess[str]:
+    [step] = [s for s in STEPS if s.get("id") == "acap"]
+    values = {"signing-key": key, "config": "operator.yaml", "website": "", "strict": "false",
+              **inputs}
+    env = {name: EXPRESSION.sub(lambda m: values[m[1].removeprefix("inputs.")], str(v))
+           for name, v in step["env"].items()}
+    temp.mkdir(exist_ok=True)
+    return subprocess.run(["bash", "-e", "-c", step["run"]], cwd=project,
+                          env={**_base_env(bin_dir, temp), **env}, capture_output=True,
+                          text=True, timeout=600, check=False)
+
+
+def _pem() -> str:
+    key = ec.generate_private_key(ec.SECP256R1())
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption()).decode()
+
+
+def test_the_action_builds_checks_and_gathers_the_card_host(runner_python: Path,
+                                                            tmp_path: Path) -> None:
+    """An `acap init` project, the key from the secret: the folder to upload holds the
+    signed card, its keys and nothing private; the outputs and the run's summary say
+    what is deployed, and each host that is not, with what to do. The bundled example
+    (Annex A's chapel) builds three hosts: the card's, the personEntry page's, the spec
+    site's."""
+    project = tmp_path / "project"
+    init_project(project)
+    (project / "operator.yaml").write_bytes((REPO / "operator.yaml").read_bytes())
+    temp = tmp_path / "temp"
+    proc = _run_build_step(runner_python, project, temp, _pem())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    outputs = dict(line.split("=", 1) for line in
+                   (temp / "output").read_text(encoding="utf-8").splitlines())
+    folder = Path(outputs["folder"])
+    assert folder == temp / "acap-pages"
+    assert outputs["card-url"] == "https://example.com/.well-known/agent-card.json"
+    assert verify_card(str(folder / ".well-known/agent-card.json"),
+                       str(folder / ".well-known/jwks.json")).ok
+    assert not any(b"PRIVATE KEY" in p.read_bytes() for p in folder.rglob("*") if p.is_file())
+    # the key came from the secret: none was made in the project
+    assert not (project / ".acap" / "signing-key.pem").exists()
+    summary = (temp / "summary").read_text(encoding="utf-8")
+    assert "acap deploys example.com to GitHub Pages" in summary
+    others = sorted(p.name for p in (project / "site").iterdir()
+                    if p.is_dir() and not p.name.startswith(".") and p.name != "example.com")
+    assert others == ["agent-capability.org", "ask.example.com"]
+    for host in others:
+        assert f"{host} is not deployed by this workflow" in summary
+        assert f"acap publish --host {host}" in summary
+        assert re.search(rf"^::notice title=acap::{re.escape(host)} is not deployed",
+                         proc.stdout, re.M)
+
+
+def test_the_action_stops_without_the_key_and_makes_none(runner_python: Path,
+                                                         tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    init_project(project)
+    proc = _run_build_step(runner_python, project, tmp_path / "temp", "")
+    assert proc.returncode == 1
+    assert proc.stdout.startswith("::error title=acap::Add the repository secret "
+                                  "ACAP_SIGNING_KEY")
+    assert not (project / "site").exists() and not (project / ".acap").exists()
+
+
+def test_a_website_folder_is_deployed_with_the_card_beside_it(runner_python: Path,
+                                                             tmp_path: Path) -> None:
+    """``website:``: the card host is the operator's website (overlay, as acap init's
+    operator.yaml has it for the host of ``website``): its files go out byte for byte,
+    with acap's beside them."""
+    project = tmp_path / "project"
+    init_project(project)
+    www = project / "public"
+    (www / "css").mkdir(parents=True)
+    pages = {"index.html": b"<h1>Praxis</h1>\n", "impressum.html": b"<p>Impressum</p>\n",
+             "css/site.css": b"h1{color:#333}\n"}
+    for rel, data in pages.items():
+        (www / rel).write_bytes(data)
+    temp = tmp_path / "temp"
+    proc = _run_build_step(runner_python, project, temp, _pem(), website="public")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    folder = temp / "acap-pages"
+    assert {rel: (folder / rel).read_bytes() for rel in pages} == pages
+    assert (folder / ".well-known/agent-card.json").is_file()
+    assert {p.name for p in www.rglob("*")} == {"index.html", "impressum.html", "css",
+                                                "site.css"}
