@@ -20,8 +20,8 @@ from acap._package import __version__
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "init": ("init", "init", "Start an operator project in FOLDER (default: here)."),
     "build": ("build", "build", "Build site/ from operator.yaml: signed card, JWKS, pages."),
-    "check": ("check", "check", "Check a card (path or https URL) against A2A 1.0 and "
-                                "On Request."),
+    "check": ("check", "check", "Check cards (path or https URL) or operator files against "
+                                "A2A 1.0 and On Request."),
     "verify": ("verify", "verify", "Check every signature of CARD (a path or an https URL)."),
     "check-reply": ("check_reply", "check_reply", "Check an agent's reply against §5-§6 of "
                                                   "the extension."),
