@@ -6,6 +6,8 @@
   :data:`SPEC_HOST` its host, whose folder the specification site fills.
 * :data:`RULES_PAGE`: the page of the spec site that lists acap's own rule ids, each
   row anchored by its id: the ``see:`` link of a finding of acap's own rules.
+* :data:`OPERATORS_PAGE`: the spec site's page for operators (operator.yaml step by
+  step), which hints point to: an operator who installed acap has no docs/ folder.
 * :data:`CARD_PATH`, :data:`JWKS_PATH`: the Agent Card's well-known location (A2A 1.0
   §8.2) and the JWKS acap publishes beside it (named by the signatures' ``jku``).
 * :data:`EXTENSIONS_HEADER`: the HTTP header that activates extensions (A2A 1.0 §3.2.6).
@@ -16,12 +18,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-__all__ = ["CARD_PATH", "EXTENSIONS_HEADER", "EXTENSION_URI", "JWKS_PATH", "RULES_PAGE",
-           "SPEC_BASE", "SPEC_HOST", "card_url", "jwks_url", "url_for_site_file"]
+__all__ = ["CARD_PATH", "EXTENSIONS_HEADER", "EXTENSION_URI", "JWKS_PATH", "OPERATORS_PAGE",
+           "RULES_PAGE", "SPEC_BASE", "SPEC_HOST", "card_url", "jwks_url", "url_for_site_file"]
 
 EXTENSION_URI = "https://agent-capability.org/ext/on-request/v1"
 SPEC_BASE = EXTENSION_URI + "/"
 RULES_PAGE = SPEC_BASE + "conformance.html"
+OPERATORS_PAGE = SPEC_BASE + "operators.html"
 #: The host of the extension's specification site (``specSite: true``).
 SPEC_HOST = EXTENSION_URI.split("/")[2]
 CARD_PATH = "/.well-known/agent-card.json"

@@ -33,7 +33,7 @@ def run(*args: str) -> tuple[int, str]:
 
 
 def test_the_built_example_card_has_no_error(example: Path) -> None:
-    """README's promise: `acap check` on the card `acap build` made reports no errors."""
+    """The guide's promise: `acap check` on the card `acap build` made reports no errors."""
     result = build(BuildOptions(config=example))
     assert result.report.ok()
     card = example.parent / "site" / "example.com" / ".well-known" / "agent-card.json"
@@ -171,16 +171,16 @@ def test_plain_http_elsewhere_is_refused() -> None:
     assert [f["rule"] for f in json.loads(out)["findings"]] == ["CARD-READ"]
 
 
-def test_the_readme_names_every_rule_id() -> None:
+def test_the_rules_page_names_every_rule_id() -> None:
     """Every id of the registry (requirements and acap's own rules, wherever acap emits
-    them: build, card, reply, publish, live, pages) is named in README's rule section, as
-    a whole word (``KEY`` in ``KEY-ID`` does not count, nor ``SIG-*`` for ``SIG-NONE``)."""
+    them: build, card, reply, publish, live, pages) is named in the user guide's rule page,
+    docs/rules.md, as a whole word (``KEY`` in ``KEY-ID`` does not count, nor ``SIG-*``
+    for ``SIG-NONE``)."""
     import re
 
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Checking cards and rules", 1)[1].split("\n## ", 1)[0]
+    page = (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
     missing = [rid for rid in sorted(rule_ids())
-               if not re.search(rf"(?<![\w-]){re.escape(rid)}(?![\w-])", section)]
+               if not re.search(rf"(?<![\w-]){re.escape(rid)}(?![\w-])", page)]
     assert missing == []
 
 

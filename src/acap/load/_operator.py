@@ -21,7 +21,7 @@ from urllib.parse import SplitResult, urlsplit
 from acap import schemas
 from acap.findings import Finding, Location
 from acap.load._schema_findings import schema_findings, text_findings
-from acap.load._yaml import Loaded, load_file
+from acap.load._yaml import START_HINT, Loaded, load_file
 from acap.uris import card_url, jwks_url
 
 DEFAULT_KEY_FILE = ".acap/signing-key.pem"
@@ -244,7 +244,7 @@ def load_operator(path: str | Path, display: str | None = None) -> OperatorConfi
         cfg.findings.append(Finding(
             "SCHEMA-TYPE", "error", f"the top level of {loaded.file} must be keys "
             f"(operator:, agent:, skills: ...), found {what}", loaded.location(""),
-            "start from the example in README.md, or run `acap init`"))
+            START_HINT))
         return cfg
     already = {f.location.pointer for f in loaded.findings}
     found = schema_findings(loaded, schemas.OPERATOR, skip=already)

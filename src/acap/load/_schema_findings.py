@@ -26,6 +26,7 @@ from acap.load._text import (
     strings,
 )
 from acap.load._yaml import Loaded, schema_requires
+from acap.uris import OPERATORS_PAGE
 
 
 def text_findings(loaded: Loaded, schema_name: str, skip: set[str | None]) -> list[Finding]:
@@ -229,8 +230,9 @@ def _translate(err: Any, loaded: Loaded, skip: set[str | None],
     if kw == "required":
         missing = err.message.split("'")[1] if "'" in err.message else err.message
         return [Finding("SCHEMA-REQUIRED", "error", f"{label} needs '{missing}'", loc,
-                        f"add {missing}: ... (see acap's README, \"operator.yaml reference\", "
-                        "or the commented operator.yaml that acap init writes)")]
+                        f"add {missing}: ... (see {OPERATORS_PAGE}, docs/operator-yaml.md "
+                        "in acap's repository, or the commented operator.yaml that acap init "
+                        "writes)")]
     if kw == "type":
         if err.instance is None:
             return [Finding(rule if rule.startswith("OR-") else "SCHEMA-EMPTY", "error",

@@ -37,6 +37,13 @@ from acap.errors import FileRefused
 from acap.findings import Finding, Location
 from acap.load._paths import read_regular
 from acap.load._pointer import pointer_join
+from acap.uris import OPERATORS_PAGE
+
+#: The hint for an operator file with nothing to build from (empty, or not keys): where
+#: a commented operator.yaml comes from. An operator who installed acap has no README or
+#: docs/ folder, so the hint names the command and the published page for operators.
+START_HINT = ("run `acap init new-project`: it makes a folder new-project with a commented "
+              f"operator.yaml to start from (step by step: {OPERATORS_PAGE})")
 
 YamlLoader: Any
 try:  # libyaml is ~10x faster; both give the same nodes and marks
@@ -240,7 +247,7 @@ def load_text(text: str, schema: Mapping[str, Any], file: str) -> Loaded:
     if root is None:
         loaded.findings.append(Finding(
             "YAML-EMPTY", "error", f"{file} is empty", Location(file, 1, 1, ""),
-            "start from the example in README.md, or run `acap init`"))
+            START_HINT))
         return loaded
     _Builder(loaded, schema, text).run(root)
     return loaded

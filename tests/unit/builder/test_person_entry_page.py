@@ -750,11 +750,12 @@ def test_every_rule_the_page_steps_use_is_in_the_registry() -> None:
     assert used <= rule_ids()
 
 
-def test_the_readme_languages_example_builds(tmp_path: Path) -> None:
+def test_the_person_entry_page_docs_languages_example_builds(tmp_path: Path) -> None:
+    """The example under "Languages" in docs/person-entry-page.md builds, as written."""
     import yaml
 
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### Languages"):]
+    page = (REPO / "docs" / "person-entry-page.md").read_text(encoding="utf-8")
+    section = page[page.index("## Languages"):]
     snippet = section[section.index("```yaml") + len("```yaml"):section.index("```\n", 10)]
     data = example_data()
     data.update(yaml.safe_load(snippet))

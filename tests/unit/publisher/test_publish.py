@@ -129,13 +129,13 @@ def test_same_content_gives_the_same_commit(tmp_path: Path,
         == "1767225600 1767225600"
 
 
-def test_readme_flow_build_then_publish_remote(tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    """`acap build && acap publish --remote <bare repo>`, as README.md says."""
+def test_docs_flow_build_then_publish_remote(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """`acap build && acap publish --remote <bare repo>`, as docs/publishing.md says."""
     from support.paths import REPO
 
     assert "acap build && acap publish --remote /tmp/pages.git" in \
-        (REPO / "README.md").read_text("utf-8")
+        (REPO / "docs" / "publishing.md").read_text("utf-8")
     config = project(tmp_path)
     remote = bare_repo(tmp_path / "pages.git")
     monkeypatch.chdir(config.parent)

@@ -424,18 +424,18 @@ def test_phrase_heuristics() -> None:
     assert claims_done("It will be confirmed by staff.") is None
 
 
-def test_readme_example_runs_and_makes_annex_a2() -> None:
+def test_the_replies_page_example_runs_and_makes_annex_a2() -> None:
+    """The first Python example of docs/replies.md, run as it is on the Annex A.1 card."""
     from types import SimpleNamespace
 
     from support.paths import REPO
 
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Replies (for agent developers)"):]
-    code = section[section.index("```python\n") + 10:]
+    page = (REPO / "docs" / "replies.md").read_text(encoding="utf-8")
+    code = page[page.index("```python\n") + 10:]
     code = code[:code.index("```")]
     request = SimpleNamespace(headers={"A2A-Extensions": EXTENSION_URI})
     scope: dict[str, Any] = {"card": A1, "request": request}
-    exec(compile(code, "README.md", "exec"), scope)
+    exec(compile(code, "docs/replies.md", "exec"), scope)
     assert scope["reply"] == annex("a2-information-referred")
 
 

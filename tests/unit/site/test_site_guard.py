@@ -149,8 +149,8 @@ def test_another_card_and_stray_files_are_both_reported(example: Path, tmp_path:
 def test_force_is_documented() -> None:
     out = acap("build", "--help")
     assert "--force" in out.stdout
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert "`acap build [-c FILE] [--site-dir DIR] [--force]`" in readme
+    commands = (REPO / "docs" / "commands.md").read_text(encoding="utf-8")
+    assert "`acap build [-c FILE] [--site-dir DIR] [--force]`" in commands
 
 
 def test_a_batch_build_never_replaces_the_folder_holding_its_operators(

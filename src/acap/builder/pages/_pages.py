@@ -620,7 +620,8 @@ def render_page(cfg: OperatorConfig, t: templating.Templates, name: str,
     return (None if problems else html), [
         Finding(audit.RULE, "error", f"{p.message} (line {p.line} of the page {name} writes)",
                 Location(shown), "acap's pages are the same for everyone and load nothing "
-                "from elsewhere (OR-3.8); see templates/README.md")
+                "from elsewhere (OR-3.8); see docs/person-entry-page.md in acap's repository "
+                "('Same for everyone')")
         for p in problems]
 
 

@@ -96,8 +96,8 @@ def _confined_loader(folder: Path, tenant: bool = False) -> Any:
     return Confined(str(folder))
 
 
-NAMES_HINT = ("the names a template can use are listed in acap's templates/README.md and "
-              "README.md ('The personEntry page')")
+NAMES_HINT = ("the names a template can use are listed in docs/templates.md in acap's "
+              "repository ('What a template receives')")
 
 
 class Templates(NamedTuple):
@@ -152,7 +152,7 @@ def templates(override_dir: Path | None, tenant: bool = False) -> Templates:
     )
     # Only the names acap passes in: none of Jinja2's globals (range, dict, lipsum,
     # cycler, joiner, namespace), so a template's names are exactly those listed in
-    # templates/README.md.
+    # docs/templates.md.
     env.globals.clear()
     return Templates(env, override_dir, package_templates_dir())
 
@@ -295,7 +295,8 @@ def render(t: Templates, name: str, context: Mapping[str, Any], operator_file: s
     except TemplateNotFound as exc:
         loc = _frame_location(t, exc, name, operator_file)
         return None, [Finding(RULE, "error", f"template '{exc.name}' not found", loc,
-                              "acap's templates are listed in its templates/README.md; "
+                              "acap's templates are listed in docs/templates.md in its "
+                              "repository; "
                               "write acap/<name> to reach a default you replace")]
     except UndefinedError as exc:
         loc = _frame_location(t, exc, name, operator_file)
