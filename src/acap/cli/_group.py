@@ -88,7 +88,7 @@ def cli() -> None:
 
     \b
     Start:   acap init, edit operator.yaml, acap build, acap serve
-    Publish: acap publish (GitHub Pages branch or a folder)
+    Publish: acap publish (a folder, SFTP, a GitHub Pages branch)
     Check:   acap check CARD, acap verify CARD
     """
 
