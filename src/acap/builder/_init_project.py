@@ -53,8 +53,11 @@ class InitResult:
 
 
 #: The ``uses:`` of the workflow's acap step when acap init does not know where acap
-#: came from: the user writes the repository and commit (``acme/acap@0123abc``).
-ACTION_PLACEHOLDER = "OWNER/acap@COMMIT"
+#: came from: the user writes the repository and commit (``acme/acap@0123abc...``). It
+#: has no ``/`` and no ``@``, so GitHub refuses the workflow until it is replaced: a
+#: placeholder shaped like ``OWNER/acap@COMMIT`` would run whatever the GitHub account
+#: ``OWNER`` publishes there, with the signing key.
+ACTION_PLACEHOLDER = "SET-ACAP-REPOSITORY-AND-COMMIT-HERE"
 
 
 def action_ref() -> str:
@@ -90,10 +93,11 @@ def action_comment(ref: str) -> list[str]:
     if ref:
         return ["The acap GitHub Action, at the commit acap init was run from: it",
                 "installs acap from its own files, builds, checks and uploads."]
-    return ["The acap GitHub Action: replace OWNER/acap@COMMIT with the GitHub",
-            "repository acap comes from and the full commit you trust (acap init did",
-            "not know where this acap came from). It installs acap from its own files,",
-            "builds, checks and uploads."]
+    return [f"The acap GitHub Action: replace {ACTION_PLACEHOLDER} with the",
+            "GitHub repository acap comes from and the full commit you trust, as",
+            "OWNER/REPOSITORY@COMMIT (acap init did not know where this acap came from;",
+            "GitHub refuses the workflow until then). It installs acap from its own",
+            "files, builds, checks and uploads."]
 
 
 def template_text(name: str) -> str:

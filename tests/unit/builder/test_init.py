@@ -10,7 +10,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from acap.builder import init_project
+from acap.builder import ACTION_PLACEHOLDER, init_project
 from acap.builder._init_project import FILES
 from acap.card import verify_card
 from acap.cli import cli, report_text
@@ -90,7 +90,7 @@ def test_the_workflow_uses_the_acap_action_and_current_action_majors(tmp_path: P
     assert triggers["push"]["branches"] == ["main"]
     assert data["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
     build, deploy = data["jobs"]["build"]["steps"], data["jobs"]["deploy"]["steps"]
-    assert [s["uses"] for s in build] == ["actions/checkout@v7", "OWNER/acap@COMMIT"]
+    assert [s["uses"] for s in build] == ["actions/checkout@v7", "SET-ACAP-REPOSITORY-AND-COMMIT-HERE"]
     assert build[1]["with"] == {"signing-key": "${{ secrets.ACAP_SIGNING_KEY }}"}
     assert data["jobs"]["deploy"]["needs"] == "build"
     assert [s["uses"] for s in deploy] == ["actions/deploy-pages@v5"]
@@ -149,10 +149,13 @@ def test_init_says_to_replace_the_placeholder_when_it_cannot_know(tmp_path: Path
     assert action_ref() == ""  # the tests run an editable install
     res = CliRunner().invoke(cli, ["init", str(tmp_path / "proj")])
     assert res.exit_code == 0, res.output
-    assert ("note: in .github/workflows/pages.yml, replace OWNER/acap@COMMIT with the GitHub "
+    assert ("note: in .github/workflows/pages.yml, replace SET-ACAP-REPOSITORY-AND-COMMIT-HERE "
+            "with the GitHub "
             "repository acap comes from and the full commit you trust") in res.stderr
     text = (tmp_path / "proj/.github/workflows/pages.yml").read_text("utf-8")
-    assert "replace OWNER/acap@COMMIT with the GitHub" in text
+    assert "replace SET-ACAP-REPOSITORY-AND-COMMIT-HERE with the" in text
+    # GitHub's form for an action is OWNER/REPOSITORY@REF: this one is refused, not run
+    assert "/" not in ACTION_PLACEHOLDER and "@" not in ACTION_PLACEHOLDER
 
 
 def test_the_first_build_with_your_own_hosts_replaces_the_placeholder_build(
