@@ -90,7 +90,10 @@ def test_the_workflow_uses_the_acap_action_and_current_action_majors(tmp_path: P
     assert triggers["push"]["branches"] == ["main"]
     assert data["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
     build, deploy = data["jobs"]["build"]["steps"], data["jobs"]["deploy"]["steps"]
-    assert [s["uses"] for s in build] == ["actions/checkout@v7", "SET-ACAP-REPOSITORY-AND-COMMIT-HERE"]
+    assert [s["uses"] for s in build] == [
+        "actions/checkout@v7",
+        "SET-ACAP-REPOSITORY-AND-COMMIT-HERE",
+    ]
     assert build[1]["with"] == {"signing-key": "${{ secrets.ACAP_SIGNING_KEY }}"}
     assert data["jobs"]["deploy"]["needs"] == "build"
     assert [s["uses"] for s in deploy] == ["actions/deploy-pages@v5"]
