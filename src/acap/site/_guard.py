@@ -25,6 +25,7 @@ from pathlib import Path
 
 from acap.findings import Finding, Location
 from acap.load import OperatorConfig, real_path, under
+from acap.site._file_stats import FILE_STATS
 from acap.site._manifest import MANIFEST, Manifest, read_manifest
 from acap.uris import card_url
 
@@ -144,7 +145,9 @@ def _findings(site_dir: Path, where: str, reads: list[Path], keys: list[Path],
 
 def stray_files(site_dir: Path, manifest: Manifest) -> list[str]:
     """Paths under ``site_dir`` (``/``-separated, sorted) of files and links the build
-    manifest does not list, the manifest itself aside."""
+    manifest does not list, the manifest and the batch's file signatures
+    (:data:`acap.site._file_stats.FILE_STATS`, and its part written when a batch was
+    stopped) aside."""
     listed = set(manifest.files)
     out = []
     top = os.fspath(site_dir)
@@ -155,7 +158,7 @@ def stray_files(site_dir: Path, manifest: Manifest) -> list[str]:
         links = [d for d in dirs if os.path.islink(os.path.join(dirpath, d))]  # not entered
         for name in names + links:
             rel = prefix + name
-            if rel not in listed and rel != MANIFEST:
+            if rel not in listed and rel != MANIFEST and not rel.startswith(FILE_STATS):
                 out.append(rel)
     return sorted(out)
 

@@ -49,7 +49,7 @@ from acap.uris import SPEC_HOST
 
 
 def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path,
-                  site_dir: Path, old: Manifest | None = None) -> bool:
+                  site_dir: Path, old: Manifest | None = None) -> Manifest | None:
     """Put the new site/ together in ``tmp`` (see the module docstring) and swap it in.
 
     Args:
@@ -61,7 +61,8 @@ def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path,
         old: its manifest, as read once for the batch (read here when not given).
 
     Returns:
-        Whether site/ was replaced. ``tmp`` is gone either way (swapped in or removed).
+        The manifest of the new site/ when it was swapped in, else ``None`` (site/ as it
+        was). ``tmp`` is gone either way (swapped in or removed).
     """
     try:
         old = old or read_manifest(site_dir) or Manifest({})
@@ -100,7 +101,7 @@ def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path,
         shutil.rmtree(tmp / STAGING, ignore_errors=True)
         if not result.built:
             shutil.rmtree(tmp, ignore_errors=True)
-            return False
+            return None
         for rec in kept:
             hosts = [str(h) for h in rec.get("hosts", []) if str(h) not in owned]
             for host in hosts:
@@ -112,19 +113,20 @@ def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path,
         result.kept = sorted(r["card"] for r in kept
                              if owners.owner(r) is None and r["card"] not in cards)
         result.pruned = sorted(r["card"] for r in pruned)
-        write_manifest(tmp, Manifest.of_batch(operators, digests))
+        manifest = Manifest.of_batch(operators, digests)
+        write_manifest(tmp, manifest)
     except BaseException as exc:
         shutil.rmtree(tmp, ignore_errors=True)
         if isinstance(exc, OSError):
             result.report.add(write_failure(options.site_dir, exc))
-            return False
+            return None
         raise
     try:
         swap_in(tmp, site_dir)
     except OSError as exc:
         result.report.add(write_failure(options.site_dir, exc))
-        return False
-    return True
+        return None
+    return manifest
 
 
 def _record(o: OperatorOutcome, owners: _Owners, warnings: list[dict[str, Any]]
