@@ -202,7 +202,8 @@ def new_site_folder(site_dir: Path) -> Path:
         OSError: it cannot be made.
     """
     site_dir.parent.mkdir(parents=True, exist_ok=True)
-    forget_manifests()  # whatever this process read of site/ is about to change
+    # What this process read of site/ stays: read_manifest keys it by the manifest's
+    # inode, size and times, and site/ changes only by swap_in, which forgets it.
     return Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
 
 

@@ -54,6 +54,7 @@ from acap.load import (
     pointer_join,
     read_regular,
     real_path,
+    real_path_lstat,
     under,
 )
 from acap.site import (
@@ -84,28 +85,44 @@ def find_configs(paths: Iterable[Path]) -> list[Path]:
     so that the build reports it. The same file named twice (another spelling,
     a linked folder) is built once.
     """
+    return list(configs_by_real_path(paths).values())
+
+
+def configs_by_real_path(paths: Iterable[Path]) -> dict[str, Path]:
+    """:func:`find_configs`, by the real path of each (resolved once for the batch).
+
+    Strings and ``os.scandir`` rather than ``Path`` methods: a batch folder holds
+    thousands of operators, and each ``Path`` test is a ``stat`` of its own."""
     out: dict[str, Path] = {}
     for p in paths:
         for f in _candidates(p):
-            if f.is_symlink() and f.exists():
+            real, st = real_path_lstat(f)  # one lstat tells a link too
+            if st is None:
+                with suppress(OSError):
+                    st = os.lstat(f)
+            if st is not None and stat.S_ISLNK(st.st_mode) and os.path.exists(f):
                 f = f.resolve()
-            out.setdefault(real_path(f), f)
-    return list(out.values())
+                real = real_path(f)
+            out.setdefault(real, f)
+    return out
 
 
 def _candidates(p: Path) -> list[Path]:
     if not p.is_dir():
         return [p]
     found = []
-    for f in p.iterdir():
-        if f.name.endswith(".private.yaml") or f.name.startswith("."):
-            continue
-        if f.suffix in (".yaml", ".yml") and (f.is_file() or not f.exists()):
-            found.append(f)  # a file, or a link to one that is missing
-        elif f.is_dir() and (f / "operator.yaml").is_file():
-            found.append(f / "operator.yaml")
-        elif f.is_symlink() and not f.exists():
-            found.append(f / "operator.yaml")  # a link to a missing folder
+    with os.scandir(p) as entries:
+        for e in entries:
+            name = e.name
+            if name.endswith(".private.yaml") or name.startswith("."):
+                continue
+            if os.path.splitext(name)[1] in (".yaml", ".yml") and \
+                    (e.is_file() or not os.path.exists(e.path)):
+                found.append(p / name)  # a file, or a link to one that is missing
+            elif e.is_dir() and os.path.isfile(os.path.join(e.path, "operator.yaml")):
+                found.append(p / name / "operator.yaml")
+            elif e.is_symlink() and not os.path.exists(e.path):
+                found.append(p / name / "operator.yaml")  # a link to a missing folder
     return sorted(found)
 
 
@@ -190,12 +207,14 @@ def _hash_reads(reads: list[str], templates: list[str], roots: tuple[str, ...],
         if not p:
             continue
         key = 2 <= i < 4
+        seen_st = None
         if key:  # confined first, as read_regular(inside=...) does: issue 12
-            real = real_path(p)
+            real, seen_st = real_path_lstat(p)
             if not any(under(real, r) for r in roots):
                 return None
-        try:
-            st = os.stat(p)
+        try:  # a regular file's lstat is its stat
+            st = seen_st if seen_st is not None and stat.S_ISREG(seen_st.st_mode) \
+                else os.stat(p)
         except FileNotFoundError:
             out[p] = None  # missing: as the read below has it
             continue
@@ -276,7 +295,7 @@ Known = tuple[dict[str, Any], dict[str, Any], int]
 
 
 def reuse(config: Path, record: dict[str, Any], files: dict[str, str], job: Job,
-          known: Known = ({}, {}, -1)) -> OperatorOutcome | None:
+          known: Known = ({}, {}, -1), real: str | None = None) -> OperatorOutcome | None:
     """The operator of ``config`` as the last batch left it, when nothing it reads and
     none of its output files changed since: its state (:func:`state_digest`, from the
     files the record lists and its templates/ as they are now) and its output files'
@@ -297,6 +316,7 @@ def reuse(config: Path, record: dict[str, Any], files: dict[str, str], job: Job,
         known: the signatures the last batch recorded: of what it read
             (:meth:`acap.site.FileStats.inputs`), of ``files``
             (:meth:`acap.site.FileStats.outputs`) and its mark.
+        real: the real path of ``config``, when the batch has it already.
 
     Returns:
         Its outcome (``reused``), or ``None`` when it must be rebuilt.
@@ -309,8 +329,7 @@ def reuse(config: Path, record: dict[str, Any], files: dict[str, str], job: Job,
     output_stats: dict[str, list[int]] = {}
     if not outputs_unchanged(job.site_dir, files, known[1], known[2], output_stats):
         return None
-    real = real_path(config)
-    folder = os.path.dirname(real)
+    folder = os.path.dirname(real if real is not None else real_path(config))
     templates = _templates(os.path.dirname(str(config)))
     roots = (folder, *(str(d) for d in job.key_dirs))
     input_stats: dict[str, list[Any]] = {}
@@ -441,17 +460,18 @@ def _host_places(cfg: object) -> dict[str, Location]:
     return out
 
 
-#: One operator's share of work: its number, its file, its record in the last build's
-#: manifest (matched by real path), the digests of its hosts' files, when any, and the
-#: signatures the last batch recorded of its inputs and of those files (see :func:`reuse`).
-Item = tuple[int, Path, "dict[str, Any] | None", "dict[str, str]", "Known"]
+#: One operator's share of work: its number, its file and that file's real path, its
+#: record in the last build's manifest (matched by real path), the digests of its hosts'
+#: files, when any, and the signatures the last batch recorded of its inputs and of those
+#: files (see :func:`reuse`).
+Item = tuple[int, Path, str, "dict[str, Any] | None", "dict[str, str]", "Known"]
 
 
 def _build_chunk(args: tuple[list[Item], Job, Path | None]) -> list[OperatorOutcome]:
     items, job, staging = args
     out = []
-    for i, config, record, files, known in items:
-        kept = reuse(config, record, files, job, known) if record is not None else None
+    for i, config, real, record, files, known in items:
+        kept = reuse(config, record, files, job, known, real) if record is not None else None
         out.append(kept if kept is not None else
                    build_one(config, job.site_dir, job.pages, job.spec_site, job.strict,
                              staging / str(i) if staging is not None else None, job.new_keys,
@@ -485,7 +505,8 @@ def build_many(options: BatchOptions) -> BatchResult:
 
     gc.enable()  # many operators: let the collector run (the CLI turns it off)
     forget_real_paths()  # the folders may have changed since this process last looked
-    configs = find_configs(options.configs)
+    found = configs_by_real_path(options.configs)
+    configs = list(found.values())
     result = BatchResult([], options.site_dir)
     if not configs:
         named = ", ".join(str(p) for p in options.configs) or "(nothing)"
@@ -511,10 +532,11 @@ def build_many(options: BatchOptions) -> BatchResult:
             stats = read_file_stats(site_dir) if old is not None and not options.full \
                 else FileStats({})
             with _terminate_on_sigterm():
-                _build_all(result, options, configs, tmp / STAGING if tmp else None, old,
+                _build_all(result, options, found, tmp / STAGING if tmp else None, old,
                            stats)
             if tmp is not None:
-                written = assemble_site(result, options, tmp, site_dir, old)
+                written = assemble_site(result, options, tmp, site_dir, old,
+                                        {str(c): r for r, c in found.items()})
                 tmp = None  # swapped in, or removed
                 result.written = written is not None
                 if written is not None:
@@ -542,7 +564,7 @@ def _record_stats(result: BatchResult, site_dir: Path, written: Manifest) -> Non
                       inputs)
 
 
-def _build_all(result: BatchResult, options: BatchOptions, configs: list[Path],
+def _build_all(result: BatchResult, options: BatchOptions, configs: dict[str, Path],
                staging: Path | None, old: Manifest | None, stats: FileStats) -> None:
     key_dirs = tuple(Path(real_path(d)) for d in options.key_dirs)
     job = Job(options.site_dir, options.pages, options.spec_site, options.strict,
@@ -555,13 +577,13 @@ def _build_all(result: BatchResult, options: BatchOptions, configs: list[Path],
         by_host = old.files_by_host()
         files = old.files
     items: list[Item] = []
-    for i, c in enumerate(configs):
-        rec = by_config.get(real_path(c))
+    for i, (real, c) in enumerate(configs.items()):
+        rec = by_config.get(real)
         mine = {rel: files[rel] for h in rec.get("hosts") or [] for rel in by_host.get(h, ())
                 if rel in files} if rec is not None else {}
         known: Known = (stats.inputs(rec.get("state")), stats.outputs(mine), stats.mark) \
             if rec is not None else ({}, {}, -1)
-        items.append((i, c, rec, mine, known))
+        items.append((i, c, real, rec, mine, known))
     jobs = max(1, min(options.jobs, len(configs)))
     if jobs == 1:
         result.outcomes = _build_chunk((items, job, staging))
