@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from acap.load._paths import is_inside as is_inside
     from acap.load._paths import read_regular as read_regular
     from acap.load._paths import real_path as real_path
+    from acap.load._paths import real_path_lstat as real_path_lstat
     from acap.load._paths import under as under
     from acap.load._pointer import dotted as dotted
     from acap.load._pointer import pointer_join as pointer_join

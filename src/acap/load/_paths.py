@@ -16,7 +16,7 @@ from pathlib import Path
 from acap.errors import FileRefused
 
 __all__ = ["KEY_FILE_LIMIT", "file_kind", "forget_real_paths", "is_inside", "read_regular",
-           "real_path", "under"]
+           "real_path", "real_path_lstat", "under"]
 
 
 def is_inside(path: Path, folder: Path) -> bool:
@@ -51,32 +51,40 @@ def real_path(path: str | os.PathLike[str]) -> str:
     ``os.path.realpath`` itself. Forget what was learnt with :func:`forget_real_paths`
     when the tree may have changed (a batch does at its start).
     """
+    return real_path_lstat(path)[0]
+
+
+def real_path_lstat(path: str | os.PathLike[str]) -> tuple[str, os.stat_result | None]:
+    """:func:`real_path` of ``path``, and the ``lstat`` it took of ``path``'s last
+    component on the way (``None`` when it took none: the path is missing, a folder it
+    knew, or has ``..``): a caller that would ``stat`` the file next has it already
+    when it is a regular file (not a link)."""
     raw = os.fspath(path)
     full = raw if os.path.isabs(raw) else os.path.join(os.getcwd(), raw)
     if ".." in full.split(os.sep):
-        return os.path.realpath(full)
+        return os.path.realpath(full), None
     return _real(os.path.normpath(full))
 
 
-def _real(p: str) -> str:
+def _real(p: str) -> tuple[str, os.stat_result | None]:
     hit = _FOLDERS.get(p)
     if hit is not None:
-        return hit
+        return hit, None
     parent, name = os.path.split(p)
     if not name:
-        return p  # the root
-    full = os.path.join(_real(parent), name)
+        return p, None  # the root
+    full = os.path.join(_real(parent)[0], name)
     try:
         st = os.lstat(full)
     except OSError:
-        return full  # missing: as realpath has it, and not remembered
+        return full, None  # missing: as realpath has it, and not remembered
     if stat.S_ISLNK(st.st_mode):
-        return os.path.realpath(full)
+        return os.path.realpath(full), st
     if stat.S_ISDIR(st.st_mode):
         if len(_FOLDERS) > 200_000:
             _FOLDERS.clear()
         _FOLDERS[p] = full
-    return full
+    return full, st
 
 
 def forget_real_paths() -> None:

@@ -6,6 +6,9 @@
   lock (:func:`site_lock`), or not at all;
 * the build manifest, ``site/.acap/manifest.json`` (:class:`Manifest`,
   :func:`read_manifest`): this package is its one reader and writer;
+* the signatures a batch recorded of the files it read and wrote
+  (``site/.acap/file-stats.json``: :func:`read_file_stats`, :func:`record_file_stats`),
+  so that the next batch tells an unchanged file by its ``stat``;
 * the guard (:func:`site_dir_findings`): may this folder be replaced (``SITE-PATH``);
 * the preview server of ``acap serve`` (:func:`start_preview`), which serves every host
   by its ``Host`` header and calls back to rebuild.
@@ -20,6 +23,13 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
+    from acap.site._file_stats import FILE_STATS as FILE_STATS
+    from acap.site._file_stats import FileStats as FileStats
+    from acap.site._file_stats import read_file_stats as read_file_stats
+    from acap.site._file_stats import record_file_stats as record_file_stats
+    from acap.site._file_stats import settled as settled
+    from acap.site._file_stats import signature as signature
+    from acap.site._file_stats import unchanged_output as unchanged_output
     from acap.site._files import SiteBusy as SiteBusy
     from acap.site._files import SiteFiles as SiteFiles
     from acap.site._files import new_site_folder as new_site_folder

@@ -24,6 +24,7 @@ from urllib.parse import unquote, urlsplit
 
 from acap.errors import SitePathError
 from acap.findings import Finding, Location
+from acap.site._file_stats import signature
 from acap.site._manifest import Manifest, forget_manifests, write_manifest
 
 
@@ -201,12 +202,20 @@ def new_site_folder(site_dir: Path) -> Path:
         OSError: it cannot be made.
     """
     site_dir.parent.mkdir(parents=True, exist_ok=True)
-    forget_manifests()  # whatever this process read of site/ is about to change
+    # What this process read of site/ stays: read_manifest keys it by the manifest's
+    # inode, size and times, and site/ changes only by swap_in, which forgets it.
     return Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-new-", dir=site_dir.parent))
 
 
-def write_files(folder: Path, files: Iterable[tuple[str, bytes]]) -> None:
+def write_files(folder: Path, files: Iterable[tuple[str, bytes]],
+                stats: dict[str, list[int]] | None = None) -> None:
     """Write ``(relative path, bytes)`` pairs under ``folder``, making each folder once.
+
+    Args:
+        folder: where to write.
+        files: the pairs.
+        stats: when given, filled with ``{relative path: signature}`` of each file as
+            written (:func:`acap.site._file_stats.signature`, for the next batch).
 
     Raises:
         OSError: a file cannot be written.
@@ -217,7 +226,10 @@ def write_files(folder: Path, files: Iterable[tuple[str, bytes]]) -> None:
         if parent and parent not in made:
             os.makedirs(folder / parent, exist_ok=True)
             made.add(parent)
-        (folder / rel).write_bytes(data)
+        path = folder / rel
+        path.write_bytes(data)
+        if stats is not None:
+            stats[rel] = signature(os.lstat(path))
 
 
 def swap_in(tmp: Path, site_dir: Path) -> None:

@@ -21,10 +21,12 @@ Every problem is one finding; the hints never suggest the folder refused.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from acap.findings import Finding, Location
 from acap.load import OperatorConfig, real_path, under
+from acap.site._file_stats import FILE_STATS
 from acap.site._manifest import MANIFEST, Manifest, read_manifest
 from acap.uris import card_url
 
@@ -68,21 +70,24 @@ def batch_site_findings(site_dir: Path, configs: list[Path], where: str, *,
     a file, a folder acap did not write, and files the last build did not write
     (unless ``force``). A batch may build some of the operators a previous batch
     built, so the cards are not compared."""
-    reads: list[Path] = []
-    keys: list[Path] = []
-    for c in configs:
-        reads += [c, c.parent / "templates", c.parent / "keys"]
-        keys.append(c.parent / ".acap")
+    reads: list[str | Path] = []
+    keys: list[str | Path] = []
+    for c in configs:  # strings: thousands of operators, and a Path costs microseconds
+        name = os.fspath(c)
+        folder = os.path.dirname(name)
+        reads += [name, os.path.join(folder, "templates"), os.path.join(folder, "keys")]
+        keys.append(os.path.join(folder, ".acap"))
     return _findings(site_dir, where, reads, keys, Path.cwd(), None, force)
 
 
-def _findings(site_dir: Path, where: str, reads: list[Path], keys: list[Path],
+def _findings(site_dir: Path, where: str, reads: Sequence[str | Path],
+              keys: Sequence[str | Path],
               base_dir: Path, card_url: str | None, force: bool) -> list[Finding]:
     loc = Location(where)
     target = site_dir.resolve()
     real_target = str(target)
 
-    def holds(p: Path) -> bool:
+    def holds(p: str | Path) -> bool:
         return under(real_path(p), real_target)
 
     def hint(also: str | None = None) -> str:
@@ -91,13 +96,15 @@ def _findings(site_dir: Path, where: str, reads: list[Path], keys: list[Path],
     if target.is_file():
         return [Finding("SITE-PATH", "error", f"the site folder {site_dir} is a file", loc,
                         hint())]
-    for reads_path in reads:
-        if holds(reads_path):
+    real_reads = [real_path(p) for p in reads]  # each resolved once
+    for reads_path, real in zip(reads, real_reads, strict=True):
+        if under(real, real_target):
             return [Finding("SITE-PATH", "error", f"the site folder {site_dir} holds "
-                            f"{reads_path.name}, which the build reads; a build replaces the "
-                            "whole folder", loc, hint())]
-    for tpl in (p for p in reads if p.name == "templates"):
-        if under(real_target, real_path(tpl)) and real_target != real_path(tpl):
+                            f"{os.path.basename(reads_path)}, which the build reads; a build "
+                            "replaces the whole folder", loc, hint())]
+    for real in (r for p, r in zip(reads, real_reads, strict=True)
+                 if os.path.basename(p) == "templates"):
+        if under(real_target, real) and real_target != real:
             return [Finding("SITE-PATH", "error", f"the site folder {site_dir} is inside "
                             "templates/, which the build reads: writing it would change "
                             "templates/, and publish would then refuse the site as stale", loc,
@@ -105,8 +112,8 @@ def _findings(site_dir: Path, where: str, reads: list[Path], keys: list[Path],
     for key in keys:
         if holds(key):
             return [Finding("SITE-PATH", "error", f"the site folder {site_dir} holds the signing "
-                            f"key {_shown(key, base_dir)} (signing.keyFile): everything in the "
-                            "site folder is published, and a build replaces the whole folder",
+                            f"key {_shown(Path(key), base_dir)} (signing.keyFile): everything in "
+                            "the site folder is published, and a build replaces the whole folder",
                             loc, hint())]
     if not target.is_dir():
         return []
@@ -144,19 +151,27 @@ def _findings(site_dir: Path, where: str, reads: list[Path], keys: list[Path],
 
 def stray_files(site_dir: Path, manifest: Manifest) -> list[str]:
     """Paths under ``site_dir`` (``/``-separated, sorted) of files and links the build
-    manifest does not list, the manifest itself aside."""
+    manifest does not list, the manifest and the batch's file signatures
+    (:data:`acap.site._file_stats.FILE_STATS`, and its part written when a batch was
+    stopped) aside. Links are not followed; a folder that cannot be read is skipped."""
     listed = set(manifest.files)
-    out = []
-    top = os.fspath(site_dir)
-    # Strings, not Path objects: a batch's site holds a few files per operator.
-    cut = len(top.rstrip(os.sep)) + 1
-    for dirpath, dirs, names in os.walk(top):
-        prefix = dirpath[cut:].replace(os.sep, "/") + "/" if len(dirpath) > cut else ""
-        links = [d for d in dirs if os.path.islink(os.path.join(dirpath, d))]  # not entered
-        for name in names + links:
-            rel = prefix + name
-            if rel not in listed and rel != MANIFEST:
-                out.append(rel)
+    out: list[str] = []
+    # os.scandir and strings, not os.walk and Path objects: a batch's site holds a few
+    # files per operator, and the entry's type comes with its name (no stat each).
+    folders = [(os.fspath(site_dir), "")]
+    while folders:
+        folder, prefix = folders.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for e in entries:
+                    rel = prefix + e.name
+                    if e.is_dir(follow_symlinks=False):
+                        folders.append((e.path, rel + "/"))
+                    elif rel not in listed and rel != MANIFEST and \
+                            not rel.startswith(FILE_STATS):
+                        out.append(rel)
+        except OSError:
+            continue
     return sorted(out)
 
 

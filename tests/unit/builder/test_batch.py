@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import signal
 import subprocess
@@ -17,14 +16,14 @@ from acap.builder.batch import BatchOptions, build_many, find_configs
 from acap.card import verify_card
 from acap.cli import cli, report_text
 from support.paths import REPO
+from support.sites import site_tree
 
 sys.path.insert(0, str(REPO / "bench"))
 from generate import operator_yaml, write_operators
 
 
 def tree(site: Path) -> dict[str, str]:
-    return {str(p.relative_to(site)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(site.rglob("*")) if p.is_file()}
+    return site_tree(site)
 
 
 def built_batch(tmp_path: Path, count: int) -> tuple[list[Path], Path]:

@@ -8,7 +8,6 @@ changed: every other tenant's folders byte for byte.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -21,14 +20,14 @@ from acap.builder.batch import BatchOptions, BatchResult, build_many
 from acap.cli import report_text
 from acap.findings import Finding
 from support.paths import REPO
+from support.sites import site_tree
 
 sys.path.insert(0, str(REPO / "bench"))
 from generate import operator_yaml, write_operators
 
 
 def tree(site: Path) -> dict[str, str]:
-    return {str(p.relative_to(site)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(site.rglob("*")) if p.is_file()}
+    return site_tree(site)
 
 
 def hosts_of(files: dict[str, str], *hosts: str) -> dict[str, str]:

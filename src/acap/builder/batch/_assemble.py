@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,8 @@ from acap.uris import SPEC_HOST
 
 
 def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path,
-                  site_dir: Path, old: Manifest | None = None) -> bool:
+                  site_dir: Path, old: Manifest | None = None,
+                  reals: dict[str, str] | None = None) -> Manifest | None:
     """Put the new site/ together in ``tmp`` (see the module docstring) and swap it in.
 
     Args:
@@ -59,9 +61,12 @@ def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path,
             :data:`acap.builder.batch._model.STAGING`.
         site_dir: the site folder it replaces (:func:`acap.site._files.real_site_dir`).
         old: its manifest, as read once for the batch (read here when not given).
+        reals: ``{operator file as named: its real path}``, as the batch found them
+            (each is resolved here when not given).
 
     Returns:
-        Whether site/ was replaced. ``tmp`` is gone either way (swapped in or removed).
+        The manifest of the new site/ when it was swapped in, else ``None`` (site/ as it
+        was). ``tmp`` is gone either way (swapped in or removed).
     """
     try:
         old = old or read_manifest(site_dir) or Manifest({})
@@ -70,7 +75,7 @@ def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path,
         old_digests = old.files
         # an operator's own warnings, before the batch adds any about the others
         own = {id(o): [finding_data(f) for f in o.report.warnings] for o in result.outcomes}
-        owners = _Owners(result, records, site_dir)
+        owners = _Owners(result, records, site_dir, reals or {})
         _key_owners(result, records, owners)
         while True:  # each round only takes operators out, so it ends
             kept, pruned, held = _surviving_records(result, records, options.prune, owners)
@@ -100,7 +105,7 @@ def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path,
         shutil.rmtree(tmp / STAGING, ignore_errors=True)
         if not result.built:
             shutil.rmtree(tmp, ignore_errors=True)
-            return False
+            return None
         for rec in kept:
             hosts = [str(h) for h in rec.get("hosts", []) if str(h) not in owned]
             for host in hosts:
@@ -112,19 +117,20 @@ def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path,
         result.kept = sorted(r["card"] for r in kept
                              if owners.owner(r) is None and r["card"] not in cards)
         result.pruned = sorted(r["card"] for r in pruned)
-        write_manifest(tmp, Manifest.of_batch(operators, digests))
+        manifest = Manifest.of_batch(operators, digests)
+        write_manifest(tmp, manifest)
     except BaseException as exc:
         shutil.rmtree(tmp, ignore_errors=True)
         if isinstance(exc, OSError):
             result.report.add(write_failure(options.site_dir, exc))
-            return False
+            return None
         raise
     try:
         swap_in(tmp, site_dir)
     except OSError as exc:
         result.report.add(write_failure(options.site_dir, exc))
-        return False
-    return True
+        return None
+    return manifest
 
 
 def _record(o: OperatorOutcome, owners: _Owners, warnings: list[dict[str, Any]]
@@ -160,10 +166,7 @@ class _Linker:
         (a file gone from the last build is left out)."""
         out: dict[str, str] = {}
         for rel in files:
-            parent = rel.rpartition("/")[0]
-            if parent and parent not in self.made:
-                os.makedirs(os.path.join(self.tmp, parent), exist_ok=True)
-                self.made.add(parent)
+            self._folder(rel.rpartition("/")[0])
             src, dst = os.path.join(self.site_dir, rel), os.path.join(self.tmp, rel)
             try:
                 os.link(src, dst, follow_symlinks=False)
@@ -174,6 +177,16 @@ class _Linker:
             if digests is not None:
                 out[rel] = digests[rel]
         return out
+
+    def _folder(self, rel: str) -> None:
+        """Make the folder ``rel`` (under the new site) and those above it, each once:
+        ``os.mkdir``, as ``os.makedirs`` would look at each level first."""
+        if not rel or rel in self.made:
+            return
+        self._folder(rel.rpartition("/")[0])
+        with suppress(FileExistsError):
+            os.mkdir(os.path.join(self.tmp, rel))
+        self.made.add(rel)
 
 
 class _Owners:
@@ -188,16 +201,18 @@ class _Owners:
     batch of thousands is not compared pair by pair."""
 
     def __init__(self, result: BatchResult, records: list[dict[str, Any]],
-                 site_dir: Path) -> None:
+                 site_dir: Path, reals: dict[str, str]) -> None:
         base = real_path(site_dir.parent)
         self.real: dict[int, str] = {}
         self.from_site: dict[int, str] = {}
         by_real: dict[str, OperatorOutcome] = {}
         by_rel: dict[str, OperatorOutcome] = {}
         by_signer: dict[str, list[OperatorOutcome]] = {}
+        inside = base.rstrip(os.sep) + os.sep
         for o in result.outcomes:
-            real = self.real[id(o)] = real_path(o.config)
-            rel = self.from_site[id(o)] = os.path.relpath(real, base)
+            real = self.real[id(o)] = reals.get(str(o.config)) or real_path(o.config)
+            rel = self.from_site[id(o)] = real[len(inside):] if real.startswith(inside) \
+                else os.path.relpath(real, base)  # the first: relpath's answer, quicker
             by_real.setdefault(real, o)
             by_rel.setdefault(rel, o)
             if o.signer is not None:

@@ -22,8 +22,10 @@ import hashlib
 import os
 import shutil
 import signal
+import stat
 import sys
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -52,15 +54,23 @@ from acap.load import (
     pointer_join,
     read_regular,
     real_path,
+    real_path_lstat,
+    under,
 )
 from acap.site import (
+    FileStats,
     Manifest,
     SiteBusy,
     batch_site_findings,
     new_site_folder,
+    read_file_stats,
     read_manifest,
     real_site_dir,
+    record_file_stats,
+    settled,
+    signature,
     site_lock,
+    unchanged_output,
     write_failure,
     write_files,
 )
@@ -75,28 +85,44 @@ def find_configs(paths: Iterable[Path]) -> list[Path]:
     so that the build reports it. The same file named twice (another spelling,
     a linked folder) is built once.
     """
+    return list(configs_by_real_path(paths).values())
+
+
+def configs_by_real_path(paths: Iterable[Path]) -> dict[str, Path]:
+    """:func:`find_configs`, by the real path of each (resolved once for the batch).
+
+    Strings and ``os.scandir`` rather than ``Path`` methods: a batch folder holds
+    thousands of operators, and each ``Path`` test is a ``stat`` of its own."""
     out: dict[str, Path] = {}
     for p in paths:
         for f in _candidates(p):
-            if f.is_symlink() and f.exists():
+            real, st = real_path_lstat(f)  # one lstat tells a link too
+            if st is None:
+                with suppress(OSError):
+                    st = os.lstat(f)
+            if st is not None and stat.S_ISLNK(st.st_mode) and os.path.exists(f):
                 f = f.resolve()
-            out.setdefault(real_path(f), f)
-    return list(out.values())
+                real = real_path(f)
+            out.setdefault(real, f)
+    return out
 
 
 def _candidates(p: Path) -> list[Path]:
     if not p.is_dir():
         return [p]
     found = []
-    for f in p.iterdir():
-        if f.name.endswith(".private.yaml") or f.name.startswith("."):
-            continue
-        if f.suffix in (".yaml", ".yml") and (f.is_file() or not f.exists()):
-            found.append(f)  # a file, or a link to one that is missing
-        elif f.is_dir() and (f / "operator.yaml").is_file():
-            found.append(f / "operator.yaml")
-        elif f.is_symlink() and not f.exists():
-            found.append(f / "operator.yaml")  # a link to a missing folder
+    with os.scandir(p) as entries:
+        for e in entries:
+            name = e.name
+            if name.endswith(".private.yaml") or name.startswith("."):
+                continue
+            if os.path.splitext(name)[1] in (".yaml", ".yml") and \
+                    (e.is_file() or not os.path.exists(e.path)):
+                found.append(p / name)  # a file, or a link to one that is missing
+            elif e.is_dir() and os.path.isfile(os.path.join(e.path, "operator.yaml")):
+                found.append(p / name / "operator.yaml")
+            elif e.is_symlink() and not os.path.exists(e.path):
+                found.append(p / name / "operator.yaml")  # a link to a missing folder
     return sorted(found)
 
 
@@ -154,50 +180,108 @@ def state_digest(job: Job, config: Path, reads: list[str],
 def _templates(folder: str) -> list[str]:
     """Every entry of ``folder``/templates but its folders (sorted), as
     :func:`acap.builder._build.input_files` lists them."""
-    tpl = Path(folder) / "templates"
-    if not tpl.is_dir():
+    tpl = os.path.join(folder, "templates")
+    if not os.path.isdir(tpl):  # the common case: one stat, no Path
         return []
-    return [str(p) for p in sorted(p for p in tpl.rglob("*") if not p.is_dir())]
+    return [str(p) for p in sorted(p for p in Path(tpl).rglob("*") if not p.is_dir())]
 
 
-def _hash_reads(reads: list[str], templates: list[str], roots: tuple[str, ...] | None
+def _hash_reads(reads: list[str], templates: list[str], roots: tuple[str, ...],
+                known: dict[str, Any], seen: dict[str, list[Any]]
                 ) -> dict[str, bytes | None] | None:
-    """:func:`acap.builder._build.file_hash` of each file; the key files (the last two
-    of ``reads``: previous keys, signing key) judged as the build judges them:
-    inside ``roots`` when given. ``None`` when one is refused (then the operator is
-    rebuilt, and the build reports it)."""
+    """The SHA-256 of each file (``None``: missing or refused, as
+    :func:`acap.builder._build.file_hash` has it); the key files (the last two of
+    ``reads``: previous keys, signing key) judged as the build judges them: inside
+    ``roots`` (real paths), else ``None`` for all (then the operator is rebuilt, and
+    the build reports it).
 
+    A file whose ``stat`` has the signature ``known`` recorded for it (see
+    :mod:`acap.site._file_stats`) has the digest recorded with it, unread; any other
+    file is read and hashed, and its signature put in ``seen`` (with its digest) when
+    :func:`acap.site.settled`. A file that is not a regular file is judged by that
+    read, as before. ``seen`` gets the recorded entries of the files found unchanged.
+    """
     out: dict[str, bytes | None] = {}
-    for i, p in enumerate(reads):
+    since = time.time_ns()
+    for i, p in enumerate((*reads, *templates)):
         if not p:
             continue
-        if i >= 2 and roots is not None:
+        key = 2 <= i < 4
+        seen_st = None
+        if key:  # confined first, as read_regular(inside=...) does: issue 12
+            real, seen_st = real_path_lstat(p)
+            if not any(under(real, r) for r in roots):
+                return None
+        try:  # a regular file's lstat is its stat
+            st = seen_st if seen_st is not None and stat.S_ISREG(seen_st.st_mode) \
+                else os.stat(p)
+        except FileNotFoundError:
+            out[p] = None  # missing: as the read below has it
+            continue
+        except OSError:
+            st = None
+        entry = known.get(p)
+        if st is not None and isinstance(entry, list) and len(entry) == 7 and \
+                stat.S_ISREG(st.st_mode) and entry[:6] == signature(st) and \
+                isinstance(entry[6], str):
+            with suppress(ValueError):
+                out[p] = bytes.fromhex(entry[6])
+                seen[p] = entry
+                continue
+        if key:
             try:
-                out[p] = hashlib.sha256(read_regular(Path(p), KEY_FILE_LIMIT,
-                                                     inside=[Path(r) for r in roots])).digest()
+                digest: bytes | None = hashlib.sha256(read_regular(
+                    p, KEY_FILE_LIMIT, inside=[Path(r) for r in roots])).digest()
             except FileNotFoundError:
-                out[p] = None
+                digest = None
             except (OSError, FileRefused):
                 return None
         else:
-            out[p] = file_hash(Path(p))
-    for p in templates:
-        out[p] = file_hash(Path(p))
+            digest = file_hash(Path(p))
+        out[p] = digest
+        _seen(seen, p, digest, since)
     return out
 
 
-def outputs_unchanged(folder: Path, files: dict[str, str]) -> bool:
+def _seen(seen: dict[str, list[Any]], path: str, digest: bytes | None, since: int) -> None:
+    """Put ``path``'s signature and ``digest`` in ``seen`` when it may be recorded: read
+    whole (a digest), and :func:`acap.site.settled` since ``since`` (taken before it was
+    read), its ``stat`` taken after the read."""
+    if digest is None:
+        return
+    with suppress(OSError):
+        st = os.stat(path)
+        if settled(st, since):
+            seen[path] = [*signature(st), digest.hex()]
+
+
+def outputs_unchanged(folder: Path, files: dict[str, str], known: dict[str, Any], mark: int,
+                      seen: dict[str, list[int]]) -> bool:
     """True when every file of ``files`` (``{path under folder: sha256 hex}``, from the
     manifest) is a regular file under ``folder`` with that digest: an output deleted
-    or edited since the last build makes its operator build again."""
+    or edited since the last build makes its operator build again.
 
+    A file whose ``lstat`` has the signature ``known`` recorded for it, changed before
+    the last batch's ``mark``, is unchanged unread (:func:`acap.site.unchanged_output`);
+    any other is read and hashed. ``seen`` gets the signature of each file as it was
+    judged (taken before it was read), for the next batch."""
+    top = os.fspath(folder)
     for rel, digest in files.items():
+        path = os.path.join(top, rel)
         try:
-            data = read_regular(folder / rel, OUTPUT_LIMIT)
+            sig = signature(os.lstat(path))
+        except OSError:
+            return False
+        if unchanged_output(sig, known.get(rel), mark):
+            seen[rel] = sig
+            continue
+        try:
+            data = read_regular(path, OUTPUT_LIMIT)
         except (OSError, FileRefused):
             return False
         if hashlib.sha256(data).hexdigest() != digest:
             return False
+        seen[rel] = sig
     return True
 
 
@@ -205,22 +289,34 @@ def outputs_unchanged(folder: Path, files: dict[str, str]) -> bool:
 OUTPUT_LIMIT = 64 * 1024 * 1024
 
 
-def reuse(config: Path, record: dict[str, Any], files: dict[str, str], job: Job
-          ) -> OperatorOutcome | None:
+#: The signatures the last batch recorded for one operator (see :func:`reuse`): of its
+#: inputs, of its output files, and the mark of those.
+Known = tuple[dict[str, Any], dict[str, Any], int]
+
+
+def reuse(config: Path, record: dict[str, Any], files: dict[str, str], job: Job,
+          known: Known = ({}, {}, -1), real: str | None = None) -> OperatorOutcome | None:
     """The operator of ``config`` as the last batch left it, when nothing it reads and
     none of its output files changed since: its state (:func:`state_digest`, from the
     files the record lists and its templates/ as they are now) and its output files'
     digests (:func:`outputs_unchanged`) are those the manifest keeps. Its
     warnings are those it had, so that the batch reports what a rebuild would.
 
-    The key files are judged as a rebuild judges them (inside the operator's folder
-    or ``--key-dir``); one that is not is no reuse: the rebuild reports it.
+    A file whose ``stat`` has the signature the last batch recorded is not read again
+    (``known``; see :mod:`acap.site._file_stats` for why that is safe); any other is
+    read and hashed. The key files are judged as a rebuild judges them (inside the
+    operator's folder or ``--key-dir``, a regular file) whatever their signature; one
+    that is not is no reuse: the rebuild reports it.
 
     Args:
         config: the operator file.
         record: its record in the last build's manifest (matched by its real path).
         files: ``{path under site/: sha256}`` of the files of its hosts.
         job: the batch's settings.
+        known: the signatures the last batch recorded: of what it read
+            (:meth:`acap.site.FileStats.inputs`), of ``files``
+            (:meth:`acap.site.FileStats.outputs`) and its mark.
+        real: the real path of ``config``, when the batch has it already.
 
     Returns:
         Its outcome (``reused``), or ``None`` when it must be rebuilt.
@@ -230,12 +326,14 @@ def reuse(config: Path, record: dict[str, Any], files: dict[str, str], job: Job
             not all(isinstance(r, str) for r in reads) or reads[0] != str(config) or \
             not isinstance(record.get("state"), str) or not files:
         return None
-    if not outputs_unchanged(job.site_dir, files):
+    output_stats: dict[str, list[int]] = {}
+    if not outputs_unchanged(job.site_dir, files, known[1], known[2], output_stats):
         return None
-    folder = os.path.dirname(real_path(config))
+    folder = os.path.dirname(real if real is not None else real_path(config))
     templates = _templates(os.path.dirname(str(config)))
     roots = (folder, *(str(d) for d in job.key_dirs))
-    hashes = _hash_reads(reads, templates, roots)
+    input_stats: dict[str, list[Any]] = {}
+    hashes = _hash_reads(reads, templates, roots, known[0], input_stats)
     if hashes is None or state_digest(job, config, reads, hashes, templates) != record["state"]:
         return None
     report = Report()
@@ -255,7 +353,8 @@ def reuse(config: Path, record: dict[str, Any], files: dict[str, str], job: Job
                           signer=record.get("signer") if isinstance(record.get("signer"), str)
                           else None,
                           previous_place=_loc(config, record.get("previousPlace")),
-                          reused=True, state=str(record["state"]), reads=list(reads))
+                          reused=True, state=str(record["state"]), reads=list(reads),
+                          input_stats=input_stats, output_stats=output_stats)
     return out
 
 
@@ -289,6 +388,7 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
     """
 
 
+    since = time.time_ns()  # before anything is read: see acap.site._file_stats
     opts = BuildOptions(config=config, site_dir=site_dir, spec_site=spec_site, strict=strict,
                         pages=pages, create_key=new_keys,
                         key_dirs=job.key_dirs if job is not None else None)
@@ -316,7 +416,8 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
         return out
     if stage is not None:
         try:
-            write_files(stage, ((rel, ctx.files[rel]) for rel in ctx.files))
+            write_files(stage, ((rel, ctx.files[rel]) for rel in ctx.files),
+                        out.output_stats if job is not None else None)
         except OSError as exc:
             out.report.add(Finding("SITE-WRITE", "error", f"cannot write this operator's "
                                    f"files: {exc.strerror or exc}", Location(str(config)),
@@ -337,6 +438,9 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
             by_name[key] = file_hash(cfg.key_file)
         templates = [str(p) for p in paths[3:]]
         out.state = state_digest(job, config, out.reads, by_name, templates)
+        for p in (*out.reads, *templates):  # after every read: see acap.site._file_stats
+            if p:
+                _seen(out.input_stats, p, by_name.get(p), since)
     return out
 
 
@@ -356,16 +460,18 @@ def _host_places(cfg: object) -> dict[str, Location]:
     return out
 
 
-#: One operator's share of work: its number, its file, its record in the last build's
-#: manifest (matched by real path) and the digests of its hosts' files, when any.
-Item = tuple[int, Path, "dict[str, Any] | None", "dict[str, str]"]
+#: One operator's share of work: its number, its file and that file's real path, its
+#: record in the last build's manifest (matched by real path), the digests of its hosts'
+#: files, when any, and the signatures the last batch recorded of its inputs and of those
+#: files (see :func:`reuse`).
+Item = tuple[int, Path, str, "dict[str, Any] | None", "dict[str, str]", "Known"]
 
 
 def _build_chunk(args: tuple[list[Item], Job, Path | None]) -> list[OperatorOutcome]:
     items, job, staging = args
     out = []
-    for i, config, record, files in items:
-        kept = reuse(config, record, files, job) if record is not None else None
+    for i, config, real, record, files, known in items:
+        kept = reuse(config, record, files, job, known, real) if record is not None else None
         out.append(kept if kept is not None else
                    build_one(config, job.site_dir, job.pages, job.spec_site, job.strict,
                              staging / str(i) if staging is not None else None, job.new_keys,
@@ -399,7 +505,8 @@ def build_many(options: BatchOptions) -> BatchResult:
 
     gc.enable()  # many operators: let the collector run (the CLI turns it off)
     forget_real_paths()  # the folders may have changed since this process last looked
-    configs = find_configs(options.configs)
+    found = configs_by_real_path(options.configs)
+    configs = list(found.values())
     result = BatchResult([], options.site_dir)
     if not configs:
         named = ", ".join(str(p) for p in options.configs) or "(nothing)"
@@ -422,19 +529,43 @@ def build_many(options: BatchOptions) -> BatchResult:
                 except OSError as exc:
                     result.report.add(write_failure(options.site_dir, exc))
             old = read_manifest(site_dir)
+            stats = read_file_stats(site_dir) if old is not None and not options.full \
+                else FileStats({})
             with _terminate_on_sigterm():
-                _build_all(result, options, configs, tmp / STAGING if tmp else None, old)
+                _build_all(result, options, found, tmp / STAGING if tmp else None, old,
+                           stats)
             if tmp is not None:
-                result.written = assemble_site(result, options, tmp, site_dir, old)
+                written = assemble_site(result, options, tmp, site_dir, old,
+                                        {str(c): r for r, c in found.items()})
                 tmp = None  # swapped in, or removed
+                result.written = written is not None
+                if written is not None:
+                    _record_stats(result, site_dir, written)
         finally:
             if tmp is not None:
                 shutil.rmtree(tmp, ignore_errors=True)
     return result
 
 
-def _build_all(result: BatchResult, options: BatchOptions, configs: list[Path],
-               staging: Path | None, old: Manifest | None) -> None:
+def _record_stats(result: BatchResult, site_dir: Path, written: Manifest) -> None:
+    """Record, once the new site/ is in place, the signatures of what this batch read and
+    of the files of the new site/ (:func:`acap.site.record_file_stats`): of the
+    operators it kept or built, as it checked or wrote them. Operators it did not build
+    now (not in this batch, or failed) have none, and are read and hashed when they
+    come back."""
+    expected: dict[str, list[int]] = {}
+    inputs: dict[str, dict[str, list[Any]]] = {}
+    for o in result.built:
+        expected.update(o.output_stats)
+        if o.state and o.input_stats:
+            inputs[o.state] = o.input_stats
+    files = written.files
+    record_file_stats(site_dir, {rel: sig for rel, sig in expected.items() if rel in files},
+                      inputs)
+
+
+def _build_all(result: BatchResult, options: BatchOptions, configs: dict[str, Path],
+               staging: Path | None, old: Manifest | None, stats: FileStats) -> None:
     key_dirs = tuple(Path(real_path(d)) for d in options.key_dirs)
     job = Job(options.site_dir, options.pages, options.spec_site, options.strict,
               options.new_keys, key_dirs, options.full, job_salt(options, key_dirs))
@@ -446,11 +577,13 @@ def _build_all(result: BatchResult, options: BatchOptions, configs: list[Path],
         by_host = old.files_by_host()
         files = old.files
     items: list[Item] = []
-    for i, c in enumerate(configs):
-        rec = by_config.get(real_path(c))
+    for i, (real, c) in enumerate(configs.items()):
+        rec = by_config.get(real)
         mine = {rel: files[rel] for h in rec.get("hosts") or [] for rel in by_host.get(h, ())
                 if rel in files} if rec is not None else {}
-        items.append((i, c, rec, mine))
+        known: Known = (stats.inputs(rec.get("state")), stats.outputs(mine), stats.mark) \
+            if rec is not None else ({}, {}, -1)
+        items.append((i, c, real, rec, mine, known))
     jobs = max(1, min(options.jobs, len(configs)))
     if jobs == 1:
         result.outcomes = _build_chunk((items, job, staging))

@@ -78,6 +78,10 @@ class OperatorOutcome:
         reused: kept as the last build left it (nothing changed), not rebuilt.
         state: :func:`acap.builder.batch._build.state_digest` of what it was built from.
         reads: the files (besides templates/) that state covers.
+        input_stats: ``{path: [*signature, sha256 hex]}`` of the files that state covers,
+            for the next batch (:mod:`acap.site._file_stats`: only those it may trust).
+        output_stats: ``{path under site/: signature}`` of its output files as this
+            batch checked (kept) or wrote (built) them.
     """
 
     config: Path
@@ -97,6 +101,8 @@ class OperatorOutcome:
     reused: bool = False
     state: str = ""
     reads: list[str] = field(default_factory=list)
+    input_stats: dict[str, list[Any]] = field(default_factory=dict)
+    output_stats: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def built(self) -> bool:
