@@ -62,6 +62,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 __all__ = ["FILE_STATS", "SETTLED_NS", "FileStats", "read_file_stats", "record_file_stats",
            "settled", "signature", "unchanged_output"]
 
@@ -131,8 +133,6 @@ def unchanged_output(sig: list[int], recorded: object, mark: int) -> bool:
 
 def read_file_stats(site_dir: Path) -> FileStats:
     """The signatures recorded in ``site_dir`` (none when the file is missing or damaged)."""
-    import orjson  # thousands of entries: parsed in C
-
     try:
         with open(site_dir / FILE_STATS, "rb") as f:
             data = orjson.loads(f.read())
@@ -155,8 +155,6 @@ def record_file_stats(site_dir: Path, outputs: Mapping[str, list[int]],
 
     Nothing is raised: a cache that cannot be written is left out.
     """
-    import orjson
-
     final = os.path.join(site_dir, FILE_STATS)
     part = f"{final}.{os.getpid()}.part"
     try:

@@ -185,8 +185,6 @@ def read_manifest(site_dir: Path) -> Manifest | None:
     seen = _manifests.get(str(path))
     if seen is not None and seen[0] == key:
         return seen[1]
-    import orjson  # a batch's manifest holds a record per operator: parsed in C
-
     try:
         data = orjson.loads(path.read_bytes())
     except (OSError, ValueError, RecursionError):
