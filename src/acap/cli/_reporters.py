@@ -284,7 +284,10 @@ class TextReporter(Reporter):
                  f"{len(result.outcomes)} operator files")
         n, total = len(result.built), len(result.outcomes)
         if result.written:
-            self.out(f"built {n} of {total} operators into {result.site_dir}/")
+            unchanged = len(result.reused)
+            same = f" ({unchanged} unchanged since the last build, kept as they were)" \
+                if unchanged else ""
+            self.out(f"built {n} of {total} operators into {result.site_dir}/{same}")
         else:
             self.out(f"nothing written to {result.site_dir}/ ({n} of {total} operators "
                      "built without error)")

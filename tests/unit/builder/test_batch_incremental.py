@@ -148,6 +148,15 @@ def test_strict_fails_a_kept_operator_with_a_warning(tmp_path: Path, ops: list[P
     assert os.path.isdir(tmp_path / "site" / "op5.example")  # kept, as a failure keeps it
 
 
+
+def test_the_summary_says_how_many_were_kept_unchanged(tmp_path: Path, ops: list[Path]) -> None:
+    ops[2].write_text(ops[2].read_text().replace("assistant\n", "helper\n"))
+    res = CliRunner().invoke(cli, ["build", str(tmp_path / "ops"), "--site-dir",
+                                   str(tmp_path / "site")])
+    assert res.exit_code == 0, res.output
+    assert (f"built 6 of 6 operators into {tmp_path / 'site'}/ (5 unchanged since the last "
+            "build, kept as they were)") in res.stdout
+
 # -- the kept path by file signatures (acap.site._file_stats) ---------------------------
 
 @pytest.fixture
