@@ -39,7 +39,8 @@ from typing import Any
 
 from jinja2 import nodes
 from jinja2.compiler import CodeGenerator, Frame, optimizeconst
-from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+from jinja2.exceptions import SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 #: Seconds an operator's templates may take to render, all pages together.
 RENDER_SECONDS = 5.0
@@ -386,7 +387,7 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
         _check_binop(operator, left, right)
         return _made(super().call_binop(context, operator, left, right))
 
-    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         """Every call (functions, methods, macros), after the deadline is checked and a
         text method that widens text is bounded."""
         _tick()
@@ -405,7 +406,8 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
 
         def bounded(*args: Any, **kwargs: Any) -> str:
             _str_format(fmt, (args, kwargs))
-            return _made(wrapped(*args, **kwargs))
+            out: str = _made(wrapped(*args, **kwargs))  # a Markup stays one
+            return out
 
         return bounded
 

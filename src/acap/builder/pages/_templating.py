@@ -10,7 +10,8 @@ each template once). The loader looks, in order, in:
 3. acap's own templates (package data, ``acap/templates/``).
 
 Every template, acap's own and the operator's, is rendered in Jinja2's sandbox
-(``ImmutableSandboxedEnvironment``) with none of Jinja2's globals: a template sees
+(``ImmutableSandboxedEnvironment``, bounded in size and time by
+:mod:`acap.builder.pages._bounded`) with none of Jinja2's globals: a template sees
 only the names acap passes in (plain data), cannot reach Python objects or the file
 system, and reads files only through the loader, which judges each file first (see
 :func:`_confined_loader`). Autoescaping is on for every template whatever its name,
