@@ -72,6 +72,9 @@ class Meter:
     deadline: float
     seconds: float
     made: int = 0
+    #: set when the page being rendered is too long: the next check in the template
+    #: stops it there (so that the finding names the template and line writing it).
+    overflow: str | None = None
 
     @classmethod
     def start(cls, seconds: float = RENDER_SECONDS) -> Meter:
@@ -79,7 +82,10 @@ class Meter:
         return cls(time.monotonic() + seconds, seconds)
 
     def tick(self) -> None:
-        """Raises :class:`TemplateLimit` once the deadline has passed."""
+        """Raises :class:`TemplateLimit` once the deadline has passed (or the page is
+        too long)."""
+        if self.overflow is not None:
+            raise TemplateLimit(self.overflow)
         if time.monotonic() > self.deadline:
             raise TemplateLimit(f"the templates took longer than {self.seconds:g} seconds "
                                 "to render (a loop too long, or loops inside loops)")
@@ -325,9 +331,13 @@ def _bounded_filter(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _each(items: Iterable[Any]) -> Iterator[Any]:
+    meter = _meter.get()
+    if meter is None:
+        yield from items
+        return
     for n, item in enumerate(items):
-        if not n & 255:
-            _tick()
+        if meter.overflow is not None or not n & 255:  # the clock every 256 items
+            meter.tick()
         yield item
 
 

@@ -280,20 +280,31 @@ def operator_limits(meter: Meter) -> Iterator[None]:
         _meter.reset(token)
 
 
-class _PageTooLong(Exception):
-    """The page passed :data:`PAGE_LIMIT` characters (args: the limit)."""
+def _bounded_render(template: Any, context: Mapping[str, Any], meter: Meter) -> str:
+    """``template.render(context)``, stopped once the page passes :data:`PAGE_LIMIT`
+    characters. The pieces are counted as the template writes them; past the limit the
+    template is stopped by the next check it reaches (a loop's next item, a call: see
+    :meth:`Meter.tick`), so that the finding names the template and line writing then,
+    or, when it reaches none, at its end.
 
-
-def _bounded_render(template: Any, context: Mapping[str, Any]) -> str:
-    """``template.render(context)``, stopped as soon as the page passes
-    :data:`PAGE_LIMIT` characters (the pieces are counted as the template writes them)."""
+    Raises:
+        TemplateLimit: the page is too long (or another bound was passed).
+    """
     pieces: list[str] = []
     written = 0
-    for piece in template.generate(context):
-        written += len(piece)
-        if written > PAGE_LIMIT:
-            raise _PageTooLong(PAGE_LIMIT)
-        pieces.append(piece)
+    meter.overflow = None
+    try:
+        for piece in template.generate(context):
+            written += len(piece)
+            if written > PAGE_LIMIT:
+                meter.overflow = f"the page would be longer than {PAGE_LIMIT} characters"
+                pieces.clear()
+            elif meter.overflow is None:
+                pieces.append(piece)
+    finally:
+        over, meter.overflow = meter.overflow, None
+    if over is not None:
+        raise TemplateLimit(over)
     return "".join(pieces)
 
 
@@ -315,15 +326,10 @@ def render(t: Templates, name: str, context: Mapping[str, Any], operator_file: s
     """
 
     try:
-        with metered(_meter.get() or Meter.start()):
-            return _bounded_render(t.env.get_template(name), context), []
+        with metered(_meter.get() or Meter.start()) as meter:
+            return _bounded_render(t.env.get_template(name), context, meter), []
     except TemplateRefused as exc:
         return None, [link_finding(t, exc, operator_file)]
-    except _PageTooLong as exc:
-        src = source(t, name)
-        shown = display_name(t, src.filename, operator_file) if src else name
-        return None, [Finding(RULE, "error", f"the page {name} would be longer than "
-                              f"{exc.args[0]} characters", Location(shown), LIMIT_HINT)]
     except TemplateLimit as exc:
         loc = _frame_location(t, exc, name, operator_file)
         return None, [Finding(RULE, "error", f"the template stopped: {exc}", loc, LIMIT_HINT)]
