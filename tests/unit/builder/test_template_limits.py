@@ -59,7 +59,7 @@ def test_the_reports_nested_loops_over_repeats_stop(tmp_path: Path) -> None:
     ('<p>\n{% set s = "x"*300000000 %}{{ s ~ s ~ s }}', "* would repeat to 300000000 items"),
     ('<p>\n{% set a = "x"*100000 %}{% set b = a ~ a %}{% set c = b ~ b %}{% set d = c ~ c %}'
      "{% set e = d ~ d %}{{ e ~ e }}", "this ~ would make 1600000 characters"),
-    ('<p>\n{{ "x"|center(300000000) }}', "width 300000000 is wider than 10000"),
+    ('<p>\n{{ "x"|center(300000000) }}', "center's width 300000000 is wider than 10000"),
     ('<p>\n{{ "%300000000s"|format("x") }}', "width 300000000 is wider than 10000"),
     ('<p>\n{{ "%300000000s" % "x" }}', "width 300000000 is wider than 10000"),
     ('<p>\n{{ "{:>300000000}".format("x") }}', "width 300000000 is wider than 10000"),

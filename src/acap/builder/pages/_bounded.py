@@ -275,10 +275,10 @@ def _bind(sig: inspect.Signature | None, args: tuple[Any, ...], kwargs: dict[str
     return {"args": args, "kwargs": kwargs}
 
 
-def _filter_checks(a: dict[str, Any]) -> dict[str, Callable[[], Any]]:
+def _filter_checks(filter_name: str, a: dict[str, Any]) -> dict[str, Callable[[], Any]]:
     """What to check before each filter that can widen text, on its bound arguments."""
     def width(name: str, default: int) -> Callable[[], None]:
-        return lambda: _int(a.get(name, default), f"the filter's {name}")
+        return lambda: _int(a.get(name, default), f"{filter_name}'s {name}")
 
     def indent() -> None:
         w = a.get("width", 4)
@@ -318,7 +318,7 @@ def _bounded_filter(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
         a = _bind(sig, args, kwargs)
         values = [v for k, v in a.items() if k not in ("environment", "eval_ctx", "context")]
         _fits(sum(size(v) for v in values), f"the filter {name}")
-        check = _filter_checks(a).get(name)
+        check = _filter_checks(name, a).get(name)
         if check is not None:
             check()
         if name == "join" and "value" in a:  # measured as a list: a generator is used up
