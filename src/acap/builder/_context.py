@@ -39,6 +39,9 @@ class BuildOptions:
         key_dirs: a batch tenant's build: the folders, besides the operator's own, that
             its key files may lie in (``--key-dir``); ``None`` (a build of one's own):
             key files may lie anywhere (:func:`acap.keys.resolve_signing_key`).
+        template_seconds: how long the operator's page templates may take to render,
+            all its pages together (seconds); past it the build stops with a
+            ``PAGE-TEMPLATE`` error (attacker trial, HIGH 3).
     """
 
     config: Path = Path("operator.yaml")
@@ -50,6 +53,7 @@ class BuildOptions:
     pages: bool = True
     force: bool = False
     key_dirs: tuple[Path, ...] | None = None
+    template_seconds: float = 5.0
 
     def resolved_site_dir(self) -> Path:
         """``site_dir``, or ``site`` next to operator.yaml."""
@@ -69,6 +73,8 @@ class BuildContext:
         jwks: the JWKS document (set by the card step).
         notices: things the user must be told (a key was created).
         key: the signing key (set by the card step; never written anywhere).
+        render_meter: the deadline and total of the operator's page renders, shared by
+            the page steps (``acap.builder.pages._bounded.Meter``; set on first render).
     """
 
     cfg: OperatorConfig
@@ -79,6 +85,7 @@ class BuildContext:
     jwks: dict[str, Any] | None = None
     notices: list[str] = field(default_factory=list)
     key: SigningKey | None = None
+    render_meter: Any = None
 
     @property
     def site_dir(self) -> Path:

@@ -136,6 +136,7 @@ class Job:
         key_dirs: the platform's ``--key-dir`` folders, resolved.
         full: rebuild every operator (``--full``).
         salt: what else the output depends on (see :func:`job_salt`).
+        template_seconds: as :class:`BatchOptions`.
     """
 
     site_dir: Path
@@ -146,6 +147,7 @@ class Job:
     key_dirs: tuple[Path, ...] = ()
     full: bool = False
     salt: str = ""
+    template_seconds: float = 5.0
 
 
 def job_salt(options: BatchOptions, key_dirs: tuple[Path, ...]) -> str:
@@ -391,9 +393,17 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
     since = time.time_ns()  # before anything is read: see acap.site._file_stats
     opts = BuildOptions(config=config, site_dir=site_dir, spec_site=spec_site, strict=strict,
                         pages=pages, create_key=new_keys,
-                        key_dirs=job.key_dirs if job is not None else None)
+                        key_dirs=job.key_dirs if job is not None else None,
+                        template_seconds=job.template_seconds if job is not None else 5.0)
     try:
         ctx = assemble(opts)
+    except MemoryError:  # the worker's memory bound (see _worker_start): this one only
+        report = Report()
+        report.add(Finding("BATCH-MEMORY", "error", "building this operator used more memory "
+                           "than a batch worker may use", Location(str(config)),
+                           "look for what makes this operator's build big (its templates, "
+                           "words files or operator.yaml); the other operators were built"))
+        return OperatorOutcome(config, report)
     except Exception as exc:  # one operator's crash must not take the batch down
         report = Report()
         report.add(Finding("ACAP-BUG", "error", f"{type(exc).__name__}: {exc}",
@@ -568,7 +578,8 @@ def _build_all(result: BatchResult, options: BatchOptions, configs: dict[str, Pa
                staging: Path | None, old: Manifest | None, stats: FileStats) -> None:
     key_dirs = tuple(Path(real_path(d)) for d in options.key_dirs)
     job = Job(options.site_dir, options.pages, options.spec_site, options.strict,
-              options.new_keys, key_dirs, options.full, job_salt(options, key_dirs))
+              options.new_keys, key_dirs, options.full, job_salt(options, key_dirs),
+              options.template_seconds)
     by_config: dict[str, dict[str, Any]] = {}
     by_host: dict[str, list[str]] = {}
     files: dict[str, str] = {}
@@ -603,7 +614,7 @@ def _build_all(result: BatchResult, options: BatchOptions, configs: dict[str, Pa
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
     try:
         with multiprocessing.Pool(jobs, initializer=_worker_start,
-                                  initargs=(os.getpid(),)) as pool:
+                                  initargs=(os.getpid(), options.memory_limit)) as pool:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             for part in pool.imap(_build_chunk, [(c, job, staging) for c in chunks]):
                 result.outcomes.extend(part)
@@ -611,13 +622,20 @@ def _build_all(result: BatchResult, options: BatchOptions, configs: dict[str, Pa
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
-def _worker_start(parent: int) -> None:
+def _worker_start(parent: int, memory_limit: int | None = None) -> None:
     """In each worker: Ctrl-C is the parent's to handle (it terminates the pool),
     SIGTERM ends the worker at once (what :meth:`multiprocessing.pool.Pool.terminate`
     sends), and the worker ends when the parent does, however it ends (SIGKILL
     too): Linux's ``PR_SET_PDEATHSIG``, through ctypes, since neither the standard
-    library nor a maintained package offers it. Elsewhere, the first two only."""
+    library nor a maintained package offers it. Elsewhere, the first two only.
+
+    ``memory_limit`` (bytes, ``None``: none) bounds the worker's address space
+    (``RLIMIT_AS``): one tenant cannot use up the machine's memory; past it Python
+    raises ``MemoryError``, a finding of that tenant (``BATCH-MEMORY``, or
+    ``PAGE-TEMPLATE`` in a template), and the worker goes on with the others."""
     forget_real_paths()
+    if memory_limit is not None:
+        _limit_memory(memory_limit)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
@@ -629,6 +647,20 @@ def _worker_start(parent: int) -> None:
             ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
     if os.getppid() != parent:  # the parent ended before the line above
         os._exit(1)
+
+
+def _limit_memory(limit: int) -> None:
+    """Lower this process's ``RLIMIT_AS`` soft limit to ``limit`` bytes (never above the
+    hard limit; nothing where the platform has no such limit)."""
+    try:
+        import resource  # start-up: only in a worker process; POSIX only
+    except ImportError:  # pragma: no cover - not POSIX
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    want = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+    if soft == resource.RLIM_INFINITY or want < soft:
+        with suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_AS, (want, hard))
 
 
 @contextmanager

@@ -39,6 +39,11 @@ class BatchOptions:
             and output files are as the last build recorded is kept as it is
             (:func:`acap.builder.batch._build.reuse`), with the same bytes a rebuild
             would give.
+        template_seconds: how long one operator's page templates may take to render
+            (seconds, all its pages together; past it: ``PAGE-TEMPLATE``).
+        memory_limit: the address space each worker process may use (bytes,
+            ``RLIMIT_AS``; ``None``: no limit); used with ``jobs`` of 2 or more (with
+            1 the batch runs in the caller's process, whose limits are its own).
     """
 
     configs: Sequence[Path]
@@ -52,6 +57,8 @@ class BatchOptions:
     new_keys: bool = False
     key_dirs: Sequence[Path] = ()
     full: bool = False
+    template_seconds: float = 5.0
+    memory_limit: int | None = 2 * 1024**3
 
 
 @dataclass

@@ -17,7 +17,7 @@ Nothing here imports jinja2 at module level.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from acap.builder.pages import _hosting as hosting
@@ -38,10 +38,20 @@ def step_person_entry_pages(ctx: BuildContext) -> None:
 
     t = templating.templates(templating.override_dir_for(ctx.cfg.base_dir),
                              tenant=ctx.options.key_dirs is not None)
-    rendered = pages.person_entry_pages(ctx.cfg, t)
+    with templating.operator_limits(_meter(ctx)):
+        rendered = pages.person_entry_pages(ctx.cfg, t)
     ctx.report.extend(rendered.findings)
     if ctx.report.ok():
         pages.add_files(ctx.files, rendered)
+
+
+def _meter(ctx: BuildContext) -> Any:
+    """The operator's one render deadline and total, started on its first page."""
+    if ctx.render_meter is None:
+        from acap.builder.pages._bounded import Meter  # start-up: as jinja2
+
+        ctx.render_meter = Meter.start(ctx.options.template_seconds)
+    return ctx.render_meter
 
 
 def step_hosting_files(ctx: BuildContext) -> None:
@@ -58,7 +68,8 @@ def step_hosting_files(ctx: BuildContext) -> None:
         t = templating.templates(templating.override_dir_for(cfg.base_dir),
                                  tenant=ctx.options.key_dirs is not None)
         index = not settings.get("ownPages", False) and f"{host}/index.html" not in ctx.files
-        rendered = pages.host_pages(cfg, t, host, index=index)
+        with templating.operator_limits(_meter(ctx)):
+            rendered = pages.host_pages(cfg, t, host, index=index)
         ctx.report.extend(rendered.findings)
         rendered.files = [f for f in rendered.files if f[0] not in ctx.files]
         pages.add_files(ctx.files, rendered)

@@ -10,7 +10,8 @@ each template once). The loader looks, in order, in:
 3. acap's own templates (package data, ``acap/templates/``).
 
 Every template, acap's own and the operator's, is rendered in Jinja2's sandbox
-(``ImmutableSandboxedEnvironment``) with none of Jinja2's globals: a template sees
+(``ImmutableSandboxedEnvironment``, bounded in size and time by
+:mod:`acap.builder.pages._bounded`) with none of Jinja2's globals: a template sees
 only the names acap passes in (plain data), cannot reach Python objects or the file
 system, and reads files only through the loader, which judges each file first (see
 :func:`_confined_loader`). Autoescaping is on for every template whatever its name,
@@ -27,7 +28,8 @@ from __future__ import annotations
 import contextlib
 import os
 import traceback
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -44,9 +46,9 @@ from jinja2 import (
 )
 from jinja2.exceptions import SecurityError
 from jinja2.loaders import split_template_path
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from acap._package import package_path
+from acap.builder.pages._bounded import PAGE_LIMIT, BoundedSandbox, Meter, TemplateLimit, metered
 from acap.errors import FileRefused, TemplateLinkOutside, TemplateRefused
 from acap.findings import Finding, Location
 from acap.load import read_regular
@@ -139,8 +141,9 @@ def templates(override_dir: Path | None, tenant: bool = False) -> Templates:
     # Always the sandbox, for acap's own templates too: an operator's template is
     # hostile input on a hosting platform (issue 12), and the sandbox is what keeps
     # it from Python objects (lipsum.__globals__ ...), the file system and other
-    # tenants. Immutable: nothing a template is given can be changed by it.
-    env = ImmutableSandboxedEnvironment(
+    # tenants. Immutable: nothing a template is given can be changed by it. Bounded:
+    # nothing it does may take too long or make too much (attacker trial, HIGH 3).
+    env = BoundedSandbox(
         loader=ChoiceLoader(loaders),
         bytecode_cache=_bytecode_cache(),
         autoescape=True,  # every template, whatever its file name
@@ -170,10 +173,10 @@ def _bytecode_cache() -> Any:
                 super().dump_bytecode(bucket)
 
     try:
-        # Its own file names: code compiled for an environment without the sandbox (an
-        # older acap) differs (calls are not routed through the sandbox), and must
-        # never be loaded into this one.
-        return _Quiet(pattern="__acap_sandboxed_%s.cache")
+        # Its own file names: code compiled for an environment without the sandbox or
+        # its bounds (an older acap) differs (calls, loops and ~ are not routed through
+        # them), and must never be loaded into this one.
+        return _Quiet(pattern="__acap_bounded_%s.cache")
     except (OSError, RuntimeError):
         return None
 
@@ -258,6 +261,53 @@ def link_finding(t: Templates, exc: TemplateRefused, operator_file: str) -> Find
                    "another project's file), or remove the link")
 
 
+LIMIT_HINT = ("a page is at most 1 MiB and its templates render in a few seconds: make "
+              "fewer repeats, shorter loops and narrower widths (see docs/templates.md in "
+              "acap's repository, 'Limits')")
+
+_meter: ContextVar[Meter | None] = ContextVar("acap_operator_meter", default=None)
+
+
+@contextlib.contextmanager
+def operator_limits(meter: Meter) -> Iterator[None]:
+    """Render every page of one operator inside the ``with`` under one ``meter`` (one
+    deadline and one total for all its pages: see :mod:`acap.builder.pages._bounded`);
+    without it each :func:`render` gets its own."""
+    token = _meter.set(meter)
+    try:
+        yield
+    finally:
+        _meter.reset(token)
+
+
+def _bounded_render(template: Any, context: Mapping[str, Any], meter: Meter) -> str:
+    """``template.render(context)``, stopped once the page passes :data:`PAGE_LIMIT`
+    characters. The pieces are counted as the template writes them; past the limit the
+    template is stopped by the next check it reaches (a loop's next item, a call: see
+    :meth:`Meter.tick`), so that the finding names the template and line writing then,
+    or, when it reaches none, at its end.
+
+    Raises:
+        TemplateLimit: the page is too long (or another bound was passed).
+    """
+    pieces: list[str] = []
+    written = 0
+    meter.overflow = None
+    try:
+        for piece in template.generate(context):
+            written += len(piece)
+            if written > PAGE_LIMIT:
+                meter.overflow = f"the page would be longer than {PAGE_LIMIT} characters"
+                pieces.clear()
+            elif meter.overflow is None:
+                pieces.append(piece)
+    finally:
+        over, meter.overflow = meter.overflow, None
+    if over is not None:
+        raise TemplateLimit(over)
+    return "".join(pieces)
+
+
 def render(t: Templates, name: str, context: Mapping[str, Any], operator_file: str
            ) -> tuple[str | None, list[Finding]]:
     """Render template ``name`` with ``context``.
@@ -276,9 +326,17 @@ def render(t: Templates, name: str, context: Mapping[str, Any], operator_file: s
     """
 
     try:
-        return t.env.get_template(name).render(context), []
+        with metered(_meter.get() or Meter.start()) as meter:
+            return _bounded_render(t.env.get_template(name), context, meter), []
     except TemplateRefused as exc:
         return None, [link_finding(t, exc, operator_file)]
+    except TemplateLimit as exc:
+        loc = _frame_location(t, exc, name, operator_file)
+        return None, [Finding(RULE, "error", f"the template stopped: {exc}", loc, LIMIT_HINT)]
+    except MemoryError as exc:  # the batch worker's memory bound (RLIMIT_AS)
+        loc = _frame_location(t, exc, name, operator_file)
+        return None, [Finding(RULE, "error", "the template used more memory than the build "
+                              "may use", loc, LIMIT_HINT)]
     except SecurityError as exc:  # before UndefinedError: the sandbox said no
         where = _template_frame(t, exc)
         loc = Location(display_name(t, where[0], operator_file), where[1]) if where else \

@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 REFERENCE = "en"
 #: Placeholders a words text may use.
 PLACEHOLDERS = frozenset({"operator"})
+#: The longest text words() may make (characters; as _bounded.MAKE_LIMIT, which this
+#: module does not import at start-up: it imports jinja2).
+TEXT_LIMIT = 1024 * 1024
 _WORDS_SCHEMA: dict[str, Any] = {"type": "object",
                                  "additionalProperties": {"type": "string", "minLength": 1}}
 
@@ -63,6 +66,11 @@ class Words(NamedTuple):
         text = self.texts[key]
         if not values:
             return Markup(escape(text))
+        if len(text) + text.count("{") * max(len(str(v)) for v in values.values()) > TEXT_LIMIT:
+            from acap.builder.pages._bounded import TemplateLimit  # start-up: only here
+
+            raise TemplateLimit(f"the words '{key}' with these values would be longer than "
+                                f"{TEXT_LIMIT} characters")
         return Markup(escape(text)).format(**values)
 
 
@@ -121,7 +129,19 @@ def parse_words(tag: str, text: str, file: str, reference: Mapping[str, str] | N
                                         loaded.location("/" + name), "write the text"))
             continue
         try:
-            used = {f for _, f, _, _ in string.Formatter().parse(value) if f is not None}
+            fields = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(value)
+                      if f is not None]
+            used = {f for f, _, _ in fields}
+            # Only a plain {operator}: a format spec ({operator:>300000000}) would widen
+            # the text without bound, a conversion ({operator!r}) shows Python's quoting.
+            for f, spec, conv in fields:
+                if spec or conv:
+                    plain = f"{{{f}}}"
+                    written = f"{{{f}{'!' + conv if conv else ''}{':' + spec if spec else ''}}}"
+                    out.findings.append(Finding(
+                        "PAGE-WORDS", "error", f"'{name}' writes {written[:40]}: a "
+                        "placeholder takes no format or conversion", loaded.location("/" + name),
+                        f"write just {plain[:40]}"))
         except ValueError as exc:
             used, bad = set(), str(exc)
             out.findings.append(Finding("PAGE-WORDS", "error", f"'{name}': {bad}",

@@ -1,0 +1,432 @@
+"""Jinja2's sandbox with bounds on time and size (attacker trial, HIGH 3).
+
+Jinja2's :class:`~jinja2.sandbox.SandboxedEnvironment` keeps a template from Python
+objects and files, but not from making a lot: ``"x"*300000000``, ``s ~ s ~ s``,
+``"x"|center(300000000)``, ``"%300000000s"|format``, or two nested loops of
+100,000 items each. On a hosting platform one tenant's template would hang the batch
+or fill the machine's memory and disk. :class:`BoundedSandbox` refuses, *before* the
+work is done, any step whose result would pass a bound, and stops a render that
+passes its deadline; both raise :class:`TemplateLimit`, which acap reports as a
+``PAGE-TEMPLATE`` error at the template's file and line.
+
+It uses the sandbox's own hooks (``intercepted_binops`` / :meth:`call_binop` for
+``*``, ``**``, ``+`` and ``%``; :meth:`call` for every call, methods and macros
+included; :meth:`wrap_str_format` for ``str.format``; ``finalize`` for every
+``{{ value }}``; the ``filters`` table for the filters that widen text). Two things
+have no hook, ``~`` and the items of a ``{% for %}`` loop, so the code generator (the
+documented ``code_generator_class``) routes them through this environment too.
+
+Why a deadline checked in those hooks, not ``signal.setitimer``: a timer signal is
+delivered only to a process's main thread and the handler is process-wide, while acap
+renders in worker processes, in the single build, and in threads (``acap serve``,
+tests); the hooks run in whichever thread renders, and every loop item, call and
+operator passes through them, so a template cannot run long without reaching one.
+What runs between two checks is bounded by the size limits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import re
+import string
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+from functools import wraps
+from typing import Any
+
+from jinja2 import nodes
+from jinja2.compiler import CodeGenerator, Frame, optimizeconst
+from jinja2.exceptions import SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+#: Seconds an operator's templates may take to render, all pages together.
+RENDER_SECONDS = 5.0
+#: The largest page (characters) a template may write (about 1 MiB).
+PAGE_LIMIT = 1024 * 1024
+#: The largest text or list one step of a template may make (characters or items;
+#: a list counted as the length of its text).
+MAKE_LIMIT = PAGE_LIMIT
+#: The most items ``*`` may repeat a text or list to.
+REPEAT_LIMIT = 100_000
+#: The widest a filter or method may pad or indent (characters).
+WIDTH_LIMIT = 10_000
+#: The largest whole number (bits) ``*`` and ``**`` may make.
+INT_BITS = 4096
+#: Characters all the steps of one operator's renders may make together.
+TOTAL_LIMIT = 16 * PAGE_LIMIT
+
+
+class TemplateLimit(SecurityError):
+    """A template passed a bound: its render took longer than its deadline, or one step
+    would have made more than a bound allows. The message says which, in plain words."""
+
+
+@dataclass
+class Meter:
+    """One operator's render budget: a deadline (``time.monotonic()`` seconds) and the
+    characters made so far (see :data:`TOTAL_LIMIT`)."""
+
+    deadline: float
+    seconds: float
+    made: int = 0
+    #: set when the page being rendered is too long: the next check in the template
+    #: stops it there (so that the finding names the template and line writing it).
+    overflow: str | None = None
+
+    @classmethod
+    def start(cls, seconds: float = RENDER_SECONDS) -> Meter:
+        """A meter whose deadline is ``seconds`` from now."""
+        return cls(time.monotonic() + seconds, seconds)
+
+    def tick(self) -> None:
+        """Raises :class:`TemplateLimit` once the deadline has passed (or the page is
+        too long)."""
+        if self.overflow is not None:
+            raise TemplateLimit(self.overflow)
+        if time.monotonic() > self.deadline:
+            raise TemplateLimit(f"the templates took longer than {self.seconds:g} seconds "
+                                "to render (a loop too long, or loops inside loops)")
+
+    def charge(self, n: int) -> None:
+        """Count ``n`` characters made; raises :class:`TemplateLimit` past the total."""
+        self.made += n
+        if self.made > TOTAL_LIMIT:
+            raise TemplateLimit(f"the templates made more than {TOTAL_LIMIT} characters "
+                                "of text while rendering")
+
+
+_SEQ = (str, list, tuple)
+_meter: ContextVar[Meter | None] = ContextVar("acap_render_meter", default=None)
+
+
+@contextlib.contextmanager
+def metered(meter: Meter) -> Iterator[Meter]:
+    """Render under ``meter`` inside the ``with`` (per thread and context)."""
+    token = _meter.set(meter)
+    try:
+        yield meter
+    finally:
+        _meter.reset(token)
+
+
+def _tick() -> None:
+    m = _meter.get()
+    if m is not None:
+        m.tick()
+
+
+def _fits(n: int, what: str) -> None:
+    """Refuse a step that would make (or take) ``n`` characters (items)."""
+    if n > MAKE_LIMIT:
+        raise TemplateLimit(f"{what} would make {n} characters; a step of a template "
+                            f"may make at most {MAKE_LIMIT}")
+
+
+def _make(n: int, what: str) -> None:
+    """Refuse a step that would make ``n`` characters (items); else count them."""
+    _fits(n, what)
+    m = _meter.get()
+    if m is not None:
+        m.charge(n)
+
+
+def _made(value: Any) -> Any:
+    """Count a text or list a step made (already bounded) against the total."""
+    if isinstance(value, _SEQ):
+        _make(size(value), "this step")
+    return value
+
+
+def size(value: Any, limit: int = MAKE_LIMIT) -> int:
+    """About ``len(str(value))``, counted without making that text, and stopping soon
+    after ``limit`` (so that measuring a big nested list costs little)."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, bool) or value is None:
+        return 5
+    if isinstance(value, int):
+        return value.bit_length() // 3 + 1
+    if isinstance(value, (list, tuple, set, frozenset, dict)):
+        total = 2
+        items: Iterable[Any] = value.items() if isinstance(value, dict) else value
+        for n, item in enumerate(items):
+            if not n & 4095:
+                _tick()
+            total += 2 + size(item, limit - total)
+            if total > limit:
+                break
+        return total
+    return 16
+
+
+def _int(value: Any, name: str) -> None:
+    if isinstance(value, int) and value > WIDTH_LIMIT:
+        raise TemplateLimit(f"{name} {value} is wider than {WIDTH_LIMIT}")
+    if isinstance(value, str) and len(value) > WIDTH_LIMIT:
+        raise TemplateLimit(f"{name} is a text longer than {WIDTH_LIMIT} characters")
+
+
+# printf-style conversions: Python has no parser for them (string.Formatter reads only
+# str.format's syntax), so this one pattern finds each conversion's width and precision.
+_PRINTF = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?(.)?", re.S)
+
+
+def _printf(fmt: str, values: Any) -> None:
+    """Bound ``fmt % values`` before it is made."""
+    conversions = 0
+    for width, precision, kind in _PRINTF.findall(fmt):
+        if kind == "%" and not width and not precision:
+            continue
+        conversions += 1
+        for part in (width, precision):
+            if part == "*":
+                raise TemplateLimit("a % format takes its width from its values; write "
+                                    "the width in the format")
+            if part:
+                _int(int(part), "the % format's width")
+    _fits(len(fmt) + conversions * (WIDTH_LIMIT + size(values)), "this % format")
+
+
+def _str_format(fmt: str, args: Any) -> None:
+    """Bound ``fmt.format(*args)`` before it is made (string.Formatter reads its fields)."""
+    fields = 0
+    for _, name, spec, _ in string.Formatter().parse(fmt):
+        if name is None:
+            continue
+        fields += 1
+        if spec and "{" in spec:
+            raise TemplateLimit("a format takes its width from its values; write the "
+                                "width in the format")
+        for digits in re.findall(r"\d+", spec or ""):
+            _int(int(digits), "the format's width")
+    _fits(len(fmt) + fields * (WIDTH_LIMIT + size(args)), "this format")
+
+
+def _repeat(seq: Any, times: int) -> None:
+    items = len(seq) * max(times, 0)
+    if items > REPEAT_LIMIT:
+        raise TemplateLimit(f"* would repeat to {items} items; at most {REPEAT_LIMIT}")
+    _fits(size(seq) * max(times, 0), "this *")
+
+
+
+def _check_binop(op: str, left: Any, right: Any) -> None:
+    ints = isinstance(left, int) and isinstance(right, int)
+    if op == "*":
+        if isinstance(left, _SEQ) and isinstance(right, int):
+            _repeat(left, right)
+        elif isinstance(right, _SEQ) and isinstance(left, int):
+            _repeat(right, left)
+        elif ints and left.bit_length() + right.bit_length() > INT_BITS:
+            raise TemplateLimit(f"* would make a number of more than {INT_BITS} bits")
+    elif op == "**":
+        if ints and right > 0 and abs(left) > 1 and left.bit_length() * right > INT_BITS:
+            raise TemplateLimit(f"** would make a number of more than {INT_BITS} bits")
+    elif op == "+":
+        if isinstance(left, _SEQ) and isinstance(right, _SEQ):
+            _fits(size(left) + size(right), "this +")
+    elif op == "%" and isinstance(left, str):
+        _printf(left, right)
+
+
+def _str_method(owner: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+                ) -> tuple[Any, ...]:
+    """Bound a call of a method of a text, before it is made; returns its arguments
+    (``join`` gets a list in place of a generator, measured)."""
+    if name in ("center", "ljust", "rjust", "zfill"):
+        for v in (*args, *kwargs.values()):
+            _int(v, f"{name}'s width")
+        _fits(len(owner) + WIDTH_LIMIT, f"{name}()")
+    elif name == "expandtabs":
+        for v in (*args, *kwargs.values()):
+            _int(v, "expandtabs' width")
+        _fits(len(owner) + owner.count("\t") * WIDTH_LIMIT, "expandtabs()")
+    elif name == "replace":
+        _replace(owner, *args, **kwargs)
+    elif name == "join" and args:
+        items = list(args[0])
+        _fits(size(items) + len(items) * len(owner), "join()")
+        return (items, *args[1:])
+    elif name in ("translate", "format", "format_map"):
+        raise TemplateLimit(f"a template may not call {name}() on a text")
+    return args
+
+
+def _replace(s: Any, old: Any = "", new: Any = "", count: Any = -1) -> None:
+    text, old, new = str(s), str(old), str(new)
+    found = text.count(old) if old else len(text) + 1
+    if isinstance(count, int) and count >= 0:
+        found = min(found, count)
+    _fits(len(text) + found * max(len(new) - len(old), 0), "replace")
+
+
+def _bind(sig: inspect.Signature | None, args: tuple[Any, ...], kwargs: dict[str, Any]
+          ) -> dict[str, Any]:
+    """A filter's arguments by name (``args``/``kwargs`` when they do not bind: Jinja2's
+    async-variant filters take an evaluation context their signature does not name)."""
+    try:
+        if sig is not None:
+            return dict(sig.bind(*args, **kwargs).arguments)
+    except TypeError:
+        pass
+    return {"args": args, "kwargs": kwargs}
+
+
+def _filter_checks(filter_name: str, a: dict[str, Any]) -> dict[str, Callable[[], Any]]:
+    """What to check before each filter that can widen text, on its bound arguments."""
+    def width(name: str, default: int) -> Callable[[], None]:
+        return lambda: _int(a.get(name, default), f"{filter_name}'s {name}")
+
+    def indent() -> None:
+        w = a.get("width", 4)
+        _int(w, "indent's width")
+        per_line = len(w) if isinstance(w, str) else int(w)
+        s = str(a.get("s", ""))
+        _fits(len(s) + (s.count("\n") + 1) * per_line, "indent")
+
+    def wordwrap() -> None:
+        s, w = str(a.get("s", "")), a.get("width", 79)
+        wrap = a.get("wrapstring") or "\n"
+        _fits(len(s) + (len(s) // max(int(w), 1) + 1) * len(str(wrap)), "wordwrap")
+
+    def format_() -> None:
+        _printf(str(a.get("value", "")), a.get("kwargs") or a.get("args") or ())
+
+    return {"center": width("width", 80), "indent": indent, "wordwrap": wordwrap,
+            "format": format_, "replace": lambda: _replace(
+                a.get("s", ""), a.get("old", ""), a.get("new", ""), a.get("count") or -1),
+            "batch": width("linecount", 0), "slice": width("slices", 0),
+            "truncate": lambda: _fits(size(a.get("s", "")) + size(a.get("end", "")),
+                                      "truncate")}
+
+
+def _bounded_filter(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` with its input measured (and, for the filters that widen text, its
+    arguments bounded) before it runs, and the text it makes counted."""
+
+    try:
+        sig: inspect.Signature | None = inspect.signature(func)
+    except (TypeError, ValueError):
+        sig = None
+
+    @wraps(func)  # keeps jinja_pass_arg (pass_context, pass_environment ...)
+    def bounded(*args: Any, **kwargs: Any) -> Any:
+        _tick()
+        a = _bind(sig, args, kwargs)
+        values = [v for k, v in a.items() if k not in ("environment", "eval_ctx", "context")]
+        _fits(sum(size(v) for v in values), f"the filter {name}")
+        check = _filter_checks(name, a).get(name)
+        if check is not None:
+            check()
+        if name == "join" and "value" in a:  # measured as a list: a generator is used up
+            items = list(a["value"])
+            _fits(size(items) + len(items) * len(str(a.get("d", ""))), "join")
+            args = tuple(items if v is a.get("value") else v for v in args)
+        return _made(func(*args, **kwargs))
+
+    return bounded
+
+
+def _each(items: Iterable[Any]) -> Iterator[Any]:
+    meter = _meter.get()
+    if meter is None:
+        yield from items
+        return
+    for n, item in enumerate(items):
+        if meter.overflow is not None or not n & 255:  # the clock every 256 items
+            meter.tick()
+        yield item
+
+
+class _BoundedCode(CodeGenerator):
+    """Jinja2's code generator, routing the two steps the sandbox has no hook for
+    through the environment: the items of a ``{% for %}`` loop (its deadline) and
+    ``~`` (the size of what it makes)."""
+
+    def visit_For(self, node: nodes.For, frame: Frame) -> None:
+        node.iter = nodes.Call(nodes.EnvironmentAttribute("bounded_items"), [node.iter], [],
+                               None, None, lineno=node.iter.lineno)
+        super().visit_For(node, frame)
+
+    @optimizeconst
+    def visit_Concat(self, node: nodes.Concat, frame: Frame) -> None:
+        # Jinja2's own, with the pieces measured before they are joined.
+        if frame.eval_ctx.volatile:
+            func_name = "(markup_join if context.eval_ctx.volatile else str_join)"
+        elif frame.eval_ctx.autoescape:
+            func_name = "markup_join"
+        else:
+            func_name = "str_join"
+        self.write(f"environment.bounded_concat({func_name}, (")
+        for arg in node.nodes:
+            self.visit(arg, frame)
+            self.write(", ")
+        self.write("))")
+
+
+class BoundedSandbox(ImmutableSandboxedEnvironment):
+    """Jinja2's immutable sandbox, with every step that can make a lot bounded before it
+    runs and a deadline checked as the template runs (see the module's docstring).
+
+    Render under :func:`metered` to apply a deadline and the total of
+    :data:`TOTAL_LIMIT`; without it only the per-step bounds apply.
+
+    Raises (while rendering):
+        TemplateLimit: a bound was passed.
+    """
+
+    intercepted_binops = frozenset({"*", "**", "+", "%"})
+    code_generator_class = _BoundedCode
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, finalize=self._bounded_value, **kwargs)
+        self.filters = {name: _bounded_filter(name, f) for name, f in self.filters.items()}
+
+    @staticmethod
+    def _bounded_value(value: Any) -> Any:
+        """Every ``{{ value }}``: measured before it becomes text."""
+        _make(size(value), "this {{ value }}")  # counted: output made
+        return value
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        """``*``, ``**``, ``+`` and ``%``, refused when the result would pass a bound."""
+        _tick()
+        _check_binop(operator, left, right)
+        return _made(super().call_binop(context, operator, left, right))
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        """Every call (functions, methods, macros), after the deadline is checked and a
+        text method that widens text is bounded."""
+        _tick()
+        owner = getattr(__obj, "__self__", None)
+        if isinstance(owner, str):
+            args = _str_method(owner, getattr(__obj, "__name__", ""), args, kwargs)
+            return _made(super().call(__context, __obj, *args, **kwargs))
+        return super().call(__context, __obj, *args, **kwargs)
+
+    def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
+        """``text.format(...)``: the sandbox's, with widths bounded first."""
+        wrapped = super().wrap_str_format(value)
+        if wrapped is None:
+            return None
+        fmt = value.__self__
+
+        def bounded(*args: Any, **kwargs: Any) -> str:
+            _str_format(fmt, (args, kwargs))
+            out: str = _made(wrapped(*args, **kwargs))  # a Markup stays one
+            return out
+
+        return bounded
+
+    def bounded_items(self, items: Any) -> Any:
+        """The items of a ``{% for %}`` loop, the deadline checked as they are taken."""
+        return _each(items)
+
+    def bounded_concat(self, join: Callable[[Any], str], pieces: tuple[Any, ...]) -> str:
+        """``a ~ b``, refused when the text would pass :data:`MAKE_LIMIT`."""
+        _tick()
+        _make(sum(size(p) for p in pieces), "this ~")
+        return join(pieces)
