@@ -1,7 +1,7 @@
 """Example Memorial Chapel's A2A agent: a real a2a-sdk 1.3 server that keeps its card's
 On Request promises through acap.agent.
 
-    pip install 'acap[agent]'
+    pip install '.[agent]'                    # in acap's repository (acap is not on PyPI)
     python examples/agent/agent.py            # builds the card if needed, serves on :8000
 
 The chapel's own executor below answers every skill naively, prices included; the

@@ -29,7 +29,8 @@ def test_the_page_gives_one_command_for_the_agent_and_one_for_the_probe() -> Non
     blocks = _blocks()
     assert any(b.startswith("python examples/agent/agent.py") for b in blocks)
     assert any(b.startswith("acap probe https://example.com") for b in blocks)
-    assert "pip install 'acap[agent]'" in blocks[0]
+    # acap is not on PyPI: the page installs from acap's own repository, never by name
+    assert blocks[0].strip() == "python3 -m venv .venv && .venv/bin/pip install '.[agent]'"
 
 
 def test_the_example_agent_started_as_the_page_says_passes_the_pages_probe(

@@ -18,6 +18,9 @@ def test_the_two_commands_are_near_the_top() -> None:
     first, second = _blocks()[:2]
     assert "pip install . && .venv/bin/acap build" in first
     assert ".venv/bin/pytest" in second
+    # the differential suite needs @a2a-js/sdk as the lock file pins it: a newcomer's run
+    # of this one command installs it (a fresh clone has no tests/js/node_modules)
+    assert "npm ci --prefix tests/js &&" in second
     assert text.index(second) < 1500
 
 

@@ -1,6 +1,6 @@
 """The agent side in a real a2a-sdk server: replies that keep the card's On Request
-promises, and ``acap probe`` for any live agent. Needs ``pip install 'acap[agent]'``
-(a2a-sdk 1.3); nothing here is imported by ``import acap``.
+promises, and ``acap probe`` for any live agent. Needs the ``agent`` extra (a2a-sdk 1.3;
+``pip install '.[agent]'`` in acap's repository); nothing here is imported by ``import acap``.
 
 Serve an agent (see ``docs/agent-developers.md`` and ``examples/agent/``)::
 

@@ -173,7 +173,8 @@ def test_probe_without_the_agent_extra_says_how_to_install_it(
     monkeypatch.setitem(sys.modules, "a2a", None)  # import a2a raises ImportError
     result = CliRunner().invoke(cli, ["probe", CARD])
     assert result.exit_code == 1
-    assert "pip install 'acap[agent]'" in result.output
+    assert "pip install '.[agent]'" in result.output
+    assert "not on PyPI" in result.output
 
 
 def test_an_endless_answer_is_cut_and_a_redirect_not_followed(config: Path) -> None:

@@ -12,7 +12,8 @@ from acap.cli._commands.live_check import pairs
 
 #: ``--format`` of ``acap probe``: the reporters' text and JSON, and JUnit XML for CI.
 PROBE_FORMATS = click.Choice(["json", "junit", "text"])
-INSTALL = "acap probe needs the agent extra: pip install 'acap[agent]' (it brings a2a-sdk)"
+INSTALL = ("acap probe needs the agent extra (it brings a2a-sdk): in your copy of acap's "
+           "repository, run pip install '.[agent]' (acap is not on PyPI)")
 
 
 @click.command("probe")
