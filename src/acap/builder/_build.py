@@ -12,6 +12,7 @@ Nothing is written when any step reports an error: the previous site/ stays.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -55,12 +56,19 @@ def input_files(cfg: OperatorConfig) -> list[Path]:
 def file_hash(path: Path) -> bytes | None:
     """SHA-256 of a file a build reads, judged first (a regular file of bounded size:
     a FIFO or ``/dev/zero`` named there is never waited on); ``None`` when it is
-    missing or refused."""
+    missing, :data:`REFUSED` when it is there but refused (a FIFO where there was no
+    file is a change: the build that reads it reports it)."""
 
     try:
         return hashlib.sha256(read_regular(path, 16 * KEY_FILE_LIMIT)).digest()
+    except FileNotFoundError:
+        return REFUSED if os.path.lexists(path) else None
     except (OSError, FileRefused):
-        return None
+        return REFUSED
+
+
+#: :func:`file_hash` of a file that is there but not read (not a SHA-256: no file has it).
+REFUSED = b"refused"
 
 
 def input_digest(cfg: OperatorConfig,
@@ -104,7 +112,8 @@ def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildC
         # with load or schema errors too (they read any shape, and leave out what
         # those errors already said); the card is built only when there is none.
         _guarded(ctx, "the requirement checks",
-                 lambda c: c.report.extend(check_operator(c.cfg)))
+                 lambda c: c.report.extend(check_operator(
+                     c.cfg, tenant=c.options.key_dirs is not None)))
     if ctx.report.ok():
         for step in STEPS:
             _guarded(ctx, f"the build step {step.__name__}", step)
