@@ -44,8 +44,8 @@ from typing import Any
 from acap import schemas
 from acap.checks._facts import Subject
 from acap.checks._money import Amount, amounts, same_amount
-from acap.findings import Finding, Level, Location
 from acap.errors import FileRefused
+from acap.findings import Finding, Level, Location
 from acap.load import (
     MAX_BYTES,
     OperatorConfig,
