@@ -86,7 +86,7 @@ def input_digest(cfg: OperatorConfig,
     h = hashlib.sha256(f"acap {__version__}\n".encode())
     for p in input_files(cfg):
         h.update(str(p.relative_to(cfg.base_dir) if p.is_relative_to(cfg.base_dir) else p)
-                 .encode() + b"\0")
+                 .encode("utf-8", "surrogateescape") + b"\0")
         digest = hashes[p] if hashes is not None and p in hashes else file_hash(p)
         h.update(digest if digest is not None else b"-")
     return h.hexdigest()
@@ -107,6 +107,7 @@ def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildC
     cfg = cfg or load_operator(options.config)
     ctx = BuildContext(cfg, options)
     ctx.report.extend(cfg.findings)
+    ctx.report.extend(name_findings(cfg))
     if isinstance(cfg.loaded.data, dict):
         # Every finding of a run is reported: the requirement checks run on a file
         # with load or schema errors too (they read any shape, and leave out what
@@ -123,6 +124,39 @@ def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildC
         for final in FINAL_CHECKS:
             _guarded(ctx, f"the final check {final.__name__}", final)
     return ctx
+
+
+def name_findings(cfg: OperatorConfig) -> list[Finding]:
+    """A file name that is not UTF-8 text (bytes such as ``\\xff``, which Python holds as
+    lone surrogates): the operator file, where its link leads, or an entry of its
+    templates/. Such a name cannot be written in the manifest or a message as it is:
+    ``FILE`` (operator file) or ``PAGE-TEMPLATE`` (templates/) errors, never a crash."""
+    out = []
+    for what, path in (("the operator file", str(cfg.path)),
+                       ("the file the operator file links to", os.path.realpath(cfg.path))):
+        if not _utf8(path):
+            out.append(Finding("FILE", "error", f"the name of {what} is not UTF-8 text: "
+                               f"{path!r}", Location(cfg.loaded.file),
+                               "rename it with letters, digits and hyphens, e.g. operator.yaml"))
+            return out
+    tpl = cfg.base_dir / "templates"
+    if tpl.is_dir():
+        for p in tpl.rglob("*"):
+            if not _utf8(str(p)):
+                out.append(Finding("PAGE-TEMPLATE", "error", f"a file name in templates/ is "
+                                   f"not UTF-8 text: {str(p)!r}", Location(cfg.loaded.file),
+                                   "rename it (a template's name is letters, digits, hyphens "
+                                   "and a dot) or remove it"))
+                break
+    return out
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _guarded(ctx: BuildContext, what: str, run: Step) -> None:

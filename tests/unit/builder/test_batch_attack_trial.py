@@ -9,6 +9,9 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from acap.builder.batch import BatchOptions, BatchResult, build_many
 from acap.cli import report_text
@@ -84,3 +87,63 @@ def test_a_fifo_private_file_is_an_error_not_absence(tmp_path: Path) -> None:
     os.mkfifo(ops[0].parent / "operator.private.yaml")
     err = only_error(rebuild(tmp_path), ops[0])
     assert err.rule == "PRIVATE-VALUES" and "named pipe" in err.message
+
+
+# -- HIGH 2: one tenant cannot crash the batch -------------------------------------------
+
+def person_entry(config: Path, path: str) -> int:
+    """Point the tenant's personEntry at ``path`` on its own host; its line."""
+    text = config.read_text(encoding="utf-8")
+    old = "personEntry: https://op0.example/ask"
+    assert old in text
+    config.write_text(text.replace(old, f"personEntry: https://op0.example/{path}"),
+                      encoding="utf-8")
+    return text[:text.index(old)].count("\n") + 1
+
+
+def test_a_nul_in_person_entry_is_url_form_at_its_line(tmp_path: Path) -> None:
+    ops = batch(tmp_path)
+    line = person_entry(ops[0], "ask%00x")
+    err = only_error(rebuild(tmp_path), ops[0])
+    assert (err.rule, err.location.line) == ("URL-FORM", line)
+
+
+def test_a_non_utf8_template_name_is_a_finding(tmp_path: Path) -> None:
+    ops = batch(tmp_path)
+    (ops[0].parent / "templates").mkdir()
+    open(os.fsencode(ops[0].parent / "templates") + b"/\xff", "w").close()
+    err = only_error(rebuild(tmp_path), ops[0])
+    assert err.rule == "PAGE-TEMPLATE" and "not UTF-8" in err.message
+
+
+def test_an_operator_file_linked_to_a_non_utf8_name_is_a_finding(tmp_path: Path) -> None:
+    ops = batch(tmp_path)
+    odd = os.fsencode(ops[0].parent) + b"/\xff.yaml"
+    os.rename(ops[0], odd)
+    ops[0].symlink_to(os.fsdecode(odd))
+    res = rebuild(tmp_path)
+    failed = [o for o in res.outcomes if not o.built]
+    assert len(failed) == 1 and [f.rule for f in failed[0].report.errors] == ["FILE"]
+    assert "not UTF-8" in failed[0].report.errors[0].message
+
+
+def test_an_unexpected_exception_is_acap_bug_for_that_tenant_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ops = write_operators(tmp_path / "ops", 3)
+    from acap.builder.batch import _build
+
+    real = _build.input_digest
+
+    def crash(cfg: Any, hashes: Any = None) -> str:
+        if "op00000" in str(cfg.path):
+            raise RuntimeError("boom")
+        return real(cfg, hashes)
+
+    monkeypatch.setattr(_build, "input_digest", crash)
+    res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=tmp_path / "site",
+                                  jobs=1))
+    err = only_error(res, ops[0])
+    assert err.rule == "ACAP-BUG"
+    assert "bug in acap" in err.message and "op00000" in err.message
+    assert sorted(h for o in res.outcomes if o.built for h in o.hosts) == \
+        ["op1.example", "op2.example"]
