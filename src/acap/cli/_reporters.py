@@ -162,8 +162,10 @@ def _echo(text: str, err: bool) -> None:
 def _not_built(result: BuildResult) -> str:
     """Why a build wrote nothing, and that site/ stayed as it was."""
     why = "warnings fail the build with --strict" if result.report.ok() else \
-        "errors in " + ", ".join(dict.fromkeys(f.location.file for f in result.report.errors))
-    kept = f"; {result.site_dir} was left as it was" if result.site_dir.exists() else ""
+        "errors in " + ", ".join(dict.fromkeys(shown(f.location.file)
+                                               for f in result.report.errors))
+    kept = f"; {shown(str(result.site_dir))} was left as it was" \
+        if result.site_dir.exists() else ""
     return f"not built: {why}{kept}"
 
 
@@ -275,7 +277,7 @@ class TextReporter(Reporter):
         errors, warnings = result.totals()
         for o in result.outcomes:
             for note in o.notices:
-                self.err(f"note: {o.config}: {note}")
+                self.err(f"note: {shown(str(o.config))}: {shown(note)}")
             if len(o.report):
                 self.err(report_text(o.report, summary=False))
         if len(result.report):
@@ -284,12 +286,13 @@ class TextReporter(Reporter):
                  f"{len(result.outcomes)} operator files")
         n, total = len(result.built), len(result.outcomes)
         if result.written:
-            self.out(f"built {n} of {total} operators into {result.site_dir}/")
+            self.out(f"built {n} of {total} operators into {shown(str(result.site_dir))}/")
         else:
-            self.out(f"nothing written to {result.site_dir}/ ({n} of {total} operators "
+            self.out(f"nothing written to {shown(str(result.site_dir))}/ ({n} of {total} operators "
                      "built without error)")
         for o in result.failed:
-            self.err(f"not built: {o.config} (its previous folders, if any, were kept)")
+            self.err(f"not built: {shown(str(o.config))} (its previous folders, if any, were "
+                     "kept)")
         if result.kept and result.written:
             n_kept = len(result.kept)
             why = "not pruned: see the warning above" if options.prune else \
@@ -297,7 +300,7 @@ class TextReporter(Reporter):
             self.err(f"kept: {_plural(n_kept, 'operator')} of the last build that "
                      f"{'are' if n_kept != 1 else 'is'} not in this one ({why})")
         if result.pruned:
-            self.err(f"pruned: {', '.join(result.pruned)}")
+            self.err(f"pruned: {', '.join(shown(p) for p in result.pruned)}")
 
     def card_check(self, result: CardCheck, live: LiveCheck | None = None) -> None:
         lines = [report_text(result.report) if len(result.report)
@@ -391,7 +394,7 @@ class TextReporter(Reporter):
     def publish(self, result: PublishResult, dry_run: bool) -> None:
         self.findings(result.report)
         for h in result.hosts:
-            line = f"{h.target.host}: {h.outcome} ({h.target.describe()})"
+            line = f"{shown(h.target.host)}: {h.outcome} ({shown(h.target.describe())})"
             if h.commit and h.outcome == "published":
                 line += f", commit {h.commit[:12]}"
             self.out(line)
@@ -399,7 +402,7 @@ class TextReporter(Reporter):
                 for sign, paths in (("+", h.plan.added), ("~", h.plan.changed),
                                     ("-", h.plan.removed)):
                     for p in paths:
-                        self.out(f"  {sign} {p}")
+                        self.out(f"  {sign} {shown(p)}")
         if not result.ok and not result.hosts:
             self.err("nothing was published")
 
