@@ -25,7 +25,14 @@ from acap.checks import check_operator
 from acap.errors import FileRefused, SitePathError
 from acap.findings import Finding, Location, Report
 from acap.keys import key_history
-from acap.load import KEY_FILE_LIMIT, OperatorConfig, load_operator, read_regular
+from acap.load import (
+    KEY_FILE_LIMIT,
+    OperatorConfig,
+    load_operator,
+    read_regular,
+    real_path,
+    under,
+)
 from acap.site import (
     Manifest,
     SiteFiles,
@@ -108,6 +115,8 @@ def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildC
     ctx = BuildContext(cfg, options)
     ctx.report.extend(cfg.findings)
     ctx.report.extend(name_findings(cfg))
+    if options.key_dirs is not None:
+        ctx.report.extend(templates_outside(cfg))
     if isinstance(cfg.loaded.data, dict):
         # Every finding of a run is reported: the requirement checks run on a file
         # with load or schema errors too (they read any shape, and leave out what
@@ -149,6 +158,24 @@ def name_findings(cfg: OperatorConfig) -> list[Finding]:
                                    "and a dot) or remove it"))
                 break
     return out
+
+
+def templates_outside(cfg: OperatorConfig) -> list[Finding]:
+    """A batch tenant's ``templates/`` that is a link out of its own folder (to another
+    tenant's folder, whose files would be rendered into this tenant's public pages):
+    a ``PAGE-TEMPLATE`` error, and no template of it is used (the tenant is not built).
+    The templates' loader confines each file to the real templates/ folder; this
+    confines that folder to the tenant's."""
+    tpl = cfg.base_dir / "templates"
+    if not os.path.lexists(tpl):
+        return []
+    if under(real_path(tpl), real_path(cfg.base_dir)):
+        return []
+    return [Finding("PAGE-TEMPLATE", "error", "templates/ leads out of this operator's folder "
+                    "(a link to another folder), so its templates are not used",
+                    Location(cfg.loaded.file),
+                    "make templates/ a real folder beside operator.yaml, holding your own "
+                    "templates")]
 
 
 def _utf8(name: str) -> bool:

@@ -147,3 +147,17 @@ def test_an_unexpected_exception_is_acap_bug_for_that_tenant_only(
     assert "bug in acap" in err.message and "op00000" in err.message
     assert sorted(h for o in res.outcomes if o.built for h in o.hosts) == \
         ["op1.example", "op2.example"]
+
+
+# -- LOW 8: templates/ itself is confined to the tenant's folder -------------------------
+
+def test_templates_linked_to_another_tenants_folder_are_not_used(tmp_path: Path) -> None:
+    ops = batch(tmp_path)
+    (ops[1].parent / "footer.html").write_text("B's private note", encoding="utf-8")
+    (ops[0].parent / "templates").symlink_to("../op00001")
+    err = only_error(rebuild(tmp_path), ops[0])
+    assert err.rule == "PAGE-TEMPLATE" and "leads out" in err.message
+    assert err.location.file == str(ops[0])
+    site = tmp_path / "site" / "op0.example"
+    assert not any("B's private note" in p.read_text(encoding="utf-8", errors="replace")
+                   for p in site.rglob("*.html"))
