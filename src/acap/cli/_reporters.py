@@ -353,7 +353,7 @@ class TextReporter(Reporter):
             ctype = (f.content_type or "").split(";")[0].strip().lower()
             row("Content-Type", f.content_type, ctype == "application/json"
                 or ctype.endswith("+json"))
-            row("CORS", f.cors and f"Access-Control-Allow-Origin: {f.cors}", f.cors is not None)
+            row("CORS", f.cors and f"Access-Control-Allow-Origin: {f.cors}", f.cors_open)
             row("Cache-Control", f.cache_control, f.max_age is not None)
             row("ETag", f.etag, f.etag is not None)
             row("same as site/", {True: "yes", False: "no", None: "no local build"}
