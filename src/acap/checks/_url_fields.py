@@ -122,7 +122,8 @@ def _operator_hosts(sub: Subject, cfg: OperatorConfig) -> Iterator[Finding]:
             yield sub.finding(p.rule, p.level, p.message, "/cardHost", p.hint)
     else:
         website = as_dict(d.get("operator")).get("website")
-        parts = split(website) if isinstance(website, str) else None
+        website = website if isinstance(website, str) else ""
+        parts = split(website)
         if parts is not None and parts.hostname and not url_problems(website):
             for p in site_host_problems(parts.hostname, what="the host of operator.website"):
                 yield sub.finding(p.rule, p.level, p.message, "/operator/website", p.hint)
