@@ -155,7 +155,7 @@ def record_file_stats(site_dir: Path, outputs: Mapping[str, list[int]],
 
     Nothing is raised: a cache that cannot be written is left out.
     """
-    import orjson
+    import orjson  # start-up: only when a batch records file stats
 
     final = os.path.join(site_dir, FILE_STATS)
     part = f"{final}.{os.getpid()}.part"
