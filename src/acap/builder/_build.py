@@ -12,6 +12,7 @@ Nothing is written when any step reports an error: the previous site/ stays.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -24,7 +25,14 @@ from acap.checks import check_operator
 from acap.errors import FileRefused, SitePathError
 from acap.findings import Finding, Location, Report
 from acap.keys import key_history
-from acap.load import KEY_FILE_LIMIT, OperatorConfig, load_operator, read_regular
+from acap.load import (
+    KEY_FILE_LIMIT,
+    OperatorConfig,
+    load_operator,
+    read_regular,
+    real_path,
+    under,
+)
 from acap.site import (
     Manifest,
     SiteFiles,
@@ -55,12 +63,19 @@ def input_files(cfg: OperatorConfig) -> list[Path]:
 def file_hash(path: Path) -> bytes | None:
     """SHA-256 of a file a build reads, judged first (a regular file of bounded size:
     a FIFO or ``/dev/zero`` named there is never waited on); ``None`` when it is
-    missing or refused."""
+    missing, :data:`REFUSED` when it is there but refused (a FIFO where there was no
+    file is a change: the build that reads it reports it)."""
 
     try:
         return hashlib.sha256(read_regular(path, 16 * KEY_FILE_LIMIT)).digest()
+    except FileNotFoundError:
+        return REFUSED if os.path.lexists(path) else None
     except (OSError, FileRefused):
-        return None
+        return REFUSED
+
+
+#: :func:`file_hash` of a file that is there but not read (not a SHA-256: no file has it).
+REFUSED = b"refused"
 
 
 def input_digest(cfg: OperatorConfig,
@@ -78,7 +93,7 @@ def input_digest(cfg: OperatorConfig,
     h = hashlib.sha256(f"acap {__version__}\n".encode())
     for p in input_files(cfg):
         h.update(str(p.relative_to(cfg.base_dir) if p.is_relative_to(cfg.base_dir) else p)
-                 .encode() + b"\0")
+                 .encode("utf-8", "surrogateescape") + b"\0")
         digest = hashes[p] if hashes is not None and p in hashes else file_hash(p)
         h.update(digest if digest is not None else b"-")
     return h.hexdigest()
@@ -99,12 +114,16 @@ def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildC
     cfg = cfg or load_operator(options.config)
     ctx = BuildContext(cfg, options)
     ctx.report.extend(cfg.findings)
+    ctx.report.extend(name_findings(cfg))
+    if options.key_dirs is not None:
+        ctx.report.extend(templates_outside(cfg))
     if isinstance(cfg.loaded.data, dict):
         # Every finding of a run is reported: the requirement checks run on a file
         # with load or schema errors too (they read any shape, and leave out what
         # those errors already said); the card is built only when there is none.
         _guarded(ctx, "the requirement checks",
-                 lambda c: c.report.extend(check_operator(c.cfg)))
+                 lambda c: c.report.extend(check_operator(
+                     c.cfg, tenant=c.options.key_dirs is not None)))
     if ctx.report.ok():
         for step in STEPS:
             _guarded(ctx, f"the build step {step.__name__}", step)
@@ -114,6 +133,57 @@ def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildC
         for final in FINAL_CHECKS:
             _guarded(ctx, f"the final check {final.__name__}", final)
     return ctx
+
+
+def name_findings(cfg: OperatorConfig) -> list[Finding]:
+    """A file name that is not UTF-8 text (bytes such as ``\\xff``, which Python holds as
+    lone surrogates): the operator file, where its link leads, or an entry of its
+    templates/. Such a name cannot be written in the manifest or a message as it is:
+    ``FILE`` (operator file) or ``PAGE-TEMPLATE`` (templates/) errors, never a crash."""
+    out = []
+    for what, path in (("the operator file", str(cfg.path)),
+                       ("the file the operator file links to", os.path.realpath(cfg.path))):
+        if not _utf8(path):
+            out.append(Finding("FILE", "error", f"the name of {what} is not UTF-8 text: "
+                               f"{path!r}", Location(cfg.loaded.file),
+                               "rename it with letters, digits and hyphens, e.g. operator.yaml"))
+            return out
+    tpl = cfg.base_dir / "templates"
+    if tpl.is_dir():
+        for p in tpl.rglob("*"):
+            if not _utf8(str(p)):
+                out.append(Finding("PAGE-TEMPLATE", "error", f"a file name in templates/ is "
+                                   f"not UTF-8 text: {str(p)!r}", Location(cfg.loaded.file),
+                                   "rename it (a template's name is letters, digits, hyphens "
+                                   "and a dot) or remove it"))
+                break
+    return out
+
+
+def templates_outside(cfg: OperatorConfig) -> list[Finding]:
+    """A batch tenant's ``templates/`` that is a link out of its own folder (to another
+    tenant's folder, whose files would be rendered into this tenant's public pages):
+    a ``PAGE-TEMPLATE`` error, and no template of it is used (the tenant is not built).
+    The templates' loader confines each file to the real templates/ folder; this
+    confines that folder to the tenant's."""
+    tpl = cfg.base_dir / "templates"
+    if not os.path.lexists(tpl):
+        return []
+    if under(real_path(tpl), real_path(cfg.base_dir)):
+        return []
+    return [Finding("PAGE-TEMPLATE", "error", "templates/ leads out of this operator's folder "
+                    "(a link to another folder), so its templates are not used",
+                    Location(cfg.loaded.file),
+                    "make templates/ a real folder beside operator.yaml, holding your own "
+                    "templates")]
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _guarded(ctx: BuildContext, what: str, run: Step) -> None:

@@ -33,6 +33,7 @@ Findings never repeat a private value: they name its line in the private file.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -43,8 +44,17 @@ from typing import Any
 from acap import schemas
 from acap.checks._facts import Subject
 from acap.checks._money import Amount, amounts, same_amount
+from acap.errors import FileRefused
 from acap.findings import Finding, Level, Location
-from acap.load import OperatorConfig, load_file, pointer_join, private_path_for, schema_findings
+from acap.load import (
+    MAX_BYTES,
+    OperatorConfig,
+    load_bytes,
+    pointer_join,
+    private_path_for,
+    read_regular,
+    schema_findings,
+)
 
 PRIVATE_FILE = "operator.private.yaml"
 PRIVATE_SCHEMA = "operator-private.schema.json"
@@ -145,8 +155,13 @@ class PrivateValues:
     findings: list[Finding] = field(default_factory=list)
 
 
-def load_private_values(cfg: OperatorConfig) -> PrivateValues:
+def load_private_values(cfg: OperatorConfig, tenant: bool = False) -> PrivateValues:
     """Read ``operator.private.yaml`` (strictly, like operator.yaml); never raises.
+
+    The file must lie in operator.yaml's folder once links are followed (a link out
+    of it is refused: a tenant of a batch would read another's file, or the build
+    machine's), and, for a batch ``tenant``, have no other name (a hard link may be
+    another tenant's file, which no path check sees).
 
     Returns:
         :class:`PrivateValues`; a missing file is no fault (``present`` False). A
@@ -155,11 +170,13 @@ def load_private_values(cfg: OperatorConfig) -> PrivateValues:
     """
     kinds = {str(s.get("id")): str(s.get("kind", "public")) for _, s in cfg.skills()}
     return read_private_values(cfg.private_values_file,
-                               str(private_path_for(Path(cfg.loaded.file))), kinds)
+                               str(private_path_for(Path(cfg.loaded.file))), kinds,
+                               inside=[cfg.base_dir], one_name=tenant)
 
 
-def read_private_values(path: Path, display: str,
-                        kinds: dict[str, str] | None = None) -> PrivateValues:
+def read_private_values(path: Path, display: str, kinds: dict[str, str] | None = None, *,
+                        inside: list[Path] | None = None,
+                        one_name: bool = False) -> PrivateValues:
     """Read a private values file (the format of ``operator.private.yaml``); never raises.
 
     Args:
@@ -169,24 +186,40 @@ def read_private_values(path: Path, display: str,
             ...): a key that names no on-request skill is a ``PRIVATE-VALUES`` error.
             ``None`` (``acap probe``, which has no operator.yaml) takes every key as an
             on-request skill id.
+        inside: folders the file must lie in once links are followed (see
+            :func:`acap.load.read_regular`), or ``None``.
+        one_name: refuse a file with other names (hard links).
 
     Returns:
-        As :func:`load_private_values`.
+        As :func:`load_private_values`. A file that is there but refused (a link out
+        of ``inside``, a FIFO, a device, a folder, too large) is a ``PRIVATE-VALUES``
+        error, never taken as no file: OR-3.9's protection would be off unsaid. No
+        finding repeats a value of the file (:func:`_untold`).
     """
     out = PrivateValues(display)
-    if not path.is_file():
+    try:
+        raw = read_regular(path, MAX_BYTES, inside=inside, one_name=one_name)
+    except FileNotFoundError:
+        if os.path.lexists(path):  # a link to nothing: no values, but not unsaid
+            out.present = True
+            out.findings.append(_refused(display, "it is a link to nothing", path))
+        return out
+    except (FileRefused, OSError) as exc:
+        out.present = True
+        reason = exc.reason if isinstance(exc, FileRefused) else (exc.strerror or str(exc))
+        out.findings.append(_refused(display, reason, path))
         return out
     out.present = True
-    loaded = load_file(path, schemas.schema(PRIVATE_SCHEMA), display)
-    out.findings = [f for f in loaded.findings if f.rule != "YAML-EMPTY"]
+    loaded = load_bytes(raw, schemas.schema(PRIVATE_SCHEMA), display)
+    out.findings = [_untold(f, display) for f in loaded.findings if f.rule != "YAML-EMPTY"]
     if not isinstance(loaded.data, dict):
         if loaded.data is not None:
             out.findings.append(Finding("SCHEMA-TYPE", "error", f"{display} must map skill ids "
                                         "to lists of values", loaded.location(""),
                                         "write: service-pricing: [\"£2,450\"]"))
         return out
-    out.findings += schema_findings(loaded, PRIVATE_SCHEMA,
-                                    skip={f.location.pointer for f in loaded.findings})
+    out.findings += [_untold(f, display) for f in schema_findings(
+        loaded, PRIVATE_SCHEMA, skip={f.location.pointer for f in loaded.findings})]
     if kinds is None:
         kinds = {str(k): "on-request" for k in loaded.data}
     on_request = [sid for sid, kind in kinds.items() if kind == "on-request"]
@@ -209,6 +242,34 @@ def read_private_values(path: Path, display: str,
                 continue
             out.values.append(PrivateValue(str(skill), v, display, loc.line))
     return out
+
+
+def _refused(display: str, reason: str, path: Path) -> Finding:
+    """PRIVATE-VALUES: the private file is there but not read (see
+    :func:`read_private_values`)."""
+    return Finding("PRIVATE-VALUES", "error", f"{display} was not read: {reason}",
+                   Location(display), "make it a regular file in operator.yaml's own folder "
+                   "(not a link out of it, a pipe or a device), or delete it if no value is "
+                   "given on request")
+
+
+def _untold(f: Finding, display: str) -> Finding:
+    """``f`` (a loading or schema finding of the private file) with a message that names
+    the key and the line only: the loader's and the schema's messages quote the value
+    found (``found the text '...'``), and a value of this file is never printed."""
+    ptr = f.location.pointer or ""
+    key = ptr.split("/")[1].replace("~1", "/").replace("~0", "~") if ptr.count("/") else ""
+    where = f"the value of '{key}'" if key else f"this line of {display}"
+    if f.rule.startswith("YAML-") or f.rule == "FILE":
+        message = f"{where} cannot be read as YAML ({f.rule}); its text is private, so it " \
+                  "is not repeated here"
+        hint = "fix the YAML at this line: each key an on-request skill id, each value a " \
+               "list of texts"
+    else:
+        message = f"{where} is not a list of texts ({f.rule}); its text is private, so it is " \
+                  "not repeated here"
+        hint = "write one value a line under the skill id: service-pricing: [\"£2,450\"]"
+    return Finding(f.rule, f.level, message, f.location, hint)
 
 
 def _not_on_request(skill: str, kinds: dict[str, str], on_request: list[str],

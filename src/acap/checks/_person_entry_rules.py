@@ -19,6 +19,7 @@ from acap.checks._facts import SkillFacts, Subject
 from acap.checks._urls import Problem, split, url_problems
 from acap.checks._words import revealing_word
 from acap.findings import Finding
+from acap.site import path_fault
 
 _LOCAL_NUMBER = re.compile(r"[0-9][0-9 ()./-]{5,}")
 _TEMPLATE = re.compile(r"[{}<>$]|%7[bd]|%3[ce]|%24", re.IGNORECASE)
@@ -124,6 +125,8 @@ def _address(value: str, sub: Subject) -> list[Problem]:
         return [Problem("OR-3.4", "error", f"{scheme}: addresses are not allowed", hint)]
     out = [p for p in url_problems(value, what="the address")
            if "user name or password" not in p.message]
+    if not any(p.rule == "URL-FORM" for p in out):
+        out.extend(site_path_problems(parts.path, sub.is_card))
     if parts.username is not None or "@" in parts.netloc:
         out.append(Problem("OR-3.8", "error", "it carries user information before the host",
                            "remove the part before @"))
@@ -151,6 +154,38 @@ def _address(value: str, sub: Subject) -> list[Problem]:
             break
     out.extend(_own_origin(parts.hostname or "", parts.port, sub))
     return out
+
+
+#: The one folder starting with a dot a personEntry may be in: acap writes it (RFC 8615).
+WELL_KNOWN = ".well-known"
+
+
+def site_path_problems(path: str, is_card: bool = False) -> list[Problem]:
+    """The path of a personEntry address as the name of a file of site/: ``URL-FORM``
+    when a percent-escape decodes to a control character (``%00``, ``%0A``: a NUL
+    breaks the write, a line break adds rules to ``_headers``), a backslash, bytes that
+    are not UTF-8, or when it holds ``%2F`` (see :func:`acap.site.path_fault`);
+    ``SITE-PATH`` (operator.yaml only) for a folder or page whose name starts with a
+    dot other than ``.well-known``: ``/.git/x`` would be written inside the web
+    root's git repository, and a git-branch target drops it silently.
+
+    Args:
+        path: the URL's path as written.
+        is_card: the address is a card's (no site is built from it).
+    """
+    fault = path_fault(path)
+    if fault:
+        return [Problem("URL-FORM", "error", f"its path {fault}",
+                        "use a plain path of letters, digits and hyphens, such as /ask")]
+    if is_card:
+        return []
+    for segment in unquote(path).split("/"):
+        if segment.startswith(".") and segment != WELL_KNOWN:
+            return [Problem("SITE-PATH", "error", f"its path has '{segment}', a name starting "
+                            "with a dot: such folders are hidden or special to web servers "
+                            "and git (a page in .git/ is lost or lands in the repository)",
+                            "use a plain path of letters, digits and hyphens, such as /ask")]
+    return []
 
 
 def _own_origin(host: str, port: int | None, sub: Subject) -> list[Problem]:

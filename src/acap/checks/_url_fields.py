@@ -13,7 +13,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from acap.checks._facts import Subject, as_dict, as_list
-from acap.checks._urls import card_url_problems, host_problems, split, url_problems
+from acap.checks._urls import (
+    card_url_problems,
+    host_problems,
+    site_host_problems,
+    split,
+    url_problems,
+)
 from acap.findings import Finding
 from acap.load import OperatorConfig, pointer_join
 
@@ -106,14 +112,25 @@ def operator_urls(sub: Subject, cfg: OperatorConfig) -> Iterator[Finding]:
 
 
 def _operator_hosts(sub: Subject, cfg: OperatorConfig) -> Iterator[Finding]:
+    """The hosts the operator publishes on (cardHost, else operator.website's host; each
+    key of ``hosts:``): host rules, and :func:`site_host_problems`."""
     d = cfg.data
     host = d.get("cardHost")
     if isinstance(host, str) and host:
-        for p in host_problems(host, what="cardHost"):
+        for p in host_problems(host, what="cardHost") or site_host_problems(
+                host, what="cardHost"):
             yield sub.finding(p.rule, p.level, p.message, "/cardHost", p.hint)
+    else:
+        website = as_dict(d.get("operator")).get("website")
+        website = website if isinstance(website, str) else ""
+        parts = split(website)
+        if parts is not None and parts.hostname and not url_problems(website):
+            for p in site_host_problems(parts.hostname, what="the host of operator.website"):
+                yield sub.finding(p.rule, p.level, p.message, "/operator/website", p.hint)
     for name, settings in as_dict(d.get("hosts")).items():
         ptr = pointer_join("/hosts", name)
-        for p in host_problems(str(name), what="the hosts entry"):
+        for p in host_problems(str(name), what="the hosts entry") or site_host_problems(
+                str(name), what="the hosts entry"):
             yield sub.finding(p.rule, p.level, p.message, ptr, p.hint, key=True)
         cname = as_dict(settings).get("cname")
         if isinstance(cname, str) and cname:

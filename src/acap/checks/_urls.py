@@ -183,6 +183,46 @@ def host_problems(host: str, *, what: str = "the host") -> list[Problem]:
     return out
 
 
+def site_host_problems(host: str, *, what: str = "the host") -> list[Problem]:
+    """``URL-FORM``: a host an operator publishes on (it becomes a folder of site/, served
+    by name on a shared web server) must be a public DNS name: not an IP address in any
+    form a resolver accepts (``127.0.0.1``, ``0x7f.1``, ``2130706433``, ``[::1]``), not
+    ``localhost`` or a name under ``.localhost`` (RFC 6761), not a single label
+    (``acap``, an internal name). On a web server answering every name, such a folder
+    would serve requests made by address or to internal names.
+
+    Args:
+        host: the host as written (``example.com``, ``[::1]``).
+        what: how to name it in messages.
+    """
+    import ipaddress  # start-up: only for an operator's hosts
+    import socket  # start-up: as above
+
+    name = host.strip().rstrip(".").lower()
+    bare = name[1:-1] if name.startswith("[") and name.endswith("]") else name
+    literal = False
+    try:
+        ipaddress.ip_address(bare.split("%", 1)[0])
+        literal = True
+    except ValueError:
+        try:  # the forms inet_aton accepts too: 0x7f.1, 127.1, 2130706433 (own code:
+            socket.inet_aton(bare)  # ipaddress reads dotted-quad decimal only)
+            literal = True
+        except (OSError, ValueError, UnicodeError):
+            literal = False
+    if literal:
+        reason = "an IP address"
+    elif bare == "localhost" or bare.endswith(".localhost"):
+        reason = "a name of this machine (localhost)"
+    elif bare and "." not in bare:
+        reason = "a single name with no dot, which only a local network knows"
+    else:
+        return []
+    return [Problem("URL-FORM", "error", f"{what} '{host}' is {reason}, not a public host "
+                    "name; acap publishes only on names registered in DNS",
+                    "write the domain name your site is served on, e.g. example.com")]
+
+
 def _listed(letters: str) -> str:
     """``"ü"`` -> ``"ü"``; ``"äö"`` -> ``"ä and ö"``; ``"äöü"`` -> ``"ä, ö and ü"``."""
     if len(letters) <= 1:

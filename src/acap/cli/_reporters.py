@@ -162,8 +162,10 @@ def _echo(text: str, err: bool) -> None:
 def _not_built(result: BuildResult) -> str:
     """Why a build wrote nothing, and that site/ stayed as it was."""
     why = "warnings fail the build with --strict" if result.report.ok() else \
-        "errors in " + ", ".join(dict.fromkeys(f.location.file for f in result.report.errors))
-    kept = f"; {result.site_dir} was left as it was" if result.site_dir.exists() else ""
+        "errors in " + ", ".join(dict.fromkeys(shown(f.location.file)
+                                               for f in result.report.errors))
+    kept = f"; {shown(str(result.site_dir))} was left as it was" \
+        if result.site_dir.exists() else ""
     return f"not built: {why}{kept}"
 
 
@@ -275,7 +277,7 @@ class TextReporter(Reporter):
         errors, warnings = result.totals()
         for o in result.outcomes:
             for note in o.notices:
-                self.err(f"note: {o.config}: {note}")
+                self.err(f"note: {shown(str(o.config))}: {shown(note)}")
             if len(o.report):
                 self.err(report_text(o.report, summary=False))
         if len(result.report):
@@ -287,12 +289,13 @@ class TextReporter(Reporter):
             unchanged = len(result.reused)
             same = f" ({unchanged} unchanged since the last build, kept as they were)" \
                 if unchanged else ""
-            self.out(f"built {n} of {total} operators into {result.site_dir}/{same}")
+            self.out(f"built {n} of {total} operators into {shown(str(result.site_dir))}/{same}")
         else:
-            self.out(f"nothing written to {result.site_dir}/ ({n} of {total} operators "
+            self.out(f"nothing written to {shown(str(result.site_dir))}/ ({n} of {total} operators "
                      "built without error)")
         for o in result.failed:
-            self.err(f"not built: {o.config} (its previous folders, if any, were kept)")
+            self.err(f"not built: {shown(str(o.config))} (its previous folders, if any, were "
+                     "kept)")
         if result.kept and result.written:
             n_kept = len(result.kept)
             why = "not pruned: see the warning above" if options.prune else \
@@ -300,7 +303,7 @@ class TextReporter(Reporter):
             self.err(f"kept: {_plural(n_kept, 'operator')} of the last build that "
                      f"{'are' if n_kept != 1 else 'is'} not in this one ({why})")
         if result.pruned:
-            self.err(f"pruned: {', '.join(result.pruned)}")
+            self.err(f"pruned: {', '.join(shown(p) for p in result.pruned)}")
 
     def card_check(self, result: CardCheck, live: LiveCheck | None = None) -> None:
         lines = [report_text(result.report) if len(result.report)
@@ -353,7 +356,7 @@ class TextReporter(Reporter):
             ctype = (f.content_type or "").split(";")[0].strip().lower()
             row("Content-Type", f.content_type, ctype == "application/json"
                 or ctype.endswith("+json"))
-            row("CORS", f.cors and f"Access-Control-Allow-Origin: {f.cors}", f.cors is not None)
+            row("CORS", f.cors and f"Access-Control-Allow-Origin: {f.cors}", f.cors_open)
             row("Cache-Control", f.cache_control, f.max_age is not None)
             row("ETag", f.etag, f.etag is not None)
             row("same as site/", {True: "yes", False: "no", None: "no local build"}
@@ -394,7 +397,7 @@ class TextReporter(Reporter):
     def publish(self, result: PublishResult, dry_run: bool) -> None:
         self.findings(result.report)
         for h in result.hosts:
-            line = f"{h.target.host}: {h.outcome} ({h.target.describe()})"
+            line = f"{shown(h.target.host)}: {h.outcome} ({shown(h.target.describe())})"
             if h.commit and h.outcome == "published":
                 line += f", commit {h.commit[:12]}"
             self.out(line)
@@ -402,7 +405,7 @@ class TextReporter(Reporter):
                 for sign, paths in (("+", h.plan.added), ("~", h.plan.changed),
                                     ("-", h.plan.removed)):
                     for p in paths:
-                        self.out(f"  {sign} {p}")
+                        self.out(f"  {sign} {shown(p)}")
         if not result.ok and not result.hosts:
             self.err("nothing was published")
 

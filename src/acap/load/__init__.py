@@ -76,8 +76,10 @@ if TYPE_CHECKING:
     from acap.load._text import hidden_characters as hidden_characters
     from acap.load._text import length_limit as length_limit
     from acap.load._text import strings as strings
+    from acap.load._yaml import MAX_BYTES as MAX_BYTES
     from acap.load._yaml import Loaded as Loaded
     from acap.load._yaml import YamlLoader as YamlLoader
+    from acap.load._yaml import load_bytes as load_bytes
     from acap.load._yaml import load_file as load_file
     from acap.load._yaml import load_text as load_text
     from acap.load._yaml import schema_properties as schema_properties

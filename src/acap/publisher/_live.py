@@ -66,6 +66,14 @@ class HttpFacts:
     same_as_local: bool | None = None
     error: str | None = None
 
+    @property
+    def cors_open(self) -> bool:
+        """``Access-Control-Allow-Origin`` is exactly ``*`` once the optional white space
+        HTTP allows around a field value (RFC 9110 §5.5: spaces and tabs) is stripped:
+        any other value (an origin, ``*`` with an escape sequence) does not let every
+        browser client read the card."""
+        return self.cors is not None and self.cors.strip(" \t") == "*"
+
 
 @dataclass
 class LiveCheck:
@@ -125,6 +133,12 @@ def _header_findings(f: HttpFacts, what: str) -> list[Finding]:
                            "cannot read it", loc,
                            "send Access-Control-Allow-Origin: * (GitHub Pages does; elsewhere "
                            "see the _headers file)"))
+    elif not f.cors_open:
+        out.append(Finding("LIVE-CORS", "warning", f"the {what} is served with "
+                           f"Access-Control-Allow-Origin: {f.cors!r}, not *: only that origin's "
+                           "pages, if any, can read it in a browser", loc,
+                           "send exactly Access-Control-Allow-Origin: * (the _headers file "
+                           "acap writes does)"))
     if f.max_age is None:
         out.append(Finding("LIVE-CACHE", "warning", f"the {what} has no Cache-Control max-age "
                            "(A2A §8.6.1 SHOULD)", loc, "send Cache-Control: max-age=600 or so"))

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from acap.site._files import SiteBusy as SiteBusy
     from acap.site._files import SiteFiles as SiteFiles
     from acap.site._files import new_site_folder as new_site_folder
+    from acap.site._files import path_fault as path_fault
     from acap.site._files import real_site_dir as real_site_dir
     from acap.site._files import site_lock as site_lock
     from acap.site._files import swap_in as swap_in

@@ -155,6 +155,7 @@ def record_file_stats(site_dir: Path, outputs: Mapping[str, list[int]],
 
     Nothing is raised: a cache that cannot be written is left out.
     """
+
     final = os.path.join(site_dir, FILE_STATS)
     part = f"{final}.{os.getpid()}.part"
     try:

@@ -16,6 +16,7 @@ import re
 import shutil
 import tempfile
 import threading
+import unicodedata
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -37,11 +38,15 @@ def url_to_path(url: str) -> str:
     ``https://ask.example.com/talk`` -> ``ask.example.com/talk/index.html``.
 
     Raises:
-        SitePathError: not an https URL with a host, or a path that climbs (``..``).
+        SitePathError: not an https URL with a host, a path that climbs (``..``), or one
+            :func:`path_fault` refuses (a NUL, a line break, ``%2F`` ...).
     """
     u = urlsplit(url)
     if u.scheme != "https" or not u.hostname:
-        raise SitePathError(f"not an https URL with a host: {url}")
+        raise SitePathError(f"not an https URL with a host: {url!r}")
+    fault = path_fault(u.path)
+    if fault:
+        raise SitePathError(f"the path of {url!r} {fault}")
     path = unquote(u.path) or "/"
     parts = [p for p in PurePosixPath(path).parts if p != "/"]
     if any(p in ("..", ".") for p in parts):
@@ -49,6 +54,34 @@ def url_to_path(url: str) -> str:
     if path.endswith("/") or not parts or "." not in parts[-1] or parts[-1].startswith("."):
         parts.append("index.html")
     return "/".join([u.hostname.lower(), *parts])
+
+
+def path_fault(path: str) -> str | None:
+    """Why the path of a URL (as written, percent-escapes and all) cannot name a file of
+    site/, in words ("has an encoded slash (%2F)"), or ``None``: a percent-escape that
+    decodes to a character of Unicode category C (controls, such as a NUL or a line
+    break, which make a file name that breaks ``_headers`` or a terminal), to a
+    backslash, or to bytes that are not UTF-8; or an encoded slash (``%2F``, one
+    component that would be two folders). Own code: ``urllib.parse.unquote`` decodes
+    whatever it is given, and no library judges a path as a file name.
+
+    Args:
+        path: the path part of a URL (``/ask%0Ax``).
+    """
+    if "%" not in path and "\\" not in path and path.isascii() and path.isprintable():
+        return None
+    if re.search(r"%2[fF]", path):
+        return "has an encoded slash (%2F)"
+    try:
+        text = unquote(path, errors="strict")
+    except UnicodeDecodeError:
+        return "has percent-escapes that are not UTF-8 text"
+    if "\\" in text:
+        return "has a backslash (\\)"
+    odd = next((c for c in text if unicodedata.category(c).startswith("C")), None)
+    if odd is not None:
+        return f"has the control or invisible character U+{ord(odd):04X}"
+    return None
 
 
 class SiteFiles:

@@ -389,7 +389,7 @@ def test_a_check_that_fails_is_an_acap_bug_finding_not_a_traceback(
     """A fault of acap's own in the requirement checks is a finding; site/ is not written."""
     import acap.builder._build
 
-    def broken(cfg: Any) -> list[Any]:
+    def broken(cfg: Any, tenant: bool = False) -> list[Any]:
         raise KeyError("skills")
 
     monkeypatch.setattr(acap.builder._build, "check_operator", broken)

@@ -168,3 +168,36 @@ def test_connect_to_is_a_route_not_a_redirect(site: Path) -> None:
         assert (moved.status, moved.url) == (200, "https://ask.example.com/moved/")
         same = fetch(CARD, connect_to={"example.com": local})
         assert same.url == CARD
+
+
+def _cors_server(site: Path, value: str) -> ThreadingHTTPServer:
+    """Python's static server over the host folder, sending ``value`` as the CORS header."""
+
+    class Cors(SimpleHTTPRequestHandler):
+        def end_headers(self) -> None:
+            self.send_header("Access-Control-Allow-Origin", value)
+            super().end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    handler = functools.partial(Cors, directory=str(site / "example.com"))
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd
+
+
+@pytest.mark.parametrize(("value", "passes"), [("*", True), ("\t* ", True),
+                                               ("\x1b[41m*", False), ("https://evil", False),
+                                               ("**", False)])
+def test_cors_passes_only_when_exactly_a_star(site: Path, value: str, passes: bool) -> None:
+    httpd = _cors_server(site, value)
+    try:
+        res = live_check(CARD, site_dir=site, connect_to={
+            "example.com": f"http://127.0.0.1:{httpd.server_address[1]}"})
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert res.card.cors is not None
+    assert res.card.cors_open is passes
+    assert ("LIVE-CORS" in _warnings(res)) is not passes

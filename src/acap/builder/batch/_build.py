@@ -405,11 +405,7 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
                            "words files or operator.yaml); the other operators were built"))
         return OperatorOutcome(config, report)
     except Exception as exc:  # one operator's crash must not take the batch down
-        report = Report()
-        report.add(Finding("ACAP-BUG", "error", f"{type(exc).__name__}: {exc}",
-                           Location(str(config)), "this is a bug in acap: please report it "
-                           "with this operator file"))
-        return OperatorOutcome(config, report)
+        return bug_outcome(config, exc)
     cfg = ctx.cfg
     out = OperatorOutcome(config, ctx.report, hosts=ctx.files.hosts(), notices=ctx.notices,
                           card_url=cfg.card_url if cfg.card_host else None,
@@ -481,12 +477,28 @@ def _build_chunk(args: tuple[list[Item], Job, Path | None]) -> list[OperatorOutc
     items, job, staging = args
     out = []
     for i, config, real, record, files, known in items:
-        kept = reuse(config, record, files, job, known, real) if record is not None else None
-        out.append(kept if kept is not None else
-                   build_one(config, job.site_dir, job.pages, job.spec_site, job.strict,
-                             staging / str(i) if staging is not None else None, job.new_keys,
-                             job))
+        try:
+            kept = reuse(config, record, files, job, known, real) if record is not None \
+                else None
+            out.append(kept if kept is not None else
+                       build_one(config, job.site_dir, job.pages, job.spec_site, job.strict,
+                                 staging / str(i) if staging is not None else None,
+                                 job.new_keys, job))
+        except Exception as exc:  # one tenant's crash must not take the batch down
+            out.append(bug_outcome(config, exc))
     return out
+
+
+def bug_outcome(config: Path, exc: BaseException) -> OperatorOutcome:
+    """The outcome of an operator whose build raised what no check foresaw: one
+    ``ACAP-BUG`` error naming the operator, which is not built; the others are."""
+    report = Report()
+    report.add(Finding("ACAP-BUG", "error", f"building the operator of {str(config)!r} "
+                       f"failed: {type(exc).__name__}: {exc}; this is a bug in acap, not in "
+                       "your file", Location(str(config)),
+                       "please report it to acap's maintainers with this message; the other "
+                       "operators of the batch were built"))
+    return OperatorOutcome(config, report)
 
 
 def build_many(options: BatchOptions) -> BatchResult:

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from acap.cli._commands._common import FORMATS, config_option, reporter
+from acap.cli._reporters import shown
 from acap.publisher import PublishOptions
 from acap.publisher import publish as run_publish
 
@@ -54,8 +55,8 @@ def publish(config: Path, site_dir: Path | None, hosts: tuple[str, ...], remote:
         raise click.UsageError("give one of --remote, --dir and --sftp")
 
     def progress(line: str) -> None:
-        if fmt == "text":
-            click.echo(line, err=True)
+        if fmt == "text":  # a line may name a file of site/, a path or a host: escaped
+            click.echo(shown(line), err=True)
 
     opts = PublishOptions(config=config, site_dir=site_dir, hosts=hosts, remote=remote,
                           branch=branch, dir=directory, sftp=sftp, dry_run=dry_run,
