@@ -167,6 +167,39 @@ def value_words(v: Any, *, json: bool = False) -> str:
     return "a list" if isinstance(v, list) else ("an object" if json else "keys and values")
 
 
+#: Item formats whose values are addresses: a bare host written for one gets https://.
+_URL_FORMATS = ("uri", "iri")
+
+
+def _as_item(text: str, items: Any) -> str:
+    """``text`` as the list item the schema's ``items`` accepts, for a "write a list" hint.
+
+    The suggested fix must itself pass: where the items are URLs (``format: uri``) a
+    bare host becomes ``https://host``, and where they have a ``pattern`` the
+    suggestion is checked against it. When no form of ``text`` fits, a placeholder
+    (``first``) is suggested instead of a list that would fail at once.
+
+    Args:
+        text: the single value the operator wrote instead of a list.
+        items: the list's ``items`` subschema (any JSON value; ``$ref`` is not followed).
+
+    Returns:
+        The item to put between ``[`` and ``]``.
+    """
+    if not isinstance(items, dict):
+        return text
+    item = text.strip()
+    if items.get("format") in _URL_FORMATS and "://" not in item:
+        item = "https://" + item.lstrip("/")
+    pattern = items.get("pattern")
+    if isinstance(pattern, str):
+        import re  # start-up: only for a hint
+
+        if not re.search(pattern, item):
+            return "first, second"
+    return item
+
+
 def schema_findings(loaded: Loaded, schema_name: str, skip: set[str | None]) -> list[Finding]:
     """Validate ``loaded.data`` against a shipped schema; every error as a finding.
 
@@ -242,8 +275,8 @@ def _translate(err: Any, loaded: Loaded, skip: set[str | None],
         want = err.validator_value
         hint = f"write {type_words(want)}"
         if want == "array":
-            item = (f"[{err.instance}]" if isinstance(err.instance, str)
-                    else "[first, second]")
+            item = (f"[{_as_item(err.instance, sch.get('items'))}]"
+                    if isinstance(err.instance, str) else "[first, second]")
             key = ptr.rsplit("/", 1)[-1]
             hint = (f"write a list: {key}: {item}, or one '- ' line per item under "
                     f"{key}:")
