@@ -113,3 +113,40 @@ def test_an_extension_and_tel_are_not_letters(tmp_path: Path) -> None:
     assert build_text(tmp_path, MINIMAL + "contact:\n  phone: +49 30 12345678 ext 12\n") == []
     text = MINIMAL.replace("https://zahnarzt-mueller.de/fragen", "tel:+49-30-12345678")
     assert build_text(tmp_path, text) == []
+
+
+# 3. a key outdented out of its mapping: the two findings name each other
+
+
+def test_an_outdented_key_is_one_fault_named_twice(tmp_path: Path) -> None:
+    text = MINIMAL.replace("  website: https://zahnarzt-mueller.de",
+                           "website: https://zahnarzt-mueller.de")
+    found = sorted(build_text(tmp_path, text), key=lambda f: f.location.line)
+    assert [(f.rule, f.location.line, f.location.column) for f in found] == [
+        ("SCHEMA-REQUIRED", 2, 3), ("SCHEMA-UNKNOWN-KEY", 3, 1)]
+    hint = ("line 3 'website' is not indented under 'operator:'; indent it like the other "
+            "lines of 'operator' (2 spaces)")
+    assert [f.hint for f in found] == [hint, hint]
+
+
+def test_a_top_level_key_indented_under_another_is_named(tmp_path: Path) -> None:
+    text = MINIMAL.replace("agent:\n", "  agent:\n").replace("\n  name: Praxis",
+                                                            "\n    name: Praxis")
+    for key in ("description: Answers", "version: 1.0.0", "interfaces:"):
+        text = text.replace(f"\n  {key}", f"\n    {key}")
+    text = text.replace("\n    - url: https://agent", "\n      - url: https://agent")
+    found = sorted(build_text(tmp_path, text), key=lambda f: f.location.line)
+    assert [(f.rule, f.location.line) for f in found] == [
+        ("SCHEMA-REQUIRED", 1), ("SCHEMA-UNKNOWN-KEY", 4)]
+    assert {f.hint for f in found} == {
+        "line 4 'agent' is indented, but it belongs at the top level; write it at the start "
+        "of the line, like the other top-level keys"}
+
+
+def test_a_missing_key_points_to_pages_an_installed_acap_has(tmp_path: Path) -> None:
+    text = MINIMAL.replace("  website: https://zahnarzt-mueller.de\n", "")
+    [f] = build_text(tmp_path, text)
+    assert (f.rule, f.location.line) == ("SCHEMA-REQUIRED", 2)
+    assert f.hint == ("add website: ... (see "
+                      "https://agent-capability.org/ext/on-request/v1/operators.html, or the "
+                      "commented operator.yaml that `acap init` writes)")
