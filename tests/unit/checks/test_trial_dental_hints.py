@@ -150,3 +150,23 @@ def test_a_missing_key_points_to_pages_an_installed_acap_has(tmp_path: Path) -> 
     assert f.hint == ("add website: ... (see "
                       "https://agent-capability.org/ext/on-request/v1/operators.html, or the "
                       "commented operator.yaml that `acap init` writes)")
+
+
+# 4. a kind with a typo: no follow-on finding that shows the typo back as a kind
+
+
+def test_an_unknown_kind_gives_no_follow_on_private_values_finding(tmp_path: Path) -> None:
+    (tmp_path / "operator.private.yaml").write_text('preise: ["150 EUR"]\n', encoding="utf-8")
+    text = MINIMAL.replace("kind: on-request", "kind: onrequest")
+    [f] = build_text(tmp_path, text)
+    assert (f.rule, f.location.line, f.hint) == ("SCHEMA-ENUM", 12, "did you mean 'on-request'?")
+    # with the kind corrected, the private values are the skill's
+    assert build_text(tmp_path, MINIMAL) == []
+
+
+def test_a_known_kind_that_is_not_on_request_still_says_so(tmp_path: Path) -> None:
+    (tmp_path / "operator.private.yaml").write_text('staff: ["150 EUR"]\n', encoding="utf-8")
+    [f] = build_text(tmp_path, MINIMAL)
+    assert (f.rule, f.location.line, f.message) == (
+        "PRIVATE-VALUES", 1, "'staff' is a public skill, not an on-request one: nothing it "
+                             "says is given on request")
