@@ -247,10 +247,13 @@ def _misplaced(out: list[Finding], missing: list[tuple[str, str]],
         if not owners:
             continue
         # the mapping just above the stray line is the one it was meant for
-        line = f.location.line
-        above = [o for o in owners if loaded.location(o[0]).line < line]
-        ptr, _ = (max(above, key=lambda o: loaded.location(o[0]).line) if above
-                  else min(owners, key=lambda o: loaded.location(o[0]).line))
+        line = f.location.line or 0
+
+        def line_of(owner: tuple[str, str]) -> int:
+            return loaded.location(owner[0]).line or 0
+
+        above = [o for o in owners if line_of(o) < line]
+        ptr, _ = max(above, key=line_of) if above else min(owners, key=line_of)
         hint = _indent_hint(ptr, key, line, loaded)
         hints[i] = hint
         for j, g in enumerate(out):
@@ -270,7 +273,7 @@ def _indent_hint(ptr: str, key: str, line: int, loaded: Loaded) -> str:
     last = pointer_tokens(ptr)[-1]
     owner = place(ptr, loaded.data) if last.isdigit() else f"'{last}'"
     under = owner if last.isdigit() else f"'{last}:'"
-    spaces = loaded.location(ptr).column - 1
+    spaces = (loaded.location(ptr).column or 1) - 1
     return (f"line {line} '{key}' is not indented under {under}; indent it like the other "
             f"lines of {owner} ({spaces} space{'s' if spaces != 1 else ''})")
 

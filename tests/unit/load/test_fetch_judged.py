@@ -74,8 +74,9 @@ def test_a_private_address_is_refused_before_any_request(trusted: LocalCA) -> No
         assert a.requests == []
     [f] = result.report.findings
     assert (f.rule, f.level) == ("CARD-READ", "error")
-    assert "private or loopback" in f.message
-    assert f.hint == "for a server on this machine or its network, add --allow-private"
+    assert "is a loopback address" in f.message
+    assert f.hint == ("a card on the Web is on a public address; --allow-private exists only "
+                      "for checking your own test server on this machine or its network")
 
 
 @pytest.mark.parametrize("target", ["http://127.0.0.1:{port}/card.json",
@@ -104,7 +105,7 @@ def test_a_redirect_to_a_private_address_is_refused(trusted: LocalCA) -> None:
             fetch("https://card.example/card.json", connect_to={"card.example": a.base})
         assert b.requests == []
         assert a.requests == ["/card.json"]
-    assert "private or loopback" in info.value.reason
+    assert "127.0.0.1 is a loopback address" in info.value.reason
     assert "redirects to" in info.value.reason
 
 
@@ -136,7 +137,8 @@ def test_a_body_over_the_limit_is_refused(trusted: LocalCA) -> None:
         url = a.answer("/big.json", b"[" + b"0," * 4000 + b"0]")
         with pytest.raises(FetchError) as info:
             fetch(url, allow_private=True, max_bytes=1024)
-    assert info.value.reason == "the answer is larger than 1 KiB"
+    assert info.value.reason == ("the answer is 8,003 bytes (its Content-Length); acap reads "
+                                 "at most 1 KiB (1,024 bytes)")
 
 
 def test_a_jku_that_redirects_to_another_origin_is_not_followed(trusted: LocalCA,
@@ -213,6 +215,6 @@ def test_allow_private_on_the_commands(trusted: LocalCA, key: SigningKey) -> Non
         assert a.requests == []
         allowed = acap("verify", card_url, "--allow-private")
     assert refused.exit_code == 1
-    assert "add --allow-private" in refused.stderr
+    assert "--allow-private exists only for checking your own test server" in refused.stderr
     assert allowed.exit_code == 0, allowed.output
     assert allowed.stdout.splitlines()[-1] == "verified"
