@@ -17,23 +17,12 @@ from acap.checks import check_card
 from acap.errors import FetchError
 from acap.findings import Finding
 from acap.load import fetch
-from support.https_servers import LocalCA, dripping, make_ca, serve
+from support.https_servers import LocalCA, dripping, serve
 from support.servers import free_port
 
 CARD_PATH = "/.well-known/agent-card.json"
 PRIVATE = ("a card on the Web is on a public address; --allow-private exists only for "
            "checking your own test server on this machine or its network")
-
-
-@pytest.fixture(scope="module")
-def ca(tmp_path_factory: pytest.TempPathFactory) -> LocalCA:
-    return make_ca(tmp_path_factory.mktemp("ca"))
-
-
-@pytest.fixture
-def trusted(ca: LocalCA, monkeypatch: pytest.MonkeyPatch) -> LocalCA:
-    monkeypatch.setenv("SSL_CERT_FILE", str(ca.ca_file))
-    return ca
 
 
 def only_finding(url: str, **kw: float) -> Finding:
@@ -77,17 +66,6 @@ def test_a_redirect_to_itself_is_a_loop(trusted: LocalCA) -> None:
         f = only_finding(url)
     assert (f.rule, f.message) == ("CARD-READ", f"cannot read the card: it redirects in a "
                                                 f"loop: {url} leads back to itself")
-
-
-def test_a_long_chain_of_redirects_says_where_to_point(trusted: LocalCA) -> None:
-    with serve(trusted) as a:
-        for i in range(10):
-            a.redirect(f"/{i}", a.url(f"/{i + 1}"))
-        with pytest.raises(FetchError) as info:
-            fetch(a.url("/0"), allow_private=True)
-    assert info.value.reason == "it redirects more than 5 times"
-    assert info.value.hint == ("give the address the redirects end at, or make the server "
-                               "redirect there at once")
 
 
 def test_a_card_over_the_limit_says_the_limit_and_the_size(trusted: LocalCA) -> None:

@@ -21,22 +21,10 @@ from acap.keys import SigningKey, jwks
 from acap.load import fetch, load_operator
 from acap.publisher import live_check
 from support.cards import acap, new_private
-from support.https_servers import LocalCA, dripping, make_ca, serve
+from support.https_servers import LocalCA, dripping, serve
 from support.paths import EXAMPLE
 
 CARD_PATH = "/.well-known/agent-card.json"
-
-
-@pytest.fixture(scope="module")
-def ca(tmp_path_factory: pytest.TempPathFactory) -> LocalCA:
-    return make_ca(tmp_path_factory.mktemp("ca"))
-
-
-@pytest.fixture
-def trusted(ca: LocalCA, monkeypatch: pytest.MonkeyPatch) -> LocalCA:
-    """The test CA is trusted (Python's default TLS context reads SSL_CERT_FILE)."""
-    monkeypatch.setenv("SSL_CERT_FILE", str(ca.ca_file))
-    return ca
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +105,8 @@ def test_redirects_are_limited(trusted: LocalCA) -> None:
             fetch(a.url("/0"), allow_private=True)
         assert a.requests == [f"/{i}" for i in range(6)]
     assert info.value.reason == "it redirects more than 5 times"
+    assert info.value.hint == ("give the address the redirects end at, or make the server "
+                               "redirect there at once")
 
 
 def test_one_deadline_for_the_whole_fetch() -> None:
