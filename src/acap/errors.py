@@ -104,12 +104,14 @@ class FetchError(AcapError):
         url: the URL as given.
         reason: why, in plain words, without the URL (``"the host name was not
             found"``), for messages that name the URL elsewhere.
+        hint: what to do about this cause (a redirect loop, the size limit, the
+            deadline, a private address, TLS, DNS ...), or ``None``.
 
     ``str()`` is ``"<url>: <reason>"``, the URL named once.
     """
 
-    def __init__(self, url: str, reason: str) -> None:
-        super().__init__(f"{url}: {reason}")
+    def __init__(self, url: str, reason: str, hint: str | None = None) -> None:
+        super().__init__(f"{url}: {reason}", hint)
         self.url = url
         self.reason = reason
 

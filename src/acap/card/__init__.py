@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from acap.card._person_entry import normalise_person_entry as normalise_person_entry
     from acap.card._person_entry import parse_local_phone as parse_local_phone
     from acap.card._person_entry import parse_phone as parse_phone
+    from acap.card._person_entry import phone_letters as phone_letters
     from acap.card._signer import Signer as Signer
     from acap.card._verifier import ACCEPTED_ALGS as ACCEPTED_ALGS
     from acap.card._verifier import MIN_RSA_BITS as MIN_RSA_BITS

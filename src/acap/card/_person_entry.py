@@ -8,6 +8,7 @@ same string for every caller.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -30,6 +31,31 @@ def looks_like_phone(value: str) -> bool:
     """True when ``value`` is meant as a telephone number (``tel:`` or a leading ``+``)."""
     v = value.strip()
     return v.lower().startswith("tel:") or v.startswith("+")
+
+
+#: An extension at the end of a number, in the forms libphonenumber reads as one
+#: (``ext 12``, ``ext. 12``, ``extension 12``, ``x12``, ``#12``, ``;ext=12``). Own code:
+#: phonenumbers has no public "where does the extension start", and what is left
+#: must be searched for letters, which it would read as keypad digits.
+_EXTENSION = re.compile(r"(?:;\s*ext=|(?:ext(?:ension|n)?\.?|x|#)\s*)\d+#?\s*$", re.I)
+#: A run of letters (any script).
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def phone_letters(value: str) -> list[str]:
+    """The words of letters in a telephone number: ``"0049-30-12345678-tel"`` ->
+    ``["tel"]``; ``[]`` for ``"+49 30 12345678 ext 12"`` and ``"tel:+49-30-123"`` (a
+    leading ``tel:`` and an extension marker followed by digits are not letters of the
+    number).
+
+    libphonenumber reads letters as the letters on a telephone keypad
+    (``+1 800 FLOWERS`` -> ``+1 800 3569377``), which turns a typo into another
+    person's number; acap takes numbers in digits only (OR-3.4, PAGE-PHONE).
+    """
+    text = value.strip()
+    if text[:4].lower() == "tel:":
+        text = text[4:]
+    return _LETTERS.findall(_EXTENSION.sub("", text))
 
 
 def parse_phone(value: str) -> Phone | None:
@@ -56,6 +82,8 @@ def parse_local_phone(value: str, region: str) -> Phone | None:
 
 
 def _parse(text: str, region: str | None) -> Phone | None:
+    if phone_letters(text):
+        return None  # letters: phonenumbers would dial them as keypad digits
     import phonenumbers  # imported on first use: its metadata is large
 
     try:

@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from acap._package import package_path
-from acap.card import parse_local_phone, parse_phone
+from acap.card import parse_local_phone, parse_phone, phone_letters
 from acap.checks._words import fold
 
 #: The example when the country is not known: a UK number reserved for drama (Ofcom).
@@ -160,6 +160,18 @@ def international_form(value: str, country: str | None) -> str | None:
     return phone.display if phone else None
 
 
+def letters_hint(value: str) -> str | None:
+    """The hint for a telephone number with letters in it (see
+    :func:`acap.card.phone_letters`), which no converted number may answer:
+    ``"0049-30-12345678-tel"`` -> ``"a telephone number has only digits, spaces, +, -
+    and ( ): remove 'tel'"``; ``None`` when it has no letters."""
+    words = phone_letters(value)
+    if not words:
+        return None
+    shown = ", ".join(f"'{w}'" for w in dict.fromkeys(words))
+    return f"a telephone number has only digits, spaces, +, - and ( ): remove {shown}"
+
+
 def phone_hint(value: str, country: str | None) -> str:
     """The hint for a telephone number that is not in international form: the number
     itself in that form when it is a valid number in the operator's ``country``, else
@@ -167,8 +179,12 @@ def phone_hint(value: str, country: str | None) -> str:
 
     ``("089 1234567", "DE")`` -> ``"write it with + and the country code: +49 89
     1234567"``; ``("1234", "DE")`` -> ``"write it with + and the country code, e.g.
-    +49 30 123456"``.
+    +49 30 123456"``; a number with letters gets :func:`letters_hint`, never a number
+    phonenumbers made of them.
     """
+    letters = letters_hint(value)
+    if letters:
+        return letters
     exact = international_form(value, country)
     if exact:
         return f"write it with + and the country code: {exact}"

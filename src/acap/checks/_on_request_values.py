@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from acap import schemas
-from acap.checks._facts import Subject
+from acap.checks._facts import KINDS, Subject
 from acap.checks._money import Amount, amounts, same_amount
 from acap.errors import FileRefused
 from acap.findings import Finding, Level, Location
@@ -225,7 +225,9 @@ def read_private_values(path: Path, display: str, kinds: dict[str, str] | None =
     on_request = [sid for sid, kind in kinds.items() if kind == "on-request"]
     for skill, values in loaded.data.items():
         key_ptr = pointer_join("", skill)
-        if skill not in on_request:
+        if skill not in on_request and kinds.get(str(skill), "public") in KINDS:
+            # (a kind that is none of KINDS is operator.yaml's error, reported at its line:
+            # whether this skill is on request is not known until it is corrected)
             out.findings.append(_not_on_request(str(skill), kinds, on_request,
                                                 loaded.location(key_ptr, key=True)))
         if not isinstance(values, list):

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from urllib.parse import unquote
 
 from acap.card import looks_like_phone, parse_phone
-from acap.checks._country import phone_example, phone_hint
+from acap.checks._country import letters_hint, phone_example, phone_hint
 from acap.checks._facts import SkillFacts, Subject
 from acap.checks._urls import Problem, split, url_problems
 from acap.checks._words import revealing_word
@@ -75,7 +75,8 @@ def problems(value: str, sub: Subject, skill: SkillFacts) -> list[Problem]:
 def _phone(value: str, sub: Subject, skill: SkillFacts) -> list[Problem]:
     phone = parse_phone(value)
     if sub.is_card:
-        hint = f"write {phone.tel}" if phone else "write tel:+<country code>-<number>"
+        hint = letters_hint(value) or (f"write {phone.tel}" if phone
+                                       else "write tel:+<country code>-<number>")
         return [Problem("OR-3.4", "error", f"'{value}' is a telephone number without tel:",
                         hint)]
     if phone is None:
@@ -83,7 +84,7 @@ def _phone(value: str, sub: Subject, skill: SkillFacts) -> list[Problem]:
             return [Problem("OR-3.4", "error", f"'{value}' is not in international form",
                             phone_hint(value, sub.country()))]
         return [Problem("OR-3.4", "error", f"'{value}' is not a valid telephone number",
-                        f"check the digits and the country code, e.g. "
+                        letters_hint(value) or "check the digits and the country code, e.g. "
                         f"{phone_example(sub.country())}")]
     if skill.person_acts:
         return [Problem("OR-3.4", "error", "the person carries this action out themselves "
@@ -94,7 +95,8 @@ def _phone(value: str, sub: Subject, skill: SkillFacts) -> list[Problem]:
 
 def _tel_in_card(value: str) -> list[Problem]:
     phone = parse_phone(value)
-    fix = f"write {phone.tel}" if phone else "write tel:+<country code>-<number>"
+    fix = letters_hint(value) or (f"write {phone.tel}" if phone
+                                  else "write tel:+<country code>-<number>")
     if any(ch.isspace() for ch in value):
         return [Problem("OR-3.4", "error", f"'{value}' has spaces; a tel: address has "
                         "none", fix)]
@@ -198,9 +200,10 @@ def _own_origin(host: str, port: int | None, sub: Subject) -> list[Problem]:
             return []
         return [Problem("OR-3.4", "error", f"{origin} is not one of the websites you declare as "
                         "your own", "give the address of a page on your own website (it may "
-                        f"link to this one); add {origin} to ownOrigins only if you control "
-                        "this address, that is, you decide what it shows (a page of yours on "
-                        "a booking platform is the platform's, not yours)")]
+                        "link to this one); only if you control this address, that is, you "
+                        "decide what it shows (a page of yours on a booking platform is the "
+                        "platform's, not yours), declare it at the top level of operator.yaml: "
+                        f"ownOrigins: [{origin}] (beside any origin already listed there)")]
     # A card: the operator's origins are not known. Accept the provider's host, the card's
     # host and their subdomains; anything else is worth a look, not an error.
     bases = set()

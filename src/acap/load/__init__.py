@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from acap.load._document import read_card as read_card
     from acap.load._document import read_document as read_document
     from acap.load._document import read_reply as read_reply
+    from acap.load._document import status_hint as status_hint
     from acap.load._fetch import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
     from acap.load._fetch import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
     from acap.load._fetch import Response as Response

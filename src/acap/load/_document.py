@@ -20,7 +20,7 @@ import yaml
 
 from acap.errors import FetchError, JsonTextError
 from acap.findings import Finding, Location
-from acap.load._fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, Response, allowed_url, fetch
+from acap.load._fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, Response, fetch
 from acap.load._json import JsonFault, read_json
 from acap.load._pointer import dotted, pointer_join
 from acap.load._shown import shorten
@@ -122,17 +122,32 @@ def locate(source: str, lines: dict[str, tuple[int, int]], pointer: str) -> Loca
         p = p.rsplit("/", 1)[0]
 
 
-def _fetch_hint(url: str, allow_private: bool) -> str:
+def _fetch_hint(url: str, exc: FetchError) -> str:
     """How to fix a card URL that could not be fetched: a plain http URL is refused
-    before any request (cards are published over https, A2A §8.2); a local address
-    only with ``--allow-private``."""
-    if not allow_private and allowed_url(url, allow_private=True):
-        return "for a server on this machine or its network, add --allow-private"
-    if url.startswith("http://") and not allowed_url(url, allow_private=allow_private):
+    before any request (cards are published over https, A2A §8.2); every other cause
+    has its own hint from :func:`acap.load._fetch.fetch` (a redirect loop, the size
+    limit, the deadline, a private address, TLS, DNS)."""
+    if url.startswith("http://") and exc.reason.startswith("only https"):
         https = "https://" + url[len("http://"):]
         return (f"cards are fetched over https only (A2A §8.2 publishes them at "
                 f"https://HOST/.well-known/agent-card.json): check {https}")
-    return "check the URL and that the site is up"
+    return exc.hint or "check the URL and that the site is up"
+
+
+def status_hint(status: int, what: str) -> str:
+    """How to fix an HTTP status other than 200 for ``what`` (``the card``): 404, the
+    file is not at that address; 401/403, it is not public; 5xx, the server failed."""
+    if status in (404, 410):
+        return (f"{what} is not at that address: an Agent Card is published at "
+                "https://HOST/.well-known/agent-card.json (A2A §8.2); check the URL and that "
+                "the file was uploaded")
+    if status in (401, 403):
+        return (f"the server refuses to give {what} (HTTP {status}): a card is public, "
+                "served to anyone without signing in")
+    if 500 <= status < 600:
+        return (f"the server had an error (HTTP {status}): try again later, or tell whoever "
+                "runs the site")
+    return f"{what} must answer 200 at its URL"
 
 
 def read_document(source: str, kind: DocumentKind = CARD, *,
@@ -160,14 +175,14 @@ def read_document(source: str, kind: DocumentKind = CARD, *,
         except FetchError as exc:  # the location names the URL; the message says why
             doc.findings.append(Finding(kind.read_rule, "error",
                                         f"cannot read {what}: {exc.reason}", Location(source),
-                                        _fetch_hint(source, allow_private)))
+                                        _fetch_hint(source, exc)))
             return doc
         doc.raw = doc.response.body
         if doc.response.status != 200:
             doc.findings.append(Finding(kind.read_rule, "error",
                                         f"HTTP {doc.response.status} for {what}",
                                         Location(source),
-                                        f"{what} must answer 200 at its URL"))
+                                        status_hint(doc.response.status, what)))
             return doc
     else:
         try:

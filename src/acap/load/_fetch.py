@@ -51,6 +51,27 @@ _REDIRECTS = (301, 302, 303, 307, 308)
 _PRIVATE_HINT = ("acap does not fetch private, loopback or link-local addresses: they are "
                  "the machine's and its network's, not the Web's (give --allow-private to "
                  "check a local test server)")
+#: The hint of a refused address: a card on the Web is on a public address.
+PRIVATE_FETCH_HINT = ("a card on the Web is on a public address; --allow-private exists only "
+                      "for checking your own test server on this machine or its network")
+#: What the server should do about each refusal, by cause (the hints of FetchError).
+_SIZE_HINT = ("an Agent Card or a JWKS is a few kilobytes: check that the URL names the card "
+              "itself, not a page or a download")
+_LOOP_HINT = ("the server's redirects go round in a circle: fix them on the server, or give "
+              "the address the card is served at")
+_CHAIN_HINT = ("give the address the redirects end at, or make the server redirect there "
+               "at once")
+
+
+def _address_kind(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str:
+    """``loopback``, ``link-local``, ``private`` or ``reserved``: which refused kind."""
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback:
+        return "loopback"
+    if ip.is_link_local:
+        return "link-local"
+    return "private" if ip.is_private else "reserved (not public)"
 
 
 @dataclass
@@ -95,9 +116,11 @@ def url_problem(url: str, *, allow_private: bool = False) -> str | None:
     if u.scheme == "http" and not (allow_private and host in LOOPBACK):
         return ("only https URLs are fetched (plain http only to a local preview, "
                 "with --allow-private)")
-    if not allow_private and (host == "localhost" or host.endswith(".localhost")
-                              or _non_global(host)):
-        return f"its host is a private or loopback address: {_PRIVATE_HINT}"
+    if not allow_private and (host == "localhost" or host.endswith(".localhost")):
+        return f"its host {shorten(host, 80)} is this machine (loopback): {_PRIVATE_HINT}"
+    if not allow_private and _non_global(host):
+        kind = _address_kind(ipaddress.ip_address(host.split("%", 1)[0]))
+        return f"its host {shorten(host, 80)} is a {kind} address: {_PRIVATE_HINT}"
     return None
 
 
@@ -163,6 +186,36 @@ def _plain_reason(exc: BaseException, timeout: float) -> str:
     if isinstance(exc, UnicodeError):  # IDNA: a label longer than 63 characters ...
         return "it is not a valid host name"
     return "it could not be fetched"
+
+
+def _failure_hint(exc: BaseException, url: str, timeout: float) -> str:
+    """What to do about a network failure of :func:`_plain_reason`, by its cause."""
+    try:
+        u = urlsplit(url)
+        host, port = u.hostname or "the host", u.port
+    except ValueError:
+        host, port = "the host", None
+    if isinstance(exc, socket.gaierror):
+        return (f"check the spelling of {host}; a domain registered in the last hours may "
+                "not be found yet")
+    if isinstance(exc, (TimeoutError, socket.timeout)):
+        unit = "second" if timeout == 1 else "seconds"
+        return (f"acap waits {timeout:g} {unit} for the whole answer: check that the site "
+                "is up and answers quickly, or try again later")
+    if isinstance(exc, ConnectionRefusedError):
+        shown = f" on port {port}" if port else ""
+        return f"nothing answers at {host}{shown}: check the port in the URL and that the " \
+            "server is running"
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return (f"the server needs a certificate for {host} from a certificate authority "
+                "browsers trust (such as Let's Encrypt), not expired and with the whole "
+                "chain; open the URL in a browser to see the fault")
+    if isinstance(exc, ssl.SSLError):
+        return ("the server must answer https (TLS 1.2 or later) on this port: check that "
+                "the URL's port is the https one")
+    if isinstance(exc, (http.client.InvalidURL, UnicodeError)):
+        return "check the URL"
+    return "check the URL and that the site is up"
 
 
 class _Deadline:
@@ -260,9 +313,11 @@ def _one_request(url: str, address: str, headers: dict[str, str], deadline: _Dea
         resp = conn.getresponse()
         if resp.status in _REDIRECTS:  # judged before anything more is read
             return Response(url, resp.status, resp.headers, b"")
+        _refuse_compressed(url, resp.status, resp.getheader("Content-Encoding"))
         length = resp.getheader("Content-Length")
         if length and length.strip().isdigit() and int(length) > max_bytes:
-            raise FetchError(url, f"the answer is larger than {max_bytes // 1024} KiB")
+            raise FetchError(url, f"the answer is {int(length):,} bytes (its Content-Length); "
+                             f"acap reads at most {_size(max_bytes)}", _SIZE_HINT)
         chunks: list[bytes] = []
         size = 0
         while size <= max_bytes:
@@ -277,10 +332,39 @@ def _one_request(url: str, address: str, headers: dict[str, str], deadline: _Dea
             raise TimeoutError("deadline")
         body = b"".join(chunks)
         if len(body) > max_bytes:
-            raise FetchError(url, f"the answer is larger than {max_bytes // 1024} KiB")
+            raise FetchError(url, f"the answer is larger than {_size(max_bytes)}, the most "
+                             "acap reads (it stopped reading there)", _SIZE_HINT)
         return Response(url, resp.status, resp.headers, body)
     finally:
         conn.close()
+
+
+def _size(n: int) -> str:
+    """A size limit in words: ``1 MiB (1,048,576 bytes)``, ``1 KiB (1,024 bytes)``."""
+    for unit, factor in (("MiB", 1024 * 1024), ("KiB", 1024)):
+        if n >= factor and n % factor == 0:
+            return f"{n // factor} {unit} ({n:,} bytes)"
+    return f"{n:,} bytes"
+
+
+def _refuse_compressed(url: str, status: int, encoding: str | None) -> None:
+    """A successful answer in a Content-Encoding although the request asked for
+    ``identity`` (``http.client`` sends ``Accept-Encoding: identity``; RFC 9110
+    §12.5.3): refused before its body is read. acap does not decompress it: a few
+    kilobytes of gzip can unpack to gigabytes (a decompression bomb), and a client that
+    reads only what it asked for sees the same thing here as there.
+
+    Raises:
+        FetchError: naming the encoding, with the fix (serve the file uncompressed).
+    """
+    coding = (encoding or "").strip()
+    if not 200 <= status < 300 or coding.lower() in ("", "identity"):
+        return
+    name = urlsplit(url).path.rsplit("/", 1)[-1] or "the file"
+    raise FetchError(url, f"the server sent it compressed (Content-Encoding: "
+                     f"{shorten(coding, 40)}) although acap asked for it uncompressed",
+                     f"serve {shorten(name, 60)} without compression (switch off gzip or brotli "
+                     "for it in the server's settings)")
 
 
 def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = DEFAULT_MAX_BYTES,
@@ -315,6 +399,7 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = DEFAUL
     deadline = _Deadline(timeout)
     first = origin(url)
     current = url
+    seen = [url]
     try:
         for hop in range(MAX_REDIRECTS + 1):
             resp = _hop(url, current, hop, first, routes, deadline, max_bytes, accept,
@@ -324,15 +409,24 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = DEFAUL
                 return resp
             nxt = urljoin(current, location.strip())
             if urlsplit(current).scheme == "https" and urlsplit(nxt).scheme == "http":
-                raise FetchError(url, f"it redirects to {_shown(nxt)}, which is not https")
+                raise FetchError(url, f"it redirects to {_shown(nxt)}, which is not https",
+                                 "a card is fetched over https only, redirects included: make "
+                                 "the server redirect to the https address")
+            if nxt in seen:
+                back = "itself" if nxt == current else _shown(nxt)
+                raise FetchError(url, f"it redirects in a loop: {_shown(current)} leads back "
+                                 f"to {back}", _LOOP_HINT)
+            seen.append(nxt)
             current = nxt
-        raise FetchError(url, f"it redirects more than {MAX_REDIRECTS} times")
+        raise FetchError(url, f"it redirects more than {MAX_REDIRECTS} times", _CHAIN_HINT)
     except FetchError:
         raise
     except (OSError, ValueError, http.client.HTTPException) as exc:
         if deadline.expired or isinstance(exc, TimeoutError):
-            raise FetchError(url, _plain_reason(TimeoutError(), timeout)) from exc
-        raise FetchError(url, _plain_reason(exc, timeout)) from exc
+            raise FetchError(url, _plain_reason(TimeoutError(), timeout),
+                             _failure_hint(TimeoutError(), current, timeout)) from exc
+        raise FetchError(url, _plain_reason(exc, timeout),
+                         _failure_hint(exc, current, timeout)) from exc
     finally:
         deadline.close()
 
@@ -354,11 +448,16 @@ def _hop(start: str, url: str, hop: int, first: str | None, routes: Mapping[str,
     if problem is None and same_origin and hop and origin(url) != first:
         problem = "which is on another origin; it must stay on " + str(first)
     if problem:
+        hint = PRIVATE_FETCH_HINT if _PRIVATE_HINT in problem else None
         if not hop:
-            raise FetchError(start, problem)
+            raise FetchError(start, problem, hint)
         if not problem.startswith("which"):
             problem = "which is refused: " + problem
-        raise FetchError(start, f"it redirects to {_shown(url)}, {problem}")
+        elif same_origin:
+            hint = ("a jku stays on the card's origin, redirects included (A2A §8.4.3): "
+                    "publish the JWKS there")
+        raise FetchError(start, f"it redirects to {_shown(url)}, {problem}",
+                         hint or "make the server redirect to an https address on the Web")
     assert u is not None
     headers = {"Accept": accept, "User-Agent": f"acap/{__version__}",
                **(request_headers or {})}
@@ -377,8 +476,11 @@ def _hop(start: str, url: str, hop: int, first: str | None, routes: Mapping[str,
         refused = [a for a in addresses if _refused_address(ipaddress.ip_address(
             a.split("%", 1)[0]))]
         if refused:
-            why = f"its host name leads to the private or loopback address {refused[0]}: " \
-                + _PRIVATE_HINT
+            kind = _address_kind(ipaddress.ip_address(refused[0].split("%", 1)[0]))
+            why = (f"its host name {shorten(host, 80)} leads to {refused[0]}, a {kind} "
+                   "address (private or loopback addresses are the machine's and its "
+                   "network's, not the Web's)")
             raise FetchError(start, why if not hop else
-                             f"it redirects to {_shown(url)}, which is refused: {why}")
+                             f"it redirects to {_shown(url)}, which is refused: {why}",
+                             PRIVATE_FETCH_HINT)
     return _one_request(url, addresses[0], headers, deadline, max_bytes)

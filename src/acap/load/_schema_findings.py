@@ -167,6 +167,39 @@ def value_words(v: Any, *, json: bool = False) -> str:
     return "a list" if isinstance(v, list) else ("an object" if json else "keys and values")
 
 
+#: Item formats whose values are addresses: a bare host written for one gets https://.
+_URL_FORMATS = ("uri", "iri")
+
+
+def _as_item(text: str, items: Any) -> str:
+    """``text`` as the list item the schema's ``items`` accepts, for a "write a list" hint.
+
+    The suggested fix must itself pass: where the items are URLs (``format: uri``) a
+    bare host becomes ``https://host``, and where they have a ``pattern`` the
+    suggestion is checked against it. When no form of ``text`` fits, a placeholder
+    (``first``) is suggested instead of a list that would fail at once.
+
+    Args:
+        text: the single value the operator wrote instead of a list.
+        items: the list's ``items`` subschema (any JSON value; ``$ref`` is not followed).
+
+    Returns:
+        The item to put between ``[`` and ``]``.
+    """
+    if not isinstance(items, dict):
+        return text
+    item = text.strip()
+    if items.get("format") in _URL_FORMATS and "://" not in item:
+        item = "https://" + item.lstrip("/")
+    pattern = items.get("pattern")
+    if isinstance(pattern, str):
+        import re  # start-up: only for a hint
+
+        if not re.search(pattern, item):
+            return "first, second"
+    return item
+
+
 def schema_findings(loaded: Loaded, schema_name: str, skip: set[str | None]) -> list[Finding]:
     """Validate ``loaded.data`` against a shipped schema; every error as a finding.
 
@@ -180,9 +213,69 @@ def schema_findings(loaded: Loaded, schema_name: str, skip: set[str | None]) -> 
         most specific branch). Unknown keys come with a did-you-mean.
     """
     out: list[Finding] = []
+    missing: list[tuple[str, str]] = []
     for err in schemas.errors(schema_name, loaded.data):
         out.extend(_translate(err, loaded, skip, schema_name))
-    return out
+        if err.validator == "required" and "'" in err.message:
+            missing.append((pointer_of(err.absolute_path), err.message.split("'")[1]))
+    return _misplaced(out, missing, loaded) if missing else out
+
+
+def _misplaced(out: list[Finding], missing: list[tuple[str, str]],
+               loaded: Loaded) -> list[Finding]:
+    """Link a required key that is missing from one mapping with the same key found as
+    unknown in another: an outdented (or over-indented) line. Both findings get one
+    hint saying which line to indent and by how much; otherwise they would read as two
+    unrelated faults ("'operator' needs 'website'", "unknown key 'website'").
+
+    Args:
+        out: the findings of :func:`schema_findings`.
+        missing: ``(pointer of the mapping, missing key)`` of each ``required`` error.
+        loaded: the file (for the mappings' columns).
+
+    Returns:
+        ``out`` with the linked findings' hints replaced.
+    """
+    import dataclasses  # start-up: only when a required key is missing
+
+    hints: dict[int, str] = {}
+    for i, f in enumerate(out):
+        if f.rule != "SCHEMA-UNKNOWN-KEY" or f.location.pointer is None:
+            continue
+        parent, _, key = f.location.pointer.rpartition("/")
+        owners = [(ptr, k) for ptr, k in missing if k == key and ptr != parent]
+        if not owners:
+            continue
+        # the mapping just above the stray line is the one it was meant for
+        line = f.location.line or 0
+
+        def line_of(owner: tuple[str, str]) -> int:
+            return loaded.location(owner[0]).line or 0
+
+        above = [o for o in owners if line_of(o) < line]
+        ptr, _ = max(above, key=line_of) if above else min(owners, key=line_of)
+        hint = _indent_hint(ptr, key, line, loaded)
+        hints[i] = hint
+        for j, g in enumerate(out):
+            if (g.rule == "SCHEMA-REQUIRED" and g.location.pointer == ptr
+                    and g.message.endswith(f"needs '{key}'")):
+                hints[j] = hint
+    return [dataclasses.replace(f, hint=hints[i]) if i in hints else f
+            for i, f in enumerate(out)]
+
+
+def _indent_hint(ptr: str, key: str, line: int, loaded: Loaded) -> str:
+    """``line 4 'website' is not indented under 'operator:'; indent it like the other
+    lines of 'operator' (2 spaces)``; for a top-level key, to the start of the line."""
+    if not ptr:
+        return (f"line {line} '{key}' is indented, but it belongs at the top level; write "
+                "it at the start of the line, like the other top-level keys")
+    last = pointer_tokens(ptr)[-1]
+    owner = place(ptr, loaded.data) if last.isdigit() else f"'{last}'"
+    under = owner if last.isdigit() else f"'{last}:'"
+    spaces = (loaded.location(ptr).column or 1) - 1
+    return (f"line {line} '{key}' is not indented under {under}; indent it like the other "
+            f"lines of {owner} ({spaces} space{'s' if spaces != 1 else ''})")
 
 
 def _close(word: str, options: list[str], cutoff: float) -> list[str]:
@@ -230,9 +323,8 @@ def _translate(err: Any, loaded: Loaded, skip: set[str | None],
     if kw == "required":
         missing = err.message.split("'")[1] if "'" in err.message else err.message
         return [Finding("SCHEMA-REQUIRED", "error", f"{label} needs '{missing}'", loc,
-                        f"add {missing}: ... (see {OPERATORS_PAGE}, docs/operator-yaml.md "
-                        "in acap's repository, or the commented operator.yaml that acap init "
-                        "writes)")]
+                        f"add {missing}: ... (see {OPERATORS_PAGE}, or the commented "
+                        "operator.yaml that `acap init` writes)")]
     if kw == "type":
         if err.instance is None:
             return [Finding(rule if rule.startswith("OR-") else "SCHEMA-EMPTY", "error",
@@ -242,8 +334,8 @@ def _translate(err: Any, loaded: Loaded, skip: set[str | None],
         want = err.validator_value
         hint = f"write {type_words(want)}"
         if want == "array":
-            item = (f"[{err.instance}]" if isinstance(err.instance, str)
-                    else "[first, second]")
+            item = (f"[{_as_item(err.instance, sch.get('items'))}]"
+                    if isinstance(err.instance, str) else "[first, second]")
             key = ptr.rsplit("/", 1)[-1]
             hint = (f"write a list: {key}: {item}, or one '- ' line per item under "
                     f"{key}:")

@@ -31,6 +31,7 @@ from acap.load import (
     Response,
     fetch,
     parse_document,
+    status_hint,
 )
 from acap.site import url_to_path
 
@@ -189,12 +190,13 @@ def live_check(url: str, *, site_dir: Path | None = Path("site"),
     except FetchError as exc:
         result.card.error = exc.reason  # the URL is named by the row and the location
         result.report.add(Finding("LIVE-HTTP", "error", f"cannot fetch the card: {exc.reason}",
-                                  Location(url), "check the URL and that the site is up"))
+                                  Location(url), exc.hint or "check the URL and that the site "
+                                  "is up"))
         return result
     result.card = _facts(url, resp)
     if resp.status != 200:
         result.report.add(Finding("LIVE-HTTP", "error", f"the card answers HTTP {resp.status}",
-                                  Location(url), "the card must answer 200 at its URL (A2A §8.2)"))
+                                  Location(url), status_hint(resp.status, "the card")))
         return result
     local = _local_file(site_dir, url)
     if local is not None:

@@ -154,7 +154,7 @@ def test_trial_report_jwks_url_on_the_command_line(built_card: Path) -> None:
     ("https://example.com/", None),
     ("http://127.0.0.1:8000/x", "only https URLs are fetched (plain http only to a local "
                                 "preview, with --allow-private)"),
-    ("https://127.0.0.1:8000/x", "its host is a private or loopback address: acap does not "
+    ("https://127.0.0.1:8000/x", "its host 127.0.0.1 is a loopback address: acap does not "
                                  "fetch private, loopback or link-local addresses: they are the "
                                  "machine's and its network's, not the Web's (give "
                                  "--allow-private to check a local test server)"),

@@ -86,10 +86,11 @@ def test_a_personentry_on_a_booking_platform_is_declared_only_if_you_control_it(
         "OR-3.4", "personEntry of skill 'service-pricing': https://www.doctolib.de is not one "
                   "of the websites you declare as your own")
     assert f.hint == (
-        "give the address of a page on your own website (it may link to this one); add "
-        "https://www.doctolib.de to ownOrigins only if you control this address, that is, "
-        "you decide what it shows (a page of yours on a booking platform is the platform's, "
-        "not yours)")
+        "give the address of a page on your own website (it may link to this one); only if "
+        "you control this address, that is, you decide what it shows (a page of yours on a "
+        "booking platform is the platform's, not yours), declare it at the top level of "
+        "operator.yaml: ownOrigins: [https://www.doctolib.de] (beside any origin already "
+        "listed there)")
     # the rule's text on the spec site explains the choice
     statement = requirement("OR-3.4").statement
     assert "booking platform" in statement and "only if it controls" in statement

@@ -110,7 +110,9 @@ def test_http_errors_size_limit_and_timeout(site: Path) -> None:
         assert missing.card.status == 404 and not missing.ok
         small = live_check(CARD, connect_to=route, max_bytes=100)
         assert [f.rule for f in small.report.errors] == ["LIVE-HTTP"]
-        assert "larger than" in small.report.errors[0].message
+        assert small.report.errors[0].message.endswith("acap reads at most 100 bytes")
+        assert missing.report.errors[0].hint is not None
+        assert missing.report.errors[0].hint.startswith("the card is not at that address")
     # A server that accepts the connection and never answers.
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
