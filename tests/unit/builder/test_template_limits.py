@@ -5,6 +5,7 @@ error at its file and line, and nothing is written."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -53,6 +54,43 @@ def test_the_reports_nested_loops_over_repeats_stop(tmp_path: Path) -> None:
     f = _footer_error(tmp_path, '{% for a in "x"*100000 %}{% for b in "x"*100000 %}'
                       "{% endfor %}{% endfor %}", 1.0)
     assert f.location.line == 1
+
+
+@pytest.mark.parametrize("text", [
+    # a test per item, each a scan of a list (attacker re-trial: 38 s past a 5 s deadline)
+    '<p>\n{{ ("y"*20000)|list|select("in", ("x"*20000)|list)|list|length }}',
+    '<p>\n{{ ("y"*20000)|list|reject("in", ("x"*20000)|list)|list|length }}',
+    # a filter by name per item
+    '<p>\n{% set l = ("y"*20000)|list %}{% for i in "x"*2 %}{{ l|map("lower")|map("upper")'
+    '|map("trim")|map("lower")|map("upper")|map("trim")|list|length }}{% endfor %}',
+])
+def test_filters_that_call_a_test_or_filter_per_item_stop_at_the_deadline(
+        tmp_path: Path, text: str) -> None:
+    f = _footer_error(tmp_path, text, 0.01)
+    assert f.location.line == 2
+    assert "took longer than 0.01 seconds" in f.message
+
+
+def test_one_long_step_is_stopped_by_the_timer_in_the_main_thread(tmp_path: Path) -> None:
+    """The backstop: a step no hook sees (here a sleep) is stopped by ITIMER_REAL a
+    second past the deadline, and the previous SIGALRM handler and timer are put back.
+    In a process of its own: pytest-timeout's own timer (SIGALRM) would keep it off."""
+    code = (
+        "import signal, time\n"
+        "from acap.builder.pages._bounded import Meter, TemplateLimit, metered\n"
+        "before = signal.getsignal(signal.SIGALRM)\n"
+        "try:\n"
+        "    with metered(Meter.start(0.01)):\n"
+        "        time.sleep(60)\n"
+        "except TemplateLimit as exc:\n"
+        "    print('stopped:', exc)\n"
+        "print(signal.getsignal(signal.SIGALRM) is before, signal.getitimer(0))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=50)
+    assert done.stdout.splitlines() == [
+        "stopped: the templates took longer than 0.01 seconds to render (one step ran "
+        "long: a filter over a large list)",
+        "True (0.0, 0.0)"], done.stderr
 
 
 @pytest.mark.parametrize(("text", "said"), [
