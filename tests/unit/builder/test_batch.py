@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -392,6 +393,36 @@ def test_sigterm_to_the_batch_leaves_no_worker_and_no_folder_behind(tmp_path: Pa
     assert proc.returncode == 128 + signal.SIGTERM
     assert all(gone(pid) for pid in children)
     assert not site.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["ops"]
+
+
+def test_sigterm_to_the_batchs_process_group_ends_it(tmp_path: Path) -> None:
+    """`timeout`, CI runners and supervisors signal the whole process group: a worker
+    killed while it held the pool's queue lock left the batch waiting for ever in
+    Pool.terminate() (attacker re-trial). The workers have a group of their own, so
+    the batch alone gets the signal and ends them itself."""
+    ops = write_operators(tmp_path / "ops", 3)
+    # one tenant's page takes seconds (up to its render deadline): one worker is busy
+    # with it while the other, done, waits for work holding the queue's lock
+    slow = ops[0].parent / "templates" / "footer.html"
+    slow.parent.mkdir()
+    slow.write_text('{{ ("y"*50000)|list|select("in", ("x"*50000)|list)|list|length }}')
+    code = ("from acap.cli._group import main\n"
+            f"main(['build', {str(tmp_path / 'ops')!r}, '--site-dir', "
+            f"{str(tmp_path / 'site')!r}, '-j', '2'])\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 60
+    children: list[str] = []
+    while len(children) < 2:  # the workers are up
+        assert time.monotonic() < deadline and proc.poll() is None
+        children = children_of(proc.pid)
+    time.sleep(1.5)  # the two fast tenants built; the slow one still rendering
+    assert proc.poll() is None
+    os.killpg(proc.pid, signal.SIGTERM)
+    proc.communicate(timeout=60)  # a batch that hangs fails here
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert all(gone(pid) for pid in children)
     assert [p.name for p in tmp_path.iterdir()] == ["ops"]
 
 

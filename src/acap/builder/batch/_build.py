@@ -635,7 +635,8 @@ def _build_all(result: BatchResult, options: BatchOptions, configs: dict[str, Pa
 
 
 def _worker_start(parent: int, memory_limit: int | None = None) -> None:
-    """In each worker: Ctrl-C is the parent's to handle (it terminates the pool),
+    """In each worker: in a process group of its own (a signal to the batch's group
+    reaches the parent alone), Ctrl-C is the parent's to handle (it terminates the pool),
     SIGTERM ends the worker at once (what :meth:`multiprocessing.pool.Pool.terminate`
     sends), and the worker ends when the parent does, however it ends (SIGKILL
     too): Linux's ``PR_SET_PDEATHSIG``, through ctypes, since neither the standard
@@ -648,6 +649,14 @@ def _worker_start(parent: int, memory_limit: int | None = None) -> None:
     forget_real_paths()
     if memory_limit is not None:
         _limit_memory(memory_limit)
+    # A process group of its own, before SIGTERM is let in: `timeout`, CI runners and
+    # supervisors signal the whole group, and a worker killed that way while it held
+    # the pool's task-queue lock left the parent's Pool.terminate() waiting on that
+    # lock for ever (attacker re-trial: a build under `timeout 60` never ended). The
+    # parent alone gets the signal and stops the workers itself; PR_SET_PDEATHSIG
+    # below still ends them if the parent is killed outright.
+    with suppress(OSError):
+        os.setpgid(0, 0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
