@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -136,8 +137,8 @@ def test_a_file_of_the_website_at_one_of_acaps_paths_is_replaced_only_with_force
     website = snapshot(www)
     res = publish(PublishOptions(config=config, dir=www))
     assert _errors(res, "PUBLISH-FOREIGN") == [
-        f"{www} holds 1 file(s) that acap did not publish there, and publishing example.com "
-        "would delete or replace them: _headers"]
+        f"{www} holds 1 file that acap did not publish there, and publishing example.com "
+        "would delete or replace it: _headers"]
     assert res.report.errors[0].hint == ("these files are not acap's: rename or move them, or "
                                          "acap publish --force replaces them with acap's (copy "
                                          "them first)")
@@ -191,6 +192,58 @@ def test_an_overlay_cut_in_the_middle_leaves_every_file_as_it_was(
     monkeypatch.undo()
     assert publish(PublishOptions(config=config, dir=www)).ok
     assert snapshot(www) == {**WEBSITE, **_built(config)}
+
+
+def _unreplaceable(path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
+    """Make ``path`` a file that cannot be replaced, even by root: immutable
+    (``chattr +i``) where the file system allows it, else a rename into its place
+    refused as the kernel refuses it (EPERM). Returns how to undo it."""
+    if subprocess.run(["chattr", "+i", str(path)], capture_output=True,
+                      check=False).returncode == 0:
+        return lambda: subprocess.run(["chattr", "-i", str(path)], check=True)
+    real = dir_publish._rename
+
+    def refuse(tmp: Path, dest: Path) -> None:
+        if dest == path:
+            raise PermissionError(1, "Operation not permitted", str(dest))
+        real(tmp, dest)
+
+    monkeypatch.setattr(dir_publish, "_rename", refuse)
+    return monkeypatch.undo
+
+
+def test_a_failed_overlay_leaves_the_record_as_it_was_so_a_hand_edit_is_still_asked_about(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh user's trial: a failed publish said "it is as it was" but left a record
+    without digests, and the next publish replaced a hand-edited file without asking."""
+    config = _practice(tmp_path)
+    do_build(config)
+    www = tmp_path / "www"
+    _website(www)
+    assert publish(PublishOptions(config=config, dir=www)).ok
+    record = marker_path(www).read_bytes()
+    change(config, lambda d: d["agent"].__setitem__("version", "2.0.0"))
+    do_build(config)
+    undo = _unreplaceable(www / ".well-known/agent-card.json", monkeypatch)
+    try:
+        res = publish(PublishOptions(config=config, dir=www))
+    finally:
+        undo()
+    [msg] = _errors(res, "PUBLISH-FAILED")
+    assert "failed; it is as it was" in msg and "Operation not permitted" in msg
+    assert marker_path(www).read_bytes() == record  # the record too, byte for byte
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".www")) == [
+        ".www.acap-published.json"]  # and no copy of it left
+    (www / ".well-known/.htaccess").write_bytes(b"# the agency's own rules\n")
+    res = publish(PublishOptions(config=config, dir=www))
+    [found] = [f for f in res.report.errors if f.rule == "PUBLISH-FOREIGN"]
+    assert found.message == (
+        f"1 file acap published in {www} has changed since acap published it (by hand or by "
+        "another tool), and publishing example.com would replace it: .well-known/.htaccess")
+    assert found.hint is not None and found.hint.startswith("to keep a change, make it where "
+                                                            "acap builds the file")
+    assert "acap publish --force replaces the changed file" in found.hint
+    assert (www / ".well-known/.htaccess").read_bytes() == b"# the agency's own rules\n"
 
 
 def test_a_symbolic_link_on_acaps_way_is_never_written_through(tmp_path: Path) -> None:
@@ -455,7 +508,8 @@ def test_a_file_someone_changed_after_acap_wrote_it_is_theirs(tmp_path: Path) ->
     (www / "book/index.html").write_bytes(b"<p>our own booking page</p>\n")
     res = publish(PublishOptions(config=config, dir=www))
     [msg] = _errors(res, "PUBLISH-FOREIGN")
-    assert msg.endswith("would delete or replace them: book/index.html")
+    assert msg.endswith("has changed since acap published it (by hand or by another tool), "
+                        "and publishing example.com would replace it: book/index.html")
     _remove_skill(config, "arrangement-booking")
     do_build(config)
     res = publish(PublishOptions(config=config, dir=www))

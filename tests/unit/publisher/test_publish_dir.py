@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from acap.cli import cli, report_text
 from acap.publisher import _directory as dir_mirror
 from acap.publisher import publish
+from acap.publisher._directory import marker_path
 from acap.publisher._publish import PublishOptions
 from support.publishing import add_to_site, do_build, project, set_version, snapshot
 
@@ -102,6 +103,23 @@ def test_copy_interrupted_mid_way_leaves_the_old_tree(tmp_path: Path,
     monkeypatch.undo()
     assert publish(PublishOptions(config=config, dir=www, force=True)).ok
     assert snapshot(www) == _host_tree(config)  # then the new tree, whole
+
+
+def test_a_copy_interrupted_mid_way_leaves_the_record_as_it_was(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = project(tmp_path, overlay=False)
+    do_build(config)
+    www = tmp_path / "www"
+    assert publish(PublishOptions(config=config, dir=www)).ok
+    record = marker_path(www).read_bytes()
+    set_version(config, "4.0.0")
+    do_build(config)
+    _interrupt_after(monkeypatch, 1)
+    res = publish(PublishOptions(config=config, dir=www))
+    assert [f.rule for f in res.report.errors] == ["PUBLISH-FAILED"]
+    assert marker_path(www).read_bytes() == record
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".www")) == [
+        ".www.acap-published.json"]
 
 
 def test_first_copy_interrupted_leaves_no_target(tmp_path: Path,

@@ -57,7 +57,7 @@ def test_a_folder_acap_did_not_publish_is_refused_naming_the_files(tmp_path: Pat
     found = _errors(res, "PUBLISH-FOREIGN")
     assert [f.rule for f in res.report.errors] == ["PUBLISH-FOREIGN"]
     assert found[0].message == (
-        f"{www} holds 2 file(s) that acap did not publish there, and publishing example.com "
+        f"{www} holds 2 files that acap did not publish there, and publishing example.com "
         "would delete or replace them: about.html, index.html")
     assert "--force" in (found[0].hint or "")
     assert res.hosts[0].outcome == "failed"
@@ -93,8 +93,8 @@ def test_force_replaces_a_foreign_folder_and_records_the_publish(tmp_path: Path)
     (www / "mine.html").write_text("<p>mine</p>\n", encoding="utf-8")
     res = publish(PublishOptions(config=config, dir=www))
     assert [f.message for f in _errors(res, "PUBLISH-FOREIGN")] == [
-        f"{www} holds 1 file(s) that acap did not publish there, and publishing example.com "
-        "would delete or replace them: mine.html"]
+        f"{www} holds 1 file that acap did not publish there, and publishing example.com "
+        "would delete or replace it: mine.html"]
     (www / "mine.html").unlink()
     res = publish(PublishOptions(config=config, dir=www))
     assert res.ok, report_text(res.report)
