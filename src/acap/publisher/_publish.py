@@ -46,6 +46,7 @@ folder and is never published.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -66,7 +67,7 @@ from acap.publisher._preflight import (
 )
 from acap.publisher._targets import PublishOptions, Target, resolve_targets
 from acap.site import MANIFEST, read_manifest
-from acap.uris import CARD_PATH
+from acap.uris import CARD_PATH, is_example_host
 
 __all__ = ["Checked", "HostResult", "PublishOptions", "PublishResult", "Target", "preflight",
            "publish"]
@@ -79,7 +80,8 @@ class HostResult:
     Attributes:
         target: where it went.
         plan: what was (or, in a dry run, would be) added, changed and removed.
-        outcome: ``"published"``, ``"up to date"``, ``"dry run"`` or ``"failed"``.
+        outcome: ``"published"``, ``"up to date"``, ``"dry run"``, ``"failed"`` or
+            ``"held back"`` (the card's host, when a host the card names failed).
         commit: the new commit (branch targets), if one was made.
         detail: the reason of a failure (git's own message included).
     """
@@ -106,7 +108,8 @@ class PublishResult:
     @property
     def ok(self) -> bool:
         """True when nothing failed."""
-        return self.report.ok() and all(h.outcome != "failed" for h in self.hosts)
+        return self.report.ok() and all(h.outcome not in ("failed", "held back")
+                                        for h in self.hosts)
 
 
 @dataclass
@@ -118,12 +121,14 @@ class Checked:
         targets: the targets of this run.
         files: ``{host: {path: bytes}}`` ready to go out (extras included).
         cfg: the loaded operator.yaml (``None`` when it could not be read).
+        card_host: the host of the Agent Card (``""`` until it is known).
     """
 
     report: Report
     targets: list[Target]
     files: dict[str, dict[str, bytes]]
     cfg: Any = None
+    card_host: str = ""
 
 
 def preflight(options: PublishOptions) -> Checked:
@@ -154,12 +159,15 @@ def preflight(options: PublishOptions) -> Checked:
         return out
     card_url = manifest.card or cfg.card_url
     card_host = (urlsplit(card_url).hostname or "").lower()
+    out.card_host = card_host
     if urlsplit(card_url).path != CARD_PATH:
         report.add(Finding("PUBLISH-ORIGIN", "error", f"the card URL {card_url} is not at the "
                            f"root of its origin ({CARD_PATH}, A2A §8.2)",
                            cfg.at("/cardHost"), "run acap build"))
     site_hosts = manifest.hosts()
     out.targets = resolve_targets(cfg, options, site_hosts, card_host, report)
+    if not options.allow_example_hosts:
+        report.extend(placeholder_findings(cfg, out.targets))
     for t in out.targets:
         root = site_dir / t.host
         files = read_host_files(site_dir, t.host, manifest, report)
@@ -196,8 +204,12 @@ def publish(options: PublishOptions) -> PublishResult:
     if not checked.report.ok():
         return result
     cfg = checked.cfg
-
-    for t in checked.targets:
+    card_host = checked.card_host
+    needs = named_hosts(checked.files.get(card_host, {}).get(CARD_PATH.lstrip("/"), b""),
+                        {t.host for t in checked.targets} - {card_host})
+    # The hosts the card names first, the card's host last: the card goes out only once
+    # every page it points to is there.
+    for t in sorted(checked.targets, key=lambda t: t.host == card_host):
         hr = HostResult(t)
         result.hosts.append(hr)
         files = checked.files[t.host]
@@ -205,6 +217,20 @@ def publish(options: PublishOptions) -> PublishResult:
         def say(msg: str, host: str = t.host) -> None:
             if options.progress:
                 options.progress(f"{host}: {msg}")
+
+        failed = [h.target.host for h in result.hosts
+                  if h.target.host in needs and h.outcome == "failed"]
+        if t.host == card_host and failed:
+            hr.outcome = "held back"
+            hr.detail = f"{', '.join(failed)} failed"
+            result.report.add(Finding(
+                "PUBLISH-HELD", "error",
+                f"{t.host}: not published: held back because {' and '.join(failed)} failed, "
+                f"so the card does not point to a page that is not there", t.where,
+                "fix what stopped " + " and ".join(failed) + " (its own error says what) and run "
+                "acap publish again: the card goes out once every host it names is published"))
+            say("held back")
+            continue
 
         say(f"{len(files)} files -> {t.describe()}" + (" (dry run)" if options.dry_run else ""))
         try:
@@ -219,15 +245,83 @@ def publish(options: PublishOptions) -> PublishResult:
             result.report.add(Finding(exc.rule, "error", f"{t.host}: {exc}", t.where, exc.hint))
         except (GitError, OSError) as exc:
             hr.detail = str(exc)
-            # git's own message, its lines joined: a finding is one line on the terminal
-            said = " | ".join(" ".join(line.split()) for line in str(exc).splitlines()
-                              if line.strip())
+            said = "\n".join(failure_lines(str(exc)))
             result.report.add(Finding("PUBLISH-FAILED", "error",
                                       f"{t.host}: publishing to {t.describe()} failed; it is "
                                       f"as it was. {said}", t.where,
                                       "fix the cause and run acap publish again"))
         say(hr.outcome + (f": {hr.plan.summary()}" if hr.plan else ""))
     return result
+
+
+def failure_lines(text: str) -> list[str]:
+    """The lines of a failure's text (git's own message included), as a finding carries
+    them (one per line; the text reporter quotes each under the finding): blank lines
+    dropped, runs of spaces made one, and the ``remote: `` git puts before each line a
+    server says given once (a server that starts its own lines with ``remote:`` would
+    read ``remote: remote: ...``)."""
+    out = []
+    for line in text.splitlines():
+        line = " ".join(line.split())
+        while line.startswith("remote: remote:"):
+            line = line[len("remote: "):]
+        if line and line != "remote:":
+            out.append(line)
+    return out
+
+
+def placeholder_findings(cfg: Any, targets: list[Target]) -> list[Finding]:
+    """``PUBLISH-PLACEHOLDER`` for each target whose host is a name reserved for examples
+    (RFC 2606, RFC 6761; :func:`acap.uris.is_example_host`): the placeholders of
+    ``acap init`` (``example.org``) built as they are and published to a real folder
+    would put a card for a website that is no one's on the operator's server."""
+    try:
+        website = (urlsplit(cfg.website).hostname or "").lower()
+    except ValueError:
+        website = ""
+    out = []
+    for t in targets:
+        if not is_example_host(t.host):
+            continue
+        own = t.host == website
+        out.append(Finding(
+            "PUBLISH-PLACEHOLDER", "error",
+            f"{t.host} is an example address (reserved for examples by RFC 2606 and RFC 6761, "
+            "never anyone's website): acap does not publish it",
+            cfg.at("/operator/website") if own else t.where,
+            ("operator.yaml still has the example website from acap init: put your own "
+             "website's address in `website:` and build again" if own else
+             f"operator.yaml still names the example host {t.host} (a personEntry page or "
+             "hosts:): put your own addresses there and build again")
+            + " (to try acap out with the example, acap publish --allow-example-hosts "
+              "publishes it anyway)"))
+    return out
+
+
+def named_hosts(card: bytes, hosts: set[str]) -> set[str]:
+    """The hosts of ``hosts`` that the Agent Card ``card`` (JSON bytes) names in a URL
+    (its personEntry pages, a JWKS or a document on another host): those must be
+    published before the card (``PUBLISH-HELD``). An unreadable card names none."""
+    try:
+        data = json.loads(card)
+    except ValueError:
+        return set()
+    named: set[str] = set()
+    todo: list[Any] = [data]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+        elif isinstance(node, str) and node.startswith("https://"):
+            try:
+                host = (urlsplit(node).hostname or "").lower()
+            except ValueError:
+                continue
+            if host in hosts:
+                named.add(host)
+    return named
 
 
 def _publisher(target: Target, cfg: Any) -> Publisher:
