@@ -271,7 +271,7 @@ class TextReporter(Reporter):
         if not result.ok:
             self.err(_not_built(result))
             return
-        self.out(f"built {result.site_dir}/ ({len(result.files)} files: "
+        self.out(f"built {result.site_dir}/ ({_plural(len(result.files), 'file')}: "
                  f"{', '.join(result.files.hosts())})")
         for host, overlay in result.overlay.items():
             self.out(f"  {host}: " + _ownership(host, overlay))
@@ -291,7 +291,7 @@ class TextReporter(Reporter):
         if len(result.report):
             self.err(report_text(result.report, summary=False))
         self.err(f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')} in "
-                 f"{len(result.outcomes)} operator files")
+                 f"{_plural(len(result.outcomes), 'operator file')}")
         n, total = len(result.built), len(result.outcomes)
         if result.written:
             unchanged = len(result.reused)

@@ -38,7 +38,13 @@ Nothing goes out unless every check passes for every host being published
 * no private key material anywhere in the tree: no PEM private key block, no
   JWK with private members in any JSON file (``PUBLISH-PRIVATE-KEY``);
 * the card is at ``https://{host}/.well-known/agent-card.json`` (A2A §8.2)
-  and the target serves that origin at its root (``PUBLISH-ORIGIN``).
+  and the target serves that origin at its root (``PUBLISH-ORIGIN``);
+* no host is a name reserved for examples (``example.org``, ``*.test`` ...;
+  ``PUBLISH-PLACEHOLDER``) unless ``allow_example_hosts`` says it is a trial.
+
+The card's host is published last, after the hosts its card names, and held
+back when one of them failed (``PUBLISH-HELD``): the live card never points
+to a page that is not there.
 
 The build manifest (``site/.acap/manifest.json``) lies outside every host
 folder and is never published.
@@ -57,7 +63,7 @@ from acap.findings import Finding, Location, Report
 from acap.load import load_operator
 from acap.publisher._directory import DirectoryPublisher
 from acap.publisher._git_branch import BranchPublisher, commit_date
-from acap.publisher._plan import ForeignFiles, Plan, Publisher, TargetRefused
+from acap.publisher._plan import ForeignFiles, Plan, Publisher, TargetRefused, count
 from acap.publisher._preflight import (
     origin_findings,
     pages_extras,
@@ -195,8 +201,10 @@ def publish(options: PublishOptions) -> PublishResult:
     Returns:
         A :class:`PublishResult`. When a check fails nothing is published.
         A failed push or copy is a ``PUBLISH-FAILED`` error carrying the
-        reason (git's own message included); that target is left as it was
-        and the other targets are still published.
+        reason (git's own message included, one line each); that target is
+        left as it was and the other targets are still published, except the
+        card's host: it goes last, and is held back (``PUBLISH-HELD``) when a
+        host its card names (:func:`named_hosts`) failed.
     """
 
     checked = preflight(options)
@@ -232,7 +240,8 @@ def publish(options: PublishOptions) -> PublishResult:
             say("held back")
             continue
 
-        say(f"{len(files)} files -> {t.describe()}" + (" (dry run)" if options.dry_run else ""))
+        say(f"{count(len(files), 'file')} -> {t.describe()}"
+            + (" (dry run)" if options.dry_run else ""))
         try:
             done = _publisher(t, cfg).publish(files, host=t.host, dry_run=options.dry_run,
                                               force=options.force, progress=say)

@@ -374,7 +374,7 @@ def test_a_tenant_refused_another_s_host_is_not_told_to_rotate_its_key(tmp_path:
     """A fresh user's trial: op00012, pointed at op13.example (op00013's), was refused
     with SITE-HOST, and also warned that kid op13-1 "was published ... run acap keys
     rotate --lost --old-kid op13-1": another tenant's key."""
-    ops, site = batch(tmp_path, 14)
+    ops, _site = batch(tmp_path, 14)
     text = ops[12].read_text()
     ops[12].write_text(text.replace("https://op12.example", "https://op13.example"))
     res = rebuild(tmp_path)
