@@ -89,7 +89,7 @@ class OperatorOutcome:
             for the next batch (:mod:`acap.site._file_stats`: only those it may trust).
         output_stats: ``{path under site/: signature}`` of its output files as this
             batch checked (kept) or wrote (built) them.
-        history: its kid history findings (:attr:`acap.builder._context.BuildContext.history`),
+        history: its kid history findings (the ``history`` of the build's context),
             also in ``report``; dropped when it is refused its card's host (``SITE-HOST``).
     """
 
