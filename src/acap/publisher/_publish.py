@@ -60,7 +60,7 @@ from urllib.parse import urlsplit
 from acap.builder import input_digest
 from acap.errors import GitError
 from acap.findings import Finding, Location, Report
-from acap.load import load_operator
+from acap.load import load_operator, strings
 from acap.publisher._directory import DirectoryPublisher
 from acap.publisher._git_branch import BranchPublisher, commit_date
 from acap.publisher._plan import ForeignFiles, Plan, Publisher, TargetRefused, count
@@ -316,16 +316,10 @@ def named_hosts(card: bytes, hosts: set[str]) -> set[str]:
     except ValueError:
         return set()
     named: set[str] = set()
-    todo: list[Any] = [data]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, dict):
-            todo.extend(node.values())
-        elif isinstance(node, list):
-            todo.extend(node)
-        elif isinstance(node, str) and node.startswith("https://"):
+    for _ptr, text, _key in strings(data):
+        if text.startswith("https://"):
             try:
-                host = (urlsplit(node).hostname or "").lower()
+                host = (urlsplit(text).hostname or "").lower()
             except ValueError:
                 continue
             if host in hosts:

@@ -108,15 +108,14 @@ def test_a_copy_interrupted_mid_way_leaves_the_record_as_it_was(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     config = project(tmp_path, overlay=False)
     do_build(config)
-    www = tmp_path / "www"
-    assert publish(trial(config=config, dir=www)).ok
-    record = marker_path(www).read_bytes()
+    assert publish(trial(config=config, dir=tmp_path / "www")).ok
+    record = marker_path(tmp_path / "www").read_bytes()
     set_version(config, "4.0.0")
     do_build(config)
     _interrupt_after(monkeypatch, 1)
-    res = publish(trial(config=config, dir=www))
+    res = publish(trial(config=config, dir=tmp_path / "www"))
     assert [f.rule for f in res.report.errors] == ["PUBLISH-FAILED"]
-    assert marker_path(www).read_bytes() == record
+    assert marker_path(tmp_path / "www").read_bytes() == record
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".www")) == [
         ".www.acap-published.json"]
 
