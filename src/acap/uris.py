@@ -18,8 +18,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-__all__ = ["CARD_PATH", "EXTENSIONS_HEADER", "EXTENSION_URI", "JWKS_PATH", "OPERATORS_PAGE",
-           "RULES_PAGE", "SPEC_BASE", "SPEC_HOST", "card_url", "jwks_url", "url_for_site_file"]
+__all__ = ["CARD_PATH", "EXAMPLE_DOMAINS", "EXAMPLE_TLDS", "EXTENSIONS_HEADER", "EXTENSION_URI",
+           "JWKS_PATH", "OPERATORS_PAGE", "RULES_PAGE", "SPEC_BASE", "SPEC_HOST", "card_url",
+           "is_example_host", "jwks_url", "url_for_site_file"]
 
 EXTENSION_URI = "https://agent-capability.org/ext/on-request/v1"
 SPEC_BASE = EXTENSION_URI + "/"
@@ -69,3 +70,20 @@ def url_for_site_file(path: str | Path) -> str | None:
 #: A folder of site/ named after a host: LDH labels, at least two (RFC 1123 section 2.1).
 _HOST_FOLDER = re.compile(r"(?=.{1,253}\Z)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+"
                           r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?", re.ASCII)
+
+
+#: Second-level names reserved for examples (RFC 2606 §3), with every name under them.
+EXAMPLE_DOMAINS = ("example.com", "example.net", "example.org")
+#: Top-level names reserved for examples, tests and names that never resolve (RFC 2606 §2,
+#: RFC 6761 §6): ``*.example``, ``*.test``, ``*.invalid``, ``*.localhost``.
+EXAMPLE_TLDS = ("example", "test", "invalid", "localhost")
+
+
+def is_example_host(host: str) -> bool:
+    """Whether ``host`` is a name reserved for examples and tests, never anyone's website
+    (RFC 2606, RFC 6761): ``example.org`` and the names under it (the same for ``.com``
+    and ``.net``), and every name in ``.example``, ``.test``, ``.invalid``, ``.localhost``.
+    ``acap publish`` refuses to publish one (``PUBLISH-PLACEHOLDER``)."""
+    name = host.lower().rstrip(".")
+    return (any(name == d or name.endswith("." + d) for d in EXAMPLE_DOMAINS)
+            or name.rsplit(".", 1)[-1] in EXAMPLE_TLDS)

@@ -96,6 +96,14 @@ def _pem() -> str:
                              serialization.NoEncryption()).decode()
 
 
+def _own_hosts(config: Path) -> None:
+    """Put a website of the operator's own in place of the reserved example hosts
+    (``acap publish`` refuses those: PUBLISH-PLACEHOLDER)."""
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("example.com", "praxis-beispiel.de")
+                      .replace("example.org", "praxis-beispiel.de"), encoding="utf-8")
+
+
 def test_the_action_builds_checks_and_gathers_the_card_host(runner_python: Path,
                                                             tmp_path: Path) -> None:
     """An `acap init` project, the key from the secret: the folder to upload holds the
@@ -106,6 +114,7 @@ def test_the_action_builds_checks_and_gathers_the_card_host(runner_python: Path,
     project = tmp_path / "project"
     init_project(project)
     (project / "operator.yaml").write_bytes((REPO / "operator.yaml").read_bytes())
+    _own_hosts(project / "operator.yaml")
     temp = tmp_path / "temp"
     proc = _run_build_step(runner_python, project, temp, _pem())
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -113,17 +122,18 @@ def test_the_action_builds_checks_and_gathers_the_card_host(runner_python: Path,
                    (temp / "output").read_text(encoding="utf-8").splitlines())
     folder = Path(outputs["folder"])
     assert folder == temp / "acap-pages"
-    assert outputs["card-url"] == "https://example.com/.well-known/agent-card.json"
+    assert outputs["card-url"] == "https://praxis-beispiel.de/.well-known/agent-card.json"
     assert verify_card(str(folder / ".well-known/agent-card.json"),
                        str(folder / ".well-known/jwks.json")).ok
     assert not any(b"PRIVATE KEY" in p.read_bytes() for p in folder.rglob("*") if p.is_file())
     # the key came from the secret: none was made in the project
     assert not (project / ".acap" / "signing-key.pem").exists()
     summary = (temp / "summary").read_text(encoding="utf-8")
-    assert "acap deploys example.com to GitHub Pages" in summary
+    assert "acap deploys praxis-beispiel.de to GitHub Pages" in summary
     others = sorted(p.name for p in (project / "site").iterdir()
-                    if p.is_dir() and not p.name.startswith(".") and p.name != "example.com")
-    assert others == ["agent-capability.org", "ask.example.com"]
+                    if p.is_dir() and not p.name.startswith(".")
+                    and p.name != "praxis-beispiel.de")
+    assert others == ["agent-capability.org", "ask.praxis-beispiel.de"]
     for host in others:
         assert f"{host} is not deployed by this workflow" in summary
         assert f"acap publish --host {host}" in summary
@@ -156,6 +166,12 @@ def test_a_website_folder_is_deployed_with_the_card_beside_it(runner_python: Pat
     for rel, data in pages.items():
         (www / rel).write_bytes(data)
     temp = tmp_path / "temp"
+    # acap init's placeholder website (example.org) does not go out
+    proc = _run_build_step(runner_python, project, temp, _pem(), website="public")
+    assert proc.returncode == 1
+    assert "example.org is an example address" in proc.stderr
+    assert "[PUBLISH-PLACEHOLDER]" in proc.stderr
+    _own_hosts(project / "operator.yaml")
     proc = _run_build_step(runner_python, project, temp, _pem(), website="public")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     folder = temp / "acap-pages"

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from acap.publisher import PublishOptions, publish
-from support.publishing import do_build, project, snapshot
+from acap.publisher import publish
+from support.publishing import do_build, project, snapshot, trial
 from support.servers import Response, apache, caddy, curl, nginx, world_readable_dir
 
 CARD = "/.well-known/agent-card.json"
@@ -48,7 +48,7 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Published]:
         for rel, data in WEBSITE.items():
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_bytes(data)
-        res = publish(PublishOptions(config=config, dir=root))
+        res = publish(trial(config=config, dir=root))
         assert res.ok, res.report
         assert {rel: snapshot(root)[rel] for rel in WEBSITE} == WEBSITE  # nothing lost
         work = www / "work"

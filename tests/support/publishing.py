@@ -16,6 +16,7 @@ import yaml
 from acap.builder import BuildOptions, build
 from acap.builder._build import BuildResult
 from acap.cli import report_text
+from acap.publisher import PublishOptions
 from support.paths import EXAMPLE
 
 
@@ -160,3 +161,10 @@ def snapshot(folder: Path) -> dict[str, bytes]:
         return {}
     return {p.relative_to(folder).as_posix(): p.read_bytes()
             for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def trial(**options: Any) -> PublishOptions:
+    """:class:`PublishOptions` for the tests' projects, which publish the bundled example's
+    hosts (``example.com``, reserved for examples): with ``allow_example_hosts``, the
+    option ``acap publish --allow-example-hosts`` gives for trying acap out."""
+    return PublishOptions(allow_example_hosts=True, **options)

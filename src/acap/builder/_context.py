@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acap.findings import Report
+from acap.findings import Finding, Report
 from acap.keys import SigningKey
 from acap.load import OperatorConfig
 from acap.site import SiteFiles
@@ -73,6 +73,10 @@ class BuildContext:
         jwks: the JWKS document (set by the card step).
         notices: things the user must be told (a key was created).
         key: the signing key (set by the card step; never written anywhere).
+        history: the findings of the kid history check (:func:`acap.keys.dropped_kids`),
+            also in ``report``: they judge the JWKS site/ holds for the card's host, and a
+            batch drops them for an operator refused that host because it is another
+            operator's (``SITE-HOST``): that history is not this operator's.
         render_meter: the deadline and total of the operator's page renders, shared by
             the page steps (``acap.builder.pages._bounded.Meter``; set on first render).
     """
@@ -85,6 +89,7 @@ class BuildContext:
     jwks: dict[str, Any] | None = None
     notices: list[str] = field(default_factory=list)
     key: SigningKey | None = None
+    history: list[Finding] = field(default_factory=list)
     render_meter: Any = None
 
     @property

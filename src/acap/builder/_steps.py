@@ -94,7 +94,8 @@ def step_card(ctx: BuildContext) -> None:
         return
     try:
         ctx.jwks = jwks(resolved.key, resolved.previous)
-        ctx.report.extend(dropped_kids(cfg, ctx.site_dir, ctx.jwks, resolved.site_keys))
+        ctx.history = dropped_kids(cfg, ctx.site_dir, ctx.jwks, resolved.site_keys)
+        ctx.report.extend(ctx.history)
         ctx.card = Signer(resolved.key, jku=cfg.jwks_url).sign(card)
         ctx.key = resolved.key
     except KeyProblem as exc:

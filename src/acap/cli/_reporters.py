@@ -108,13 +108,23 @@ def shown(text: str) -> str:
     return shorten(safe, _LONG_MESSAGE)
 
 
+#: Rules whose message quotes another program's lines (git's, a server's): shown as lines.
+QUOTING_RULES = frozenset({"PUBLISH-FAILED"})
+
+
 def finding_text(finding: Finding) -> str:
     """One finding as text: ``operator.yaml:14:7: error: ... [OR-3.8]``, then an indented
     ``hint:`` line when there is a hint, and a ``see:`` line with the rule's anchor on
     the specification site for requirement ids. Location, message and hint pass through
-    :func:`terminal_safe`: they may quote a card's or a server's text."""
+    :func:`terminal_safe`: they may quote a card's or a server's text. The message of a
+    rule of :data:`QUOTING_RULES` is its first line; each further line (git's own words)
+    is quoted under it (``    > remote: ...``), each through :func:`shown`."""
+    message, *quoted = (finding.message.split("\n") if finding.rule in QUOTING_RULES
+                        else [finding.message])
     text = (f"{shown(str(finding.location))}: {finding.level}: "
-            f"{shown(finding.message)} [{shown(finding.rule)}]")
+            f"{shown(message)} [{shown(finding.rule)}]")
+    for line in quoted:
+        text += f"\n    > {shown(line)}"
     if finding.hint:
         text += f"\n    hint: {shown(finding.hint)}"
     if finding.doc:
@@ -263,7 +273,7 @@ class TextReporter(Reporter):
         if not result.ok:
             self.err(_not_built(result))
             return
-        self.out(f"built {result.site_dir}/ ({len(result.files)} files: "
+        self.out(f"built {result.site_dir}/ ({_plural(len(result.files), 'file')}: "
                  f"{', '.join(result.files.hosts())})")
         for host, overlay in result.overlay.items():
             self.out(f"  {host}: " + _ownership(host, overlay))
@@ -283,7 +293,7 @@ class TextReporter(Reporter):
         if len(result.report):
             self.err(report_text(result.report, summary=False))
         self.err(f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')} in "
-                 f"{len(result.outcomes)} operator files")
+                 f"{_plural(len(result.outcomes), 'operator file')}")
         n, total = len(result.built), len(result.outcomes)
         if result.written:
             unchanged = len(result.reused)

@@ -61,14 +61,18 @@ from pathlib import Path
 from acap.errors import FileRefused
 from acap.load import file_kind, read_regular
 from acap.publisher._plan import (
+    EDITED_HINT,
     ForeignFiles,
     Plan,
     Published,
     TargetRefused,
+    count,
     diff,
     digest,
+    edited_paths,
     foreign_problem,
     judged_record,
+    not_ours,
     overlay_plan,
     owned_after,
     parse_record,
@@ -93,12 +97,18 @@ class ForeignFolder(ForeignFiles):
     mirror would delete or replace them. ``str()`` names the files; ``plan`` is
     what the mirror would have done."""
 
-    def __init__(self, message: str, plan: Plan, host: str, overlay: bool = False) -> None:
-        super().__init__(message, plan, foreign_hint(host, overlay))
+    def __init__(self, message: str, plan: Plan, host: str, overlay: bool = False,
+                 foreign: bool = True, edited: bool = False) -> None:
+        super().__init__(message, plan, foreign_hint(host, overlay, foreign, edited))
 
 
-def foreign_hint(host: str, overlay: bool) -> str:
-    """What to do about files acap did not put in a folder it would delete or replace."""
+def foreign_hint(host: str, overlay: bool, foreign: bool = True, edited: bool = False) -> str:
+    """What to do about files acap did not put in a folder it would delete or replace
+    (``foreign``), and about files acap put there that someone changed since (``edited``,
+    :func:`~acap.publisher._plan.edited_paths`)."""
+    if edited:
+        return (f"{foreign_hint(host, overlay)}. For the changed files: {EDITED_HINT}"
+                if foreign else EDITED_HINT)
     if overlay:
         return ("these files are not acap's: rename or move them, or acap publish --force "
                 "replaces them with acap's (copy them first)")
@@ -125,20 +135,72 @@ def read_marker(target: Path) -> tuple[str, dict[str, str | None]] | None:
     """``(host, {path acap published: its SHA-256 hex, or None})`` from the record beside
     ``target``; ``None`` when there is none or it is not acap's record (a record that is
     not a regular file of at most a megabyte is not read)."""
+    data = _marker_bytes(target)
+    return parse_record(data) if data is not None else None
+
+
+def _marker_bytes(target: Path) -> bytes | None:
+    """The bytes of the record beside ``target`` as they are (``None``: none, or not a
+    regular file of at most a megabyte), to put back after a failed publish."""
     try:
-        data = _read_regular(marker_path(target), 1024 * 1024)
+        return _read_regular(marker_path(target), 1024 * 1024)
     except (OSError, TargetRefused):
         return None
-    return parse_record(data) if data is not None else None
+
+
+class _KeptRecord:
+    """The record beside ``target`` as it was before a publish, kept to be put back if
+    the publish fails. The record written before the files lists them without their
+    content (any file there counts as acap's): left in place after a failure, a later
+    hand edit of one of them would be replaced without ``force``.
+
+    :meth:`keep` copies the old record under a temporary name beside it before anything
+    is written, so that putting it back is one rename, which needs no space on a full
+    disk; :meth:`restore` puts it back (or removes the record, when there was none);
+    :meth:`drop` removes the copy after a publish that succeeded."""
+
+    def __init__(self, target: Path) -> None:
+        self.path = marker_path(target)
+        self.raw = _marker_bytes(target)
+        self.copy: Path | None = None
+
+    def keep(self) -> None:
+        """Copy the old record beside it (nothing to copy when there was none)."""
+        if self.raw is not None:
+            fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(self.raw)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+            self.copy = Path(tmp)
+
+    def restore(self) -> None:
+        """Put the old record back; a failure here is left to the error being raised."""
+        with contextlib.suppress(OSError):
+            if self.copy is not None:
+                os.replace(self.copy, self.path)
+            elif self.raw is None:
+                self.path.unlink(missing_ok=True)
+            # else: the copy could not be made, so the old record was never replaced
+        self.copy = None
+
+    def drop(self) -> None:
+        """Remove the copy (the publish succeeded)."""
+        if self.copy is not None:
+            self.copy.unlink(missing_ok=True)
+            self.copy = None
 
 
 def _write_marker(target: Path, host: str, files: Mapping[str, str | None]) -> None:
     """Write the record atomically (a temporary file renamed over it)."""
     path = marker_path(target)
+    data = record_bytes(host, files)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(record_bytes(host, files))
+            fh.write(data)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -293,11 +355,15 @@ def mirror(files: Mapping[str, bytes], target: Path, *, host: str, force: bool =
     tree = read_tree(target)
     new = {rel: digest(data) for rel, data in files.items()}
     plan = diff(tree, new)
-    record = read_marker(target)
-    problem = foreign_problem(str(target), host, plan,
-                              judged_record(record, host, tree))
+    kept = _KeptRecord(target)
+    record = parse_record(kept.raw) if kept.raw is not None else None
+    edited = edited_paths(record, host, tree)
+    judged = judged_record(record, host, tree)
+    problem = foreign_problem(str(target), host, plan, judged, edited=edited)
     if problem and not force:
-        raise ForeignFolder(problem, plan, host)
+        theirs, changed = not_ours(plan, judged, edited)
+        raise ForeignFolder(problem, plan, host, foreign=bool(theirs) or not changed,
+                            edited=bool(changed))
     if dry_run:
         return plan
     exact: dict[str, str | None] = dict(new)
@@ -306,15 +372,18 @@ def mirror(files: Mapping[str, bytes], target: Path, *, host: str, force: bool =
             _record_after(target, host, exact, say)
         return plan
     target.parent.mkdir(parents=True, exist_ok=True)
-    # Recorded before the swap with the files of both trees, so that whatever
-    # happens next, the record never leaves out a file acap put there.
+    # Recorded before the swap with the files of both trees, so that even if acap is
+    # killed during it, the record never leaves out a file acap put there. On any
+    # failure it is put back as it was (:class:`_KeptRecord`).
     earlier = record[1] if record is not None and record[0] == host.lower() else {}
-    _write_marker(target, host.lower(), {**earlier, **dict.fromkeys(files)})
-    stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.acap-new-", dir=target.parent))
     git = target / GIT_ENTRY
     carried = False
+    stage: Path | None = None
     try:
-        say(f"copying {len(files)} files")
+        kept.keep()
+        _write_marker(target, host.lower(), {**earlier, **dict.fromkeys(files)})
+        stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.acap-new-", dir=target.parent))
+        say(f"copying {count(len(files), 'file')}")
         for rel in sorted(files):
             _write_file(stage / rel, files[rel])
         mode = target.stat().st_mode & 0o7777 if target.is_dir() else 0o755
@@ -325,10 +394,13 @@ def mirror(files: Mapping[str, bytes], target: Path, *, host: str, force: bool =
         say(f"swapping the new tree into {target}")
         leftover = _swap_in(stage, target)
     except BaseException:
-        if carried and os.path.lexists(stage / GIT_ENTRY) and not os.path.lexists(git):
-            os.rename(stage / GIT_ENTRY, git)
-        shutil.rmtree(stage, ignore_errors=True)
+        if stage is not None:
+            if carried and os.path.lexists(stage / GIT_ENTRY) and not os.path.lexists(git):
+                os.rename(stage / GIT_ENTRY, git)
+            shutil.rmtree(stage, ignore_errors=True)
+        kept.restore()
         raise
+    kept.drop()
     if leftover is not None:
         shutil.rmtree(leftover, ignore_errors=True)
     _record_after(target, host, exact, say)
@@ -424,7 +496,8 @@ def overlay(files: Mapping[str, bytes], target: Path, *, host: str, force: bool 
     """
     say = progress or (lambda _m: None)
     target = target.absolute()
-    record = read_marker(target)
+    kept = _KeptRecord(target)
+    record = parse_record(kept.raw) if kept.raw is not None else None
     owned = record[1] if record is not None and record[0] == host.lower() else {}
     present = {rel: _present(target, rel) for rel in sorted(set(files) | set(owned))}
     sums = {rel: digest(data) if data is not None else None for rel, data in present.items()}
@@ -432,9 +505,12 @@ def overlay(files: Mapping[str, bytes], target: Path, *, host: str, force: bool 
     judged = judged_record(record, host, sums)
     ours = judged[1] if judged is not None and judged[0] == host.lower() else set()
     plan = overlay_plan(new, sums, ours)
-    problem = foreign_problem(str(target), host, plan, judged, overlay=True)
+    edited = edited_paths(record, host, sums)
+    problem = foreign_problem(str(target), host, plan, judged, overlay=True, edited=edited)
     if problem and not force:
-        raise ForeignFolder(problem, plan, host, overlay=True)
+        theirs, changed = not_ours(plan, judged, edited)
+        raise ForeignFolder(problem, plan, host, overlay=True,
+                            foreign=bool(theirs) or not changed, edited=bool(changed))
     if dry_run:
         return plan
     after: dict[str, str | None] = {p: new[p] for p in owned_after(plan, new, ours)}
@@ -444,16 +520,17 @@ def overlay(files: Mapping[str, bytes], target: Path, *, host: str, force: bool 
         return plan
     new_target = not target.is_dir()
     target.mkdir(parents=True, exist_ok=True)
-    # Recorded first with every file acap is about to write, as with a mirror (their
-    # content unknown until they are in place).
-    _write_marker(target, host.lower(), {**{p: owned[p] for p in ours},
-                                         **dict.fromkeys(after)})
     created: list[Path] = []
     staged: list[tuple[str, Path]] = []
     done: list[str] = []
     try:
+        # Recorded first with every file acap is about to write, as with a mirror (their
+        # content unknown until they are in place); put back as it was on a failure.
+        kept.keep()
+        _write_marker(target, host.lower(), {**{p: owned[p] for p in ours},
+                                             **dict.fromkeys(after)})
         writes = plan.added + plan.changed
-        say(f"writing {len(writes)} files beside the website")
+        say(f"writing {count(len(writes), 'file')} beside the website")
         for rel in sorted(writes):
             dest = target / rel
             mode = os.lstat(dest).st_mode & 0o7777 if rel in plan.changed else 0o644
@@ -463,14 +540,24 @@ def overlay(files: Mapping[str, bytes], target: Path, *, host: str, force: bool 
             done.append(rel)
     except BaseException:
         _undo(target, done, present, staged, created)
+        kept.restore()
         if new_target:
             with contextlib.suppress(OSError):
                 target.rmdir()
-                marker_path(target).unlink()
         raise
-    for rel in plan.removed:
-        say(f"removing {rel} (acap published it; it is built no more)")
-        os.unlink(target / rel)
+    kept.drop()
+    gone: list[str] = []
+    try:
+        for rel in plan.removed:
+            say(f"removing {rel} (acap published it; it is built no more)")
+            os.unlink(target / rel)
+            gone.append(rel)
+    except BaseException:
+        # acap's new files are in place; the files not yet removed stay acap's, with the
+        # content acap knows they have.
+        left = {rel: sums[rel] for rel in plan.removed if rel not in gone}
+        _record_after(target, host, {**after, **left}, say)
+        raise
     _remove_empty([(target / rel).parent for rel in plan.removed], target)
     _record_after(target, host, after, say)
     return plan

@@ -35,6 +35,7 @@ import yaml
 
 from acap._package import __version__
 from acap.errors import GitError
+from acap.publisher import _plan
 from acap.publisher._plan import (
     ForeignFiles,
     Plan,
@@ -277,13 +278,13 @@ def publish_branch(files: Mapping[str, bytes], remote: str, branch: str, *, host
         if overlay and foreign and not force:
             theirs = sorted(set(plan.changed) - owned)
             raise ForeignContent(
-                f"{branch} at {remote} holds {len(theirs)} file(s) at acap's paths that acap "
-                "did not publish, and publishing would replace them: "
+                f"{branch} at {remote} holds {_plan.count(len(theirs), 'file')} at acap's paths "
+                "that acap did not publish, and publishing would replace them: "
                 + ", ".join(theirs[:10]) + (" ..." if len(theirs) > 10 else ""),
                 outcome, host, overlay=True)
         if not overlay and foreign and lost and not force:
             raise ForeignContent(
-                f"{branch} at {remote} holds {len(lost)} file(s) that acap did not "
+                f"{branch} at {remote} holds {_plan.count(len(lost), 'file')} that acap did not "
                 f"publish, and publishing would replace or remove them: "
                 + ", ".join(sorted(lost)[:10]) + (" ..." if len(lost) > 10 else ""),
                 outcome, host)

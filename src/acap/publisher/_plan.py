@@ -85,6 +85,19 @@ def judged_record(record: tuple[str, Mapping[str, _T | None]] | None, host: str,
     return recorded_host, still_ours(present, owned)
 
 
+def edited_paths(record: tuple[str, Mapping[str, _T | None]] | None, host: str,
+                 present: Mapping[str, _T | None]) -> set[str]:
+    """The paths the record says acap published there for ``host`` whose content is
+    now another than the one acap wrote (someone edited them by hand, or another tool
+    rewrote them): they are no longer acap's (:func:`still_ours`), but acap did put
+    them there, and a message says so rather than call them someone else's files."""
+    if record is None or record[0] != host.lower():
+        return set()
+    return {p for p, expected in record[1].items()
+            if expected is not None and present.get(p) is not None
+            and present.get(p) != expected}
+
+
 def overlay_plan(files: Mapping[str, _T], present: Mapping[str, _T | None],
                  owned: set[str]) -> Plan:
     """The :class:`Plan` of an overlay: acap's ``files`` added or updated beside a
@@ -118,6 +131,11 @@ def owned_after(plan: Plan, files: Mapping[str, object], owned: set[str]) -> set
     now and those it had written before and still publishes. A file that was there
     already, byte for byte, stays the website's: acap never removes it later."""
     return (owned & set(files)) | set(plan.added) | set(plan.changed)
+
+
+def count(n: int, word: str) -> str:
+    """``"1 file"``, ``"2 files"``: ``n`` and ``word``, plural unless ``n`` is 1."""
+    return f"{n} {word}{'s' * (n != 1)}"
 
 
 def digest(data: bytes) -> str:
@@ -171,28 +189,52 @@ def _names(paths: list[str]) -> str:
     return ", ".join(paths[:10]) + (" ..." if len(paths) > 10 else "")
 
 
+def not_ours(plan: Plan, record: tuple[str, Collection[str]] | None,
+             edited: Collection[str]) -> tuple[list[str], list[str]]:
+    """The files ``plan`` would delete or replace that are not acap's (``record`` as
+    :func:`judged_record` gives it): ``(never acap's, acap's and changed since)``."""
+    ours = record[1] if record is not None else set()
+    lost = sorted(p for p in plan.changed + plan.removed if p not in ours)
+    return [p for p in lost if p not in edited], [p for p in lost if p in edited]
+
+
 def foreign_problem(where: str, host: str, plan: Plan,
                     record: tuple[str, Collection[str]] | None,
-                    overlay: bool = False) -> str | None:
+                    overlay: bool = False, edited: Collection[str] = ()) -> str | None:
     """Why publishing ``host`` at ``where`` needs ``force``, or ``None``.
 
     The files the publish would delete or replace must all be listed in the record of
     an earlier acap publish there of the same host; a target acap published for another
     host is refused as soon as it holds anything (whole) or anything of that host's
-    (overlay).
+    (overlay). Of the others, those in ``edited`` (:func:`edited_paths`: acap wrote
+    them, someone changed them since) are named as such.
     """
     lost = sorted(plan.changed + plan.removed)
     if record is not None and record[0] != host.lower() and (
             (lost or plan.unchanged) if not overlay else record[1]):
         return (f"{where} was published by acap for {record[0]}, not {host}: publishing "
-                f"would delete or replace its {len(lost)} file(s): {_names(lost)}"
+                f"would delete or replace its {count(len(lost), 'file')}: {_names(lost)}"
                 if lost else f"{where} was published by acap for {record[0]}, not {host}")
-    ours = record[1] if record is not None else set()
-    foreign = [p for p in lost if p not in ours]
+    foreign, changed = not_ours(plan, record, edited)
+    said = []
     if foreign:
-        return (f"{where} holds {len(foreign)} file(s) that acap did not publish there, and "
-                f"publishing {host} would delete or replace them: {_names(foreign)}")
-    return None
+        it = "it" if len(foreign) == 1 else "them"
+        said.append(f"{where} holds {count(len(foreign), 'file')} that acap did not publish "
+                    f"there, and publishing {host} would delete or replace {it}: "
+                    f"{_names(foreign)}")
+    if changed:
+        it, has = ("it", "has") if len(changed) == 1 else ("them", "have")
+        said.append(f"{count(len(changed), 'file')} acap published in {where} {has} "
+                    f"changed since acap published {it} (by hand or by another tool), and "
+                    f"publishing {host} would replace {it}: {_names(changed)}")
+    return "; ".join(said) or None
+
+
+#: What to do about files acap wrote and someone changed since (:func:`edited_paths`).
+EDITED_HINT = ("to keep a change, make it where acap builds the file (a page: your own "
+               "template in templates/, see the Templates page of the user guide) and build "
+               "again; acap publish --force replaces the changed file with acap's (copy it "
+               "first)")
 
 
 @dataclass

@@ -38,7 +38,13 @@ Nothing goes out unless every check passes for every host being published
 * no private key material anywhere in the tree: no PEM private key block, no
   JWK with private members in any JSON file (``PUBLISH-PRIVATE-KEY``);
 * the card is at ``https://{host}/.well-known/agent-card.json`` (A2A §8.2)
-  and the target serves that origin at its root (``PUBLISH-ORIGIN``).
+  and the target serves that origin at its root (``PUBLISH-ORIGIN``);
+* no host is a name reserved for examples (``example.org``, ``*.test`` ...;
+  ``PUBLISH-PLACEHOLDER``) unless ``allow_example_hosts`` says it is a trial.
+
+The card's host is published last, after the hosts its card names, and held
+back when one of them failed (``PUBLISH-HELD``): the live card never points
+to a page that is not there.
 
 The build manifest (``site/.acap/manifest.json``) lies outside every host
 folder and is never published.
@@ -46,6 +52,7 @@ folder and is never published.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -53,10 +60,10 @@ from urllib.parse import urlsplit
 from acap.builder import input_digest
 from acap.errors import GitError
 from acap.findings import Finding, Location, Report
-from acap.load import load_operator
+from acap.load import load_operator, strings
 from acap.publisher._directory import DirectoryPublisher
 from acap.publisher._git_branch import BranchPublisher, commit_date
-from acap.publisher._plan import ForeignFiles, Plan, Publisher, TargetRefused
+from acap.publisher._plan import ForeignFiles, Plan, Publisher, TargetRefused, count
 from acap.publisher._preflight import (
     origin_findings,
     pages_extras,
@@ -66,7 +73,7 @@ from acap.publisher._preflight import (
 )
 from acap.publisher._targets import PublishOptions, Target, resolve_targets
 from acap.site import MANIFEST, read_manifest
-from acap.uris import CARD_PATH
+from acap.uris import CARD_PATH, is_example_host
 
 __all__ = ["Checked", "HostResult", "PublishOptions", "PublishResult", "Target", "preflight",
            "publish"]
@@ -79,7 +86,8 @@ class HostResult:
     Attributes:
         target: where it went.
         plan: what was (or, in a dry run, would be) added, changed and removed.
-        outcome: ``"published"``, ``"up to date"``, ``"dry run"`` or ``"failed"``.
+        outcome: ``"published"``, ``"up to date"``, ``"dry run"``, ``"failed"`` or
+            ``"held back"`` (the card's host, when a host the card names failed).
         commit: the new commit (branch targets), if one was made.
         detail: the reason of a failure (git's own message included).
     """
@@ -106,7 +114,8 @@ class PublishResult:
     @property
     def ok(self) -> bool:
         """True when nothing failed."""
-        return self.report.ok() and all(h.outcome != "failed" for h in self.hosts)
+        return self.report.ok() and all(h.outcome not in ("failed", "held back")
+                                        for h in self.hosts)
 
 
 @dataclass
@@ -118,12 +127,14 @@ class Checked:
         targets: the targets of this run.
         files: ``{host: {path: bytes}}`` ready to go out (extras included).
         cfg: the loaded operator.yaml (``None`` when it could not be read).
+        card_host: the host of the Agent Card (``""`` until it is known).
     """
 
     report: Report
     targets: list[Target]
     files: dict[str, dict[str, bytes]]
     cfg: Any = None
+    card_host: str = ""
 
 
 def preflight(options: PublishOptions) -> Checked:
@@ -154,12 +165,15 @@ def preflight(options: PublishOptions) -> Checked:
         return out
     card_url = manifest.card or cfg.card_url
     card_host = (urlsplit(card_url).hostname or "").lower()
+    out.card_host = card_host
     if urlsplit(card_url).path != CARD_PATH:
         report.add(Finding("PUBLISH-ORIGIN", "error", f"the card URL {card_url} is not at the "
                            f"root of its origin ({CARD_PATH}, A2A §8.2)",
                            cfg.at("/cardHost"), "run acap build"))
     site_hosts = manifest.hosts()
     out.targets = resolve_targets(cfg, options, site_hosts, card_host, report)
+    if not options.allow_example_hosts:
+        report.extend(placeholder_findings(cfg, out.targets))
     for t in out.targets:
         root = site_dir / t.host
         files = read_host_files(site_dir, t.host, manifest, report)
@@ -187,8 +201,10 @@ def publish(options: PublishOptions) -> PublishResult:
     Returns:
         A :class:`PublishResult`. When a check fails nothing is published.
         A failed push or copy is a ``PUBLISH-FAILED`` error carrying the
-        reason (git's own message included); that target is left as it was
-        and the other targets are still published.
+        reason (git's own message included, one line each); that target is
+        left as it was and the other targets are still published, except the
+        card's host: it goes last, and is held back (``PUBLISH-HELD``) when a
+        host its card names (:func:`named_hosts`) failed.
     """
 
     checked = preflight(options)
@@ -196,8 +212,12 @@ def publish(options: PublishOptions) -> PublishResult:
     if not checked.report.ok():
         return result
     cfg = checked.cfg
-
-    for t in checked.targets:
+    card_host = checked.card_host
+    needs = named_hosts(checked.files.get(card_host, {}).get(CARD_PATH.lstrip("/"), b""),
+                        {t.host for t in checked.targets} - {card_host})
+    # The hosts the card names first, the card's host last: the card goes out only once
+    # every page it points to is there.
+    for t in sorted(checked.targets, key=lambda t: t.host == card_host):
         hr = HostResult(t)
         result.hosts.append(hr)
         files = checked.files[t.host]
@@ -206,7 +226,22 @@ def publish(options: PublishOptions) -> PublishResult:
             if options.progress:
                 options.progress(f"{host}: {msg}")
 
-        say(f"{len(files)} files -> {t.describe()}" + (" (dry run)" if options.dry_run else ""))
+        failed = [h.target.host for h in result.hosts
+                  if h.target.host in needs and h.outcome == "failed"]
+        if t.host == card_host and failed:
+            hr.outcome = "held back"
+            hr.detail = f"{', '.join(failed)} failed"
+            result.report.add(Finding(
+                "PUBLISH-HELD", "error",
+                f"{t.host}: not published: held back because {' and '.join(failed)} failed, "
+                f"so the card does not point to a page that is not there", t.where,
+                "fix what stopped " + " and ".join(failed) + " (its own error says what) and run "
+                "acap publish again: the card goes out once every host it names is published"))
+            say("held back")
+            continue
+
+        say(f"{count(len(files), 'file')} -> {t.describe()}"
+            + (" (dry run)" if options.dry_run else ""))
         try:
             done = _publisher(t, cfg).publish(files, host=t.host, dry_run=options.dry_run,
                                               force=options.force, progress=say)
@@ -219,15 +254,77 @@ def publish(options: PublishOptions) -> PublishResult:
             result.report.add(Finding(exc.rule, "error", f"{t.host}: {exc}", t.where, exc.hint))
         except (GitError, OSError) as exc:
             hr.detail = str(exc)
-            # git's own message, its lines joined: a finding is one line on the terminal
-            said = " | ".join(" ".join(line.split()) for line in str(exc).splitlines()
-                              if line.strip())
+            said = "\n".join(failure_lines(str(exc)))
             result.report.add(Finding("PUBLISH-FAILED", "error",
                                       f"{t.host}: publishing to {t.describe()} failed; it is "
                                       f"as it was. {said}", t.where,
                                       "fix the cause and run acap publish again"))
         say(hr.outcome + (f": {hr.plan.summary()}" if hr.plan else ""))
     return result
+
+
+def failure_lines(text: str) -> list[str]:
+    """The lines of a failure's text (git's own message included), as a finding carries
+    them (one per line; the text reporter quotes each under the finding): blank lines
+    dropped, runs of spaces made one, and the ``remote: `` git puts before each line a
+    server says given once (a server that starts its own lines with ``remote:`` would
+    read ``remote: remote: ...``)."""
+    out = []
+    for line in text.splitlines():
+        line = " ".join(line.split())
+        while line.startswith("remote: remote:"):
+            line = line[len("remote: "):]
+        if line and line != "remote:":
+            out.append(line)
+    return out
+
+
+def placeholder_findings(cfg: Any, targets: list[Target]) -> list[Finding]:
+    """``PUBLISH-PLACEHOLDER`` for each target whose host is a name reserved for examples
+    (RFC 2606, RFC 6761; :func:`acap.uris.is_example_host`): the placeholders of
+    ``acap init`` (``example.org``) built as they are and published to a real folder
+    would put a card for a website that is no one's on the operator's server."""
+    try:
+        website = (urlsplit(cfg.website).hostname or "").lower()
+    except ValueError:
+        website = ""
+    out = []
+    for t in targets:
+        if not is_example_host(t.host):
+            continue
+        own = t.host == website
+        out.append(Finding(
+            "PUBLISH-PLACEHOLDER", "error",
+            f"{t.host} is an example address (reserved for examples by RFC 2606 and RFC 6761, "
+            "never anyone's website): acap does not publish it",
+            cfg.at("/operator/website") if own else t.where,
+            ("operator.yaml still has the example website from acap init: put your own "
+             "website's address in `website:` and build again" if own else
+             f"operator.yaml still names the example host {t.host} (a personEntry page or "
+             "hosts:): put your own addresses there and build again")
+            + " (to try acap out with the example, acap publish --allow-example-hosts "
+              "publishes it anyway)"))
+    return out
+
+
+def named_hosts(card: bytes, hosts: set[str]) -> set[str]:
+    """The hosts of ``hosts`` that the Agent Card ``card`` (JSON bytes) names in a URL
+    (its personEntry pages, a JWKS or a document on another host): those must be
+    published before the card (``PUBLISH-HELD``). An unreadable card names none."""
+    try:
+        data = json.loads(card)
+    except ValueError:
+        return set()
+    named: set[str] = set()
+    for _ptr, text, _key in strings(data):
+        if text.startswith("https://"):
+            try:
+                host = (urlsplit(text).hostname or "").lower()
+            except ValueError:
+                continue
+            if host in hosts:
+                named.add(host)
+    return named
 
 
 def _publisher(target: Target, cfg: Any) -> Publisher:

@@ -481,9 +481,13 @@ class SftpPublisher:
         judged = _plan.judged_record(record, host, sums)
         ours = judged[1] if judged is not None and judged[0] == host.lower() else set()
         plan = _plan.overlay_plan(new, sums, ours if self.overlay else set(sums) - set(new))
-        problem = _plan.foreign_problem(self.address.describe(), host, plan, judged, self.overlay)
+        edited = _plan.edited_paths(record, host, sums)
+        problem = _plan.foreign_problem(self.address.describe(), host, plan, judged,
+                                        self.overlay, edited)
         if problem and not force:
-            raise ForeignFiles(problem, plan, foreign_hint(host, self.overlay))
+            theirs, changed = _plan.not_ours(plan, judged, edited)
+            raise ForeignFiles(problem, plan, foreign_hint(
+                host, self.overlay, bool(theirs) or not changed, bool(changed)))
         if dry_run:
             return Published(plan, "dry run")
         mine = _plan.owned_after(plan, new, ours) if self.overlay else set(new)
@@ -493,21 +497,64 @@ class SftpPublisher:
                 self._write_record(remote, record_at, host, after)
             say("up to date: nothing uploaded")
             return Published(plan, "up to date")
-        # Recorded first with every file acap is about to write: whatever happens next,
-        # the record never leaves out a file acap put there.
+        # Recorded first with every file acap is about to write: even if acap is killed
+        # during the upload, the record never leaves out a file acap put there. The old
+        # record is first copied beside it, so that on a failure it is put back with one
+        # rename (which needs no space on a full disk): every file is as it was, and so
+        # is the record (left in place, the one written here lists the files without
+        # their content, and a later publish would replace a file someone edits by hand
+        # without asking).
+        kept: str | None = None
         try:
             remote.makedirs(remote.root)
+            if raw is not None:
+                kept = remote.put(record_at, raw)
             self._write_record(remote, record_at, host,
                                {**{p: owned[p] for p in ours}, **dict.fromkeys(after)})
         except PermissionError as exc:
+            if kept is not None:
+                remote.remove_quietly(kept)
             raise TargetRefused(
                 f"the server does not let acap write {record_at}, its record of the files it "
                 f"puts in {remote.root} ({exc.strerror or exc}); nothing was changed",
                 "acap keeps that record beside the folder: ask your hosting provider to let "
                 "you write there, or publish into a folder inside one you may write in",
                 "PUBLISH-FAILED") from None
-        self._apply(remote, files, plan, present, say)
-        self._write_record(remote, record_at, host, after)
+        except BaseException:
+            if kept is not None:
+                remote.remove_quietly(kept)
+            raise
+        final: str | None = None
+        try:
+            # The record of what is going up, uploaded now: put in place with one rename
+            # once the files are, so that nothing that needs space comes after them.
+            final = remote.put(record_at, _plan.record_bytes(host, after))
+            self._apply(remote, files, plan, present, say)
+        except _Removing as exc:
+            # acap's new files are in place; those not yet removed stay acap's, with the
+            # content acap knows they have.
+            left = {rel: sums[rel] for rel in plan.removed if rel not in exc.gone}
+            with contextlib.suppress(OSError, EOFError):
+                self._write_record(remote, record_at, host, {**after, **left})
+            for tmp in (kept, final):
+                if tmp is not None:
+                    remote.remove_quietly(tmp)
+            raise exc.error from None
+        except BaseException:
+            with contextlib.suppress(OSError, EOFError):
+                if final is not None:
+                    remote.remove_quietly(final)
+                if kept is not None:
+                    remote.rename(kept, record_at)
+                else:
+                    remote.sftp.remove(record_at)
+            raise
+        if kept is not None:
+            remote.remove_quietly(kept)
+        try:
+            remote.rename(final, record_at)
+        except (OSError, EOFError) as exc:  # the files are in place; the record written
+            say(f"could not update {record_at}: {exc}")  # before them still lists them
         return Published(plan, "published")
 
     def _apply(self, remote: _Remote, files: Mapping[str, bytes], plan: Plan,
@@ -519,7 +566,7 @@ class SftpPublisher:
         done: list[str] = []
         writes = sorted(plan.added + plan.changed)
         try:
-            say(f"uploading {len(writes)} files")
+            say(f"uploading {_plan.count(len(writes), 'file')}")
             for rel in writes:
                 staged.append((rel, remote.put(remote.path(rel), files[rel])))
             for rel, tmp in staged:
@@ -539,14 +586,29 @@ class SftpPublisher:
                 remote.remove_quietly(tmp)
             remote.remove_empty(remote.created)
             raise
-        for rel in plan.removed:
-            say(f"removing {rel}")
-            remote.sftp.remove(remote.path(rel))
+        gone: list[str] = []
+        try:
+            for rel in plan.removed:
+                say(f"removing {rel}")
+                remote.sftp.remove(remote.path(rel))
+                gone.append(rel)
+        except (OSError, EOFError) as exc:
+            raise _Removing(exc, gone) from exc
         remote.remove_empty([posixpath.dirname(remote.path(rel)) for rel in plan.removed])
 
     def _write_record(self, remote: _Remote, record_at: str, host: str,
                       files: Mapping[str, str | None]) -> None:
         remote.rename(remote.put(record_at, _plan.record_bytes(host, files)), record_at)
+
+
+class _Removing(Exception):
+    """A removal failed after acap's new files were put in place: ``error`` is why,
+    ``gone`` the files already removed."""
+
+    def __init__(self, error: BaseException, gone: list[str]) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.gone = gone
 
 
 __all__ = ["SftpAddress", "SftpPublisher", "connect", "fingerprint", "parse_sftp_url"]

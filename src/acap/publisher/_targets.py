@@ -85,6 +85,10 @@ class PublishOptions:
         force: allow replacing (and, where acap owns the host whole, removing) files
             that acap did not publish there.
         progress: called with one line of text per step (``"example.com: ..."``).
+        allow_example_hosts: publish hosts whose names are reserved for examples
+            (``example.org``, ``*.test`` ...; :func:`acap.uris.is_example_host`), for
+            trying acap out with its example into a local folder; without it they are
+            refused (``PUBLISH-PLACEHOLDER``).
     """
 
     config: Path = Path("operator.yaml")
@@ -97,6 +101,7 @@ class PublishOptions:
     dry_run: bool = False
     force: bool = False
     progress: Callable[[str], None] | None = None
+    allow_example_hosts: bool = False
 
     def resolved_site_dir(self) -> Path:
         """``site_dir``, or ``site`` next to operator.yaml."""

@@ -216,20 +216,20 @@ def test_find_configs_reads_files_and_folders(tmp_path: Path) -> None:
 def test_an_operator_of_a_batch_publishes_its_own_hosts_from_the_shared_site(
         tmp_path: Path) -> None:
     from acap.publisher import publish
-    from acap.publisher._publish import PublishOptions
+    from support.publishing import trial
 
     write_operators(tmp_path / "ops", 2)
     site = tmp_path / "site"
     assert not build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site,
                                        pages=False)).failed
     config = tmp_path / "ops" / "op00001" / "operator.yaml"
-    res = publish(PublishOptions(config=config, site_dir=site, dir=tmp_path / "out"))
+    res = publish(trial(config=config, site_dir=site, dir=tmp_path / "out"))
     assert res.report.ok(), report_text(res.report)
     assert (tmp_path / "out" / ".well-known" / "agent-card.json").read_bytes() == \
         (site / "op1.example" / ".well-known" / "agent-card.json").read_bytes()
     # A changed operator file makes its part of the batch stale: publish refuses.
     config.write_text(config.read_text().replace("version: 1.1.1", "version: 2.0.0"))
-    stale = publish(PublishOptions(config=config, site_dir=site, dir=tmp_path / "out"))
+    stale = publish(trial(config=config, site_dir=site, dir=tmp_path / "out"))
     assert [f.rule for f in stale.report.errors] == ["PUBLISH-STALE"]
 
 

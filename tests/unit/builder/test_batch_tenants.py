@@ -368,3 +368,19 @@ def test_an_operator_file_that_is_a_fifo_is_refused_unread(tmp_path: Path) -> No
     assert "not a regular file" in err.message
     assert res.written and hosts_of(tree(site), "op0.example", "op1.example") == \
         hosts_of(before, "op0.example", "op1.example")
+
+
+def test_a_tenant_refused_another_s_host_is_not_told_to_rotate_its_key(tmp_path: Path) -> None:
+    """A fresh user's trial: op00012, pointed at op13.example (op00013's), was refused
+    with SITE-HOST, and also warned that kid op13-1 "was published ... run acap keys
+    rotate --lost --old-kid op13-1": another tenant's key."""
+    ops, _site = batch(tmp_path, 14)
+    text = ops[12].read_text()
+    ops[12].write_text(text.replace("https://op12.example", "https://op13.example"))
+    res = rebuild(tmp_path)
+    err = only_error(res, ops[12])
+    assert err.rule == "SITE-HOST" and err.message.startswith(
+        "host op13.example belongs to another operator")
+    [o] = [o for o in res.outcomes if o.config == ops[12]]
+    assert [(f.rule, f.level) for f in o.report] == [("SITE-HOST", "error")]
+    assert not any("op13-1" in f.message for o in res.outcomes for f in o.report)

@@ -13,13 +13,14 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from acap.cli import cli, report_text
-from acap.publisher import PublishOptions, PublishResult, publish
+from acap.publisher import PublishResult, publish
 from acap.publisher import _directory as dir_publish
 from acap.publisher._directory import marker_path
 from support.publishing import (
@@ -32,6 +33,7 @@ from support.publishing import (
     set_cname,
     snapshot,
     tree_files,
+    trial,
 )
 
 WEBSITE = {
@@ -98,7 +100,8 @@ def test_overlay_into_the_folder_the_web_server_serves(tmp_path: Path) -> None:
     www = tmp_path / "srv/www/praxis"
     website = _website(www)
 
-    res = CliRunner().invoke(cli, ["publish", "-c", str(config), "--dir", str(www)])
+    res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+                                   "-c", str(config), "--dir", str(www)])
     assert res.exit_code == 0, res.output
     assert f"example.com: published (directory {www})" in res.stdout
     assert snapshot(www) == {**website, **built}  # the website's files, each as it was
@@ -107,14 +110,14 @@ def test_overlay_into_the_folder_the_web_server_serves(tmp_path: Path) -> None:
 
     # Republished unchanged: nothing is written, not even a file's time.
     before = _stats(www)
-    again = publish(PublishOptions(config=config, dir=www))
+    again = publish(trial(config=config, dir=www))
     assert again.ok and again.hosts[0].outcome == "up to date"
     assert _stats(www) == before
 
     # A skill removed: its page goes, and nothing else.
     _remove_skill(config, "arrangement-booking")
     do_build(config)
-    res2 = publish(PublishOptions(config=config, dir=www))
+    res2 = publish(trial(config=config, dir=www))
     assert res2.ok, report_text(res2.report)
     plan = res2.hosts[0].plan
     assert plan is not None
@@ -134,15 +137,15 @@ def test_a_file_of_the_website_at_one_of_acaps_paths_is_replaced_only_with_force
     website = _website(www)
     (www / "_headers").write_bytes(b"/*\n  X-Frame-Options: DENY\n")  # Netlify's, theirs
     website = snapshot(www)
-    res = publish(PublishOptions(config=config, dir=www))
+    res = publish(trial(config=config, dir=www))
     assert _errors(res, "PUBLISH-FOREIGN") == [
-        f"{www} holds 1 file(s) that acap did not publish there, and publishing example.com "
-        "would delete or replace them: _headers"]
+        f"{www} holds 1 file that acap did not publish there, and publishing example.com "
+        "would delete or replace it: _headers"]
     assert res.report.errors[0].hint == ("these files are not acap's: rename or move them, or "
                                          "acap publish --force replaces them with acap's (copy "
                                          "them first)")
     assert snapshot(www) == website and not marker_path(www).exists()
-    forced = publish(PublishOptions(config=config, dir=www, force=True))
+    forced = publish(trial(config=config, dir=www, force=True))
     assert forced.ok, report_text(forced.report)
     assert (www / "_headers").read_bytes() == _built(config)["_headers"]
     assert "_headers" in json.loads(marker_path(www).read_text("utf-8"))["files"]
@@ -155,11 +158,11 @@ def test_a_file_the_website_already_had_stays_the_websites(tmp_path: Path) -> No
     www = tmp_path / "www"
     _website(www)
     (www / "CNAME").write_bytes(b"example.com\n")
-    assert publish(PublishOptions(config=config, dir=www)).ok
+    assert publish(trial(config=config, dir=www)).ok
     assert "CNAME" not in json.loads(marker_path(www).read_text("utf-8"))["files"]
     set_cname(config, "example.com", None)
     do_build(config)
-    res = publish(PublishOptions(config=config, dir=www))
+    res = publish(trial(config=config, dir=www))
     assert res.ok and res.hosts[0].plan is not None and res.hosts[0].plan.removed == []
     assert (www / "CNAME").read_bytes() == b"example.com\n"
 
@@ -170,7 +173,7 @@ def test_an_overlay_cut_in_the_middle_leaves_every_file_as_it_was(
     do_build(config)
     www = tmp_path / "www"
     _website(www)
-    assert publish(PublishOptions(config=config, dir=www)).ok
+    assert publish(trial(config=config, dir=www)).ok
     before = snapshot(www)
     change(config, lambda d: d["operator"].__setitem__("name", "Zahnarztpraxis Beispiel"))
     do_build(config)
@@ -184,13 +187,65 @@ def test_an_overlay_cut_in_the_middle_leaves_every_file_as_it_was(
         renamed.append(dest)
 
     monkeypatch.setattr(dir_publish, "_rename", flaky)
-    res = publish(PublishOptions(config=config, dir=www))
+    res = publish(trial(config=config, dir=www))
     assert len(renamed) == 2  # two files were in place when it failed
     assert [f.rule for f in res.report.errors] == ["PUBLISH-FAILED"]
     assert snapshot(www) == before  # put back, and no temporary file left
     monkeypatch.undo()
-    assert publish(PublishOptions(config=config, dir=www)).ok
+    assert publish(trial(config=config, dir=www)).ok
     assert snapshot(www) == {**WEBSITE, **_built(config)}
+
+
+def _unreplaceable(path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
+    """Make ``path`` a file that cannot be replaced, even by root: immutable
+    (``chattr +i``) where the file system allows it, else a rename into its place
+    refused as the kernel refuses it (EPERM). Returns how to undo it."""
+    if subprocess.run(["chattr", "+i", str(path)], capture_output=True,
+                      check=False).returncode == 0:
+        return lambda: subprocess.run(["chattr", "-i", str(path)], check=True)
+    real = dir_publish._rename
+
+    def refuse(tmp: Path, dest: Path) -> None:
+        if dest == path:
+            raise PermissionError(1, "Operation not permitted", str(dest))
+        real(tmp, dest)
+
+    monkeypatch.setattr(dir_publish, "_rename", refuse)
+    return monkeypatch.undo
+
+
+def test_a_failed_overlay_leaves_the_record_as_it_was_so_a_hand_edit_is_still_asked_about(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh user's trial: a failed publish said "it is as it was" but left a record
+    without digests, and the next publish replaced a hand-edited file without asking."""
+    config = _practice(tmp_path)
+    do_build(config)
+    www = tmp_path / "www"
+    _website(www)
+    assert publish(trial(config=config, dir=www)).ok
+    record = marker_path(www).read_bytes()
+    change(config, lambda d: d["agent"].__setitem__("version", "2.0.0"))
+    do_build(config)
+    undo = _unreplaceable(www / ".well-known/agent-card.json", monkeypatch)
+    try:
+        res = publish(trial(config=config, dir=www))
+    finally:
+        undo()
+    [msg] = _errors(res, "PUBLISH-FAILED")
+    assert "failed; it is as it was" in msg and "Operation not permitted" in msg
+    assert marker_path(www).read_bytes() == record  # the record too, byte for byte
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".www")) == [
+        ".www.acap-published.json"]  # and no copy of it left
+    (www / ".well-known/.htaccess").write_bytes(b"# the agency's own rules\n")
+    res = publish(trial(config=config, dir=www))
+    [found] = [f for f in res.report.errors if f.rule == "PUBLISH-FOREIGN"]
+    assert found.message == (
+        f"1 file acap published in {www} has changed since acap published it (by hand or by "
+        "another tool), and publishing example.com would replace it: .well-known/.htaccess")
+    assert found.hint is not None and found.hint.startswith("to keep a change, make it where "
+                                                            "acap builds the file")
+    assert "acap publish --force replaces the changed file" in found.hint
+    assert (www / ".well-known/.htaccess").read_bytes() == b"# the agency's own rules\n"
 
 
 def test_a_symbolic_link_on_acaps_way_is_never_written_through(tmp_path: Path) -> None:
@@ -201,7 +256,7 @@ def test_a_symbolic_link_on_acaps_way_is_never_written_through(tmp_path: Path) -
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (www / "talk").symlink_to(elsewhere)
-    res = publish(PublishOptions(config=config, dir=www))
+    res = publish(trial(config=config, dir=www))
     assert _errors(res, "PUBLISH-TARGET") == [
         f"example.com: {www}/talk is a symbolic link: acap reads, replaces and deletes only "
         "regular files and folders, and never writes through a link"]
@@ -212,7 +267,8 @@ def test_a_symbolic_link_on_acaps_way_is_never_written_through(tmp_path: Path) -
 
 def _publish_cli(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """acap publish as its own process, with a deadline: a hang is a failure, not a stall."""
-    return subprocess.run([sys.executable, "-m", "acap", "publish", "-c", str(config), *args],
+    return subprocess.run([sys.executable, "-m", "acap", "publish", "--allow-example-hosts",
+                           "-c", str(config), *args],
                           capture_output=True, text=True, timeout=120, check=False)
 
 
@@ -265,7 +321,8 @@ def test_the_projects_own_git_folder_is_refused_even_with_force(tmp_path: Path) 
     dot_git = config.parent / ".git"
     before = snapshot(dot_git)
     for target in (dot_git, dot_git / "refs"):
-        res = CliRunner().invoke(cli, ["publish", "-c", str(config), "--dir", str(target),
+        res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+                                       "-c", str(config), "--dir", str(target),
                                        "--force"])
         assert res.exit_code == 1
         assert "[PUBLISH-TARGET]" in res.stderr
@@ -279,7 +336,7 @@ def test_a_bare_repository_is_refused(tmp_path: Path) -> None:
     config = project(tmp_path)
     do_build(config)
     repo = bare_repo(tmp_path / "pages.git")
-    res = publish(PublishOptions(config=config, dir=repo, force=True))
+    res = publish(trial(config=config, dir=repo, force=True))
     [msg] = _errors(res, "PUBLISH-TARGET")
     assert msg == (f"cannot publish example.com into {repo}: it is a git repository's own "
                    f"folder ({repo}): publishing would destroy its history")
@@ -293,7 +350,7 @@ def test_a_working_tree_of_another_branch_is_refused(tmp_path: Path) -> None:
     (clone / "index.html").write_text("<p>site</p>\n", encoding="utf-8")
     _in_git(clone)
     before = snapshot(clone)
-    res = publish(PublishOptions(config=config, dir=clone))
+    res = publish(trial(config=config, dir=clone))
     [err] = [f for f in res.report.errors if f.rule == "PUBLISH-TARGET"]
     assert err.message == (f"cannot publish example.com into {clone}: it is a git working "
                            "tree of branch main, not of the branch gh-pages: acap would mix its "
@@ -303,7 +360,7 @@ def test_a_working_tree_of_another_branch_is_refused(tmp_path: Path) -> None:
                         "<folder> gh-pages)")
     assert snapshot(clone) == before
     # A web root that is a checkout of the site's main: said so, acap adds its files.
-    res = publish(PublishOptions(config=config, dir=clone, branch="main"))
+    res = publish(trial(config=config, dir=clone, branch="main"))
     assert res.ok, report_text(res.report)
     assert {rel: b for rel, b in snapshot(clone).items() if rel in before} == before
     assert (clone / ".well-known/agent-card.json").is_file()
@@ -324,7 +381,7 @@ def test_a_worktree_of_the_target_branch_is_published_into_and_stays_a_worktree(
     (worktree / "README.md").unlink()  # the branch as the site wants it: acap's files only
     git("commit", "-q", "-am", "empty", cwd=worktree)
     dot_git = (worktree / ".git").read_bytes()
-    res = publish(PublishOptions(config=config, dir=worktree))
+    res = publish(trial(config=config, dir=worktree))
     assert res.ok, report_text(res.report)
     assert (worktree / ".git").read_bytes() == dot_git  # never read, replaced or deleted
     assert snapshot(worktree) == {".git": dot_git, **_built(config)}
@@ -355,7 +412,7 @@ def test_overlay_on_the_pages_branch_of_the_website(tmp_path: Path) -> None:
     website = {**WEBSITE, "CNAME": b"example.com\n"}
     remote, work = _pages_branch(tmp_path, website)
     theirs = branch_tip(remote)
-    res = publish(PublishOptions(config=config, remote=str(remote)))
+    res = publish(trial(config=config, remote=str(remote)))
     assert res.ok, report_text(res.report)
     tip = branch_tip(remote)
     assert git("rev-parse", f"{tip}^", cwd=remote).strip() == theirs
@@ -366,7 +423,7 @@ def test_overlay_on_the_pages_branch_of_the_website(tmp_path: Path) -> None:
     # acap's files: not the CNAME, which the website had already, byte for byte.
     assert json.loads(line.split(": ", 1)[1]) == sorted({*built, ".nojekyll"} - {"CNAME"})
 
-    again = publish(PublishOptions(config=config, remote=str(remote)))
+    again = publish(trial(config=config, remote=str(remote)))
     assert again.ok and again.hosts[0].outcome == "up to date" and branch_tip(remote) == tip
 
     # The practice changes its imprint on the branch; then a skill goes.
@@ -376,7 +433,7 @@ def test_overlay_on_the_pages_branch_of_the_website(tmp_path: Path) -> None:
     git("push", "-q", str(remote), "gh-pages", cwd=work)
     _remove_skill(config, "arrangement-booking")
     do_build(config)
-    res3 = publish(PublishOptions(config=config, remote=str(remote)))
+    res3 = publish(trial(config=config, remote=str(remote)))
     assert res3.ok, report_text(res3.report)
     plan = res3.hosts[0].plan
     assert plan is not None and "book/index.html" in plan.removed
@@ -392,7 +449,7 @@ def test_a_jekyll_site_on_the_branch_needs_well_known_included(tmp_path: Path) -
     site = {"index.md": b"---\nlayout: home\n---\n# Praxis\n", "_config.yml": b"title: Praxis\n"}
     remote, work = _pages_branch(tmp_path, site)
     theirs = branch_tip(remote)
-    res = publish(PublishOptions(config=config, remote=str(remote)))
+    res = publish(trial(config=config, remote=str(remote)))
     [err] = [f for f in res.report.errors if f.rule == "PUBLISH-TARGET"]
     assert err.message == ("example.com: the site on gh-pages is built by Jekyll (_config.yml), "
                            "which leaves out .well-known/, where the card lies")
@@ -401,7 +458,7 @@ def test_a_jekyll_site_on_the_branch_needs_well_known_included(tmp_path: Path) -
     (work / "_config.yml").write_bytes(b"title: Praxis\ninclude: [.well-known]\n")
     git("commit", "-q", "-am", "serve .well-known", cwd=work)
     git("push", "-q", str(remote), "gh-pages", cwd=work)
-    res = publish(PublishOptions(config=config, remote=str(remote)))
+    res = publish(trial(config=config, remote=str(remote)))
     assert res.ok, report_text(res.report)
     files = tree_files(remote, "gh-pages")
     assert ".nojekyll" not in files  # Jekyll still builds the practice's pages
@@ -423,7 +480,7 @@ def test_a_record_that_names_paths_outside_the_folder_removes_nothing_there(
         "files": ["../victim.txt", "/etc/hostname", ".git/config", "css/../../victim.txt",
                   "talk.html"]}), encoding="utf-8")
     assert dir_publish.read_marker(www) == ("example.com", {"talk.html": None})
-    res = publish(PublishOptions(config=config, dir=www))
+    res = publish(trial(config=config, dir=www))
     assert res.ok, report_text(res.report)
     assert victim.read_text(encoding="utf-8") == "keep me\n"
     assert snapshot(www) == {**website, **_built(config)}
@@ -439,12 +496,12 @@ def test_a_file_someone_changed_after_acap_wrote_it_is_theirs(tmp_path: Path) ->
     set_overlay(config, "example.com", False)
     do_build(config)
     www = tmp_path / "www"
-    assert publish(PublishOptions(config=config, dir=www)).ok
+    assert publish(trial(config=config, dir=www)).ok
     assert (www / "index.html").is_file()  # acap's, while it owned the host
     (www / "index.html").write_bytes(WEBSITE["index.html"])  # the practice's own now
     set_overlay(config, "example.com", True)
     do_build(config)
-    res = publish(PublishOptions(config=config, dir=www))
+    res = publish(trial(config=config, dir=www))
     assert res.ok, report_text(res.report)
     plan = res.hosts[0].plan
     assert plan is not None and plan.removed == [".nojekyll", "404.html"]  # acap's, as written
@@ -453,12 +510,13 @@ def test_a_file_someone_changed_after_acap_wrote_it_is_theirs(tmp_path: Path) ->
     # acap's booking page, rewritten by hand: acap would replace it, so it asks first;
     # and once the skill is gone, the page stays theirs.
     (www / "book/index.html").write_bytes(b"<p>our own booking page</p>\n")
-    res = publish(PublishOptions(config=config, dir=www))
+    res = publish(trial(config=config, dir=www))
     [msg] = _errors(res, "PUBLISH-FOREIGN")
-    assert msg.endswith("would delete or replace them: book/index.html")
+    assert msg.endswith("has changed since acap published it (by hand or by another tool), "
+                        "and publishing example.com would replace it: book/index.html")
     _remove_skill(config, "arrangement-booking")
     do_build(config)
-    res = publish(PublishOptions(config=config, dir=www))
+    res = publish(trial(config=config, dir=www))
     assert res.ok, report_text(res.report)
     assert res.hosts[0].plan is not None and res.hosts[0].plan.removed == ["book.html"]
     assert (www / "book/index.html").read_bytes() == b"<p>our own booking page</p>\n"
@@ -468,19 +526,19 @@ def test_a_page_of_acaps_rewritten_on_the_branch_is_the_websites(tmp_path: Path)
     config = _practice(tmp_path)
     do_build(config)
     remote, work = _pages_branch(tmp_path, WEBSITE)
-    assert publish(PublishOptions(config=config, remote=str(remote))).ok
+    assert publish(trial(config=config, remote=str(remote))).ok
     git("pull", "-q", str(remote), "gh-pages", cwd=work)
     (work / "book/index.html").write_bytes(b"<p>our own booking page</p>\n")
     git("commit", "-q", "-am", "our booking page", cwd=work)
     git("push", "-q", str(remote), "gh-pages", cwd=work)
     theirs = branch_tip(remote)
-    res = publish(PublishOptions(config=config, remote=str(remote)))
+    res = publish(trial(config=config, remote=str(remote)))
     [msg] = _errors(res, "PUBLISH-FOREIGN")
     assert msg.endswith("publishing would replace them: book/index.html")
     assert branch_tip(remote) == theirs
     _remove_skill(config, "arrangement-booking")
     do_build(config)
-    res = publish(PublishOptions(config=config, remote=str(remote)))
+    res = publish(trial(config=config, remote=str(remote)))
     assert res.ok, report_text(res.report)
     assert res.hosts[0].plan is not None and res.hosts[0].plan.removed == ["book.html"]
     assert tree_files(remote, "gh-pages")["book/index.html"] == b"<p>our own booking page</p>\n"

@@ -11,7 +11,6 @@ from click.testing import CliRunner
 from acap.cli import cli, report_text
 from acap.findings import Finding
 from acap.publisher import PublishResult, publish
-from acap.publisher._publish import PublishOptions
 from support.publishing import (
     add_to_site,
     bare_repo,
@@ -26,6 +25,7 @@ from support.publishing import (
     set_version,
     snapshot,
     tree_files,
+    trial,
 )
 
 #: Files each published host must carry, whatever else the build adds. Hosts are
@@ -78,7 +78,7 @@ def test_publish_twice_with_a_change_then_unchanged(tmp_path: Path) -> None:
     built = sorted(h for h in remotes if (site / h).is_dir())
     assert "example.com" in built
 
-    first = publish(PublishOptions(config=config))
+    first = publish(trial(config=config))
     assert first.ok, report_text(first.report)
     assert sorted((h.target.host, h.outcome) for h in first.hosts) == \
         [(h, "published") for h in built]
@@ -88,7 +88,7 @@ def test_publish_twice_with_a_change_then_unchanged(tmp_path: Path) -> None:
 
     _rename_operator(config, "Example Memorial Chapel Ltd")
     do_build(config)
-    second = publish(PublishOptions(config=config))
+    second = publish(trial(config=config))
     assert second.ok, report_text(second.report)
     for h in built:
         c2 = branch_tip(remotes[h])
@@ -102,7 +102,7 @@ def test_publish_twice_with_a_change_then_unchanged(tmp_path: Path) -> None:
     assert json.loads(tree_files(remotes["example.com"], "gh-pages")[card])["provider"][
         "organization"] == "Example Memorial Chapel Ltd"
 
-    third = publish(PublishOptions(config=config))
+    third = publish(trial(config=config))
     assert third.ok
     assert {(h.outcome, h.commit) for h in third.hosts} == {("up to date", None)}
     for h in built:
@@ -121,7 +121,7 @@ def test_same_content_gives_the_same_commit(tmp_path: Path,
     commits = []
     for name in ("a.git", "b.git"):
         remote = bare_repo(tmp_path / name)
-        res = publish(PublishOptions(config=config, remote=str(remote)))
+        res = publish(trial(config=config, remote=str(remote)))
         assert res.ok, report_text(res.report)
         commits.append(branch_tip(remote))
     assert commits[0] == commits[1]
@@ -142,7 +142,7 @@ def test_docs_flow_build_then_publish_remote(tmp_path: Path,
     runner = CliRunner()
     built = runner.invoke(cli, ["build"])
     assert built.exit_code == 0, built.output
-    res = runner.invoke(cli, ["publish", "--remote", str(remote)])
+    res = runner.invoke(cli, ["publish", "--allow-example-hosts", "--remote", str(remote)])
     assert res.exit_code == 0, res.output
     assert "example.com: published (branch gh-pages of" in res.stdout
     assert "example.com: reading gh-pages" in res.stderr  # progress, per host
@@ -150,7 +150,8 @@ def test_docs_flow_build_then_publish_remote(tmp_path: Path,
     assert tip is not None
     assert ".well-known/agent-card.json" in tree_files(remote, tip)
     # A relative remote path works from the project folder too.
-    res = runner.invoke(cli, ["publish", "--remote", "../pages.git", "--branch", "site"])
+    res = runner.invoke(cli, ["publish", "--allow-example-hosts",
+                              "--remote", "../pages.git", "--branch", "site"])
     assert res.exit_code == 0, res.output
     assert branch_tip(remote, "site") is not None
 
@@ -170,7 +171,7 @@ def test_rejected_push_leaves_remote_and_local_as_they_were(tmp_path: Path) -> N
     git("add", "-A", cwd=folder)
     git("commit", "-q", "-m", "operator project", cwd=folder)
     do_build(config)
-    assert publish(PublishOptions(config=config, remote=str(remote))).ok
+    assert publish(trial(config=config, remote=str(remote))).ok
     c1 = branch_tip(remote)
     remote_refs = git("for-each-ref", cwd=remote)
 
@@ -181,7 +182,8 @@ def test_rejected_push_leaves_remote_and_local_as_they_were(tmp_path: Path) -> N
     do_build(config)
     before = _repo_state(folder)
 
-    res = CliRunner().invoke(cli, ["publish", "-c", str(config), "--remote", str(remote)])
+    res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+                                   "-c", str(config), "--remote", str(remote)])
     assert res.exit_code == 1, res.output
     assert "[PUBLISH-FAILED]" in res.stderr
     assert "refused by the test policy" in res.stderr          # the hook's own words
@@ -202,7 +204,7 @@ def test_tampered_card_is_refused(tmp_path: Path) -> None:
     i = data.index(b"Example Memorial Chapel assistant")
     data[i] = ord("e")  # one byte
     card.write_bytes(bytes(data))
-    res = publish(PublishOptions(config=config, remote=str(remote)))
+    res = publish(trial(config=config, remote=str(remote)))
     assert not res.ok
     bad = _errors(res, "PUBLISH-INTEGRITY")
     assert len(bad) == 1
@@ -222,7 +224,7 @@ def test_every_signature_is_checked_even_when_the_manifest_agrees(tmp_path: Path
     card = json.loads((site / rel).read_text("utf-8"))
     card["description"] = "Something else entirely."
     add_to_site(site, rel, (json.dumps(card, indent=2) + "\n").encode())
-    res = publish(PublishOptions(config=config, remote=str(remote)))
+    res = publish(trial(config=config, remote=str(remote)))
     assert "PUBLISH-INTEGRITY" not in _rules(res)
     sig = _errors(res, "PUBLISH-SIGNATURE")
     assert len(sig) == 1
@@ -258,7 +260,7 @@ def test_private_key_material_is_refused(tmp_path: Path, rel: str, data: bytes,
     do_build(config)
     site = config.parent / "site"
     add_to_site(site, rel, data)
-    res = publish(PublishOptions(config=config, remote=str(remote)))
+    res = publish(trial(config=config, remote=str(remote)))
     found = _errors(res, "PUBLISH-PRIVATE-KEY")
     assert len(found) == 1, report_text(res.report)
     assert found[0].location.file == str(site / rel)
@@ -277,27 +279,28 @@ def test_json_without_private_members_is_not_flagged(tmp_path: Path) -> None:
     config = project(tmp_path)
     do_build(config)
     add_to_site(config.parent / "site", "example.com/data.json", b'{"d": 1, "k": [1]}')
-    res = publish(PublishOptions(config=config, remote=str(remote)))
+    res = publish(trial(config=config, remote=str(remote)))
     assert res.ok, report_text(res.report)
 
 
 def test_stale_site_is_refused(tmp_path: Path) -> None:
     remote = bare_repo(tmp_path / "pages.git")
     config = project(tmp_path)
-    res = publish(PublishOptions(config=config, remote=str(remote)))
+    res = publish(trial(config=config, remote=str(remote)))
     assert _rules(res) == ["PUBLISH-STALE"] and res.report.errors[0].hint == "run acap build"
     do_build(config)
     set_version(config, "1.0.1")
-    res = publish(PublishOptions(config=config, remote=str(remote)))
+    res = publish(trial(config=config, remote=str(remote)))
     assert _rules(res) == ["PUBLISH-STALE"]
     assert "not built from the current" in res.report.errors[0].message
     do_build(config)
     tpl = config.parent / "templates"
     tpl.mkdir()
     (tpl / "page.html").write_text("<p>mine</p>\n", encoding="utf-8")
-    res = publish(PublishOptions(config=config, remote=str(remote)))
+    res = publish(trial(config=config, remote=str(remote)))
     assert _rules(res) == ["PUBLISH-STALE"]
-    out = CliRunner().invoke(cli, ["publish", "-c", str(config), "--remote", str(remote)])
+    out = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+                                   "-c", str(config), "--remote", str(remote)])
     assert out.exit_code == 1
     assert "run acap build" in out.stderr
     assert git("ls-remote", str(remote)) == ""
@@ -311,7 +314,7 @@ def test_a_value_declared_private_after_the_build_stops_the_publish(tmp_path: Pa
     do_build(config)
     (config.parent / "operator.private.yaml").write_text(
         'service-pricing:\n  - "£2,450"\n', encoding="utf-8")
-    res = publish(PublishOptions(config=config, remote=str(remote)))
+    res = publish(trial(config=config, remote=str(remote)))
     assert _rules(res) == ["PUBLISH-STALE"]
     assert git("ls-remote", str(remote)) == ""
 
@@ -326,7 +329,7 @@ def test_target_must_serve_the_card_at_the_root_of_its_origin(
     config = project(tmp_path)
     set_cname(config, "example.com", cname)
     do_build(config)
-    res = publish(PublishOptions(config=config, remote=remote))
+    res = publish(trial(config=config, remote=remote))
     found = _errors(res, "PUBLISH-ORIGIN")
     assert len(found) == 1, report_text(res.report)
     assert f"serves {served}" in found[0].message
@@ -349,12 +352,13 @@ def test_dry_run_lists_changes_and_changes_nothing(tmp_path: Path) -> None:
     remote = bare_repo(tmp_path / "pages.git")
     config = project(tmp_path)
     do_build(config)
-    assert publish(PublishOptions(config=config, remote=str(remote))).ok
+    assert publish(trial(config=config, remote=str(remote))).ok
     c1 = branch_tip(remote)
     set_version(config, "1.2.0")
     set_cname(config, "example.com", None)
     do_build(config)
-    res = CliRunner().invoke(cli, ["publish", "-c", str(config), "--remote", str(remote),
+    res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+                                   "-c", str(config), "--remote", str(remote),
                                    "--dry-run"])
     assert res.exit_code == 0, res.output
     assert "example.com: dry run" in res.stdout
@@ -378,7 +382,7 @@ def test_branch_with_files_acap_did_not_publish_needs_force(tmp_path: Path) -> N
     config = project(tmp_path, overlay=False)  # acap owns example.com whole
     do_build(config)
 
-    res = publish(PublishOptions(config=config, remote=str(remote)))
+    res = publish(trial(config=config, remote=str(remote)))
     found = _errors(res, "PUBLISH-FOREIGN")
     assert len(found) == 1
     assert "overlay: true" in (found[0].hint or "")  # the way to keep the page, said
@@ -386,7 +390,7 @@ def test_branch_with_files_acap_did_not_publish_needs_force(tmp_path: Path) -> N
     assert ".well-known/agent-card.json, my-page.html" in found[0].message
     assert branch_tip(remote) == foreign
 
-    res = publish(PublishOptions(config=config, remote=str(remote), force=True))
+    res = publish(trial(config=config, remote=str(remote), force=True))
     assert res.ok, report_text(res.report)
     tip = branch_tip(remote)
     assert git("rev-parse", f"{tip}^", cwd=remote).strip() == foreign  # history kept
@@ -395,7 +399,7 @@ def test_branch_with_files_acap_did_not_publish_needs_force(tmp_path: Path) -> N
     # Once acap owns the branch, its own stale files go without --force.
     set_cname(config, "example.com", None)
     do_build(config)
-    res = publish(PublishOptions(config=config, remote=str(remote)))
+    res = publish(trial(config=config, remote=str(remote)))
     assert res.ok and res.hosts[0].plan is not None and res.hosts[0].plan.removed == ["CNAME"]
 
 
@@ -403,24 +407,24 @@ def test_targets_from_operator_yaml_and_their_mistakes(tmp_path: Path) -> None:
     config = project(tmp_path)
     do_build(config)
     # No target anywhere: an error naming what to add; built hosts unpublished are warned.
-    res = publish(PublishOptions(config=config))
+    res = publish(trial(config=config))
     assert _rules(res) == ["PUBLISH-TARGET"]
     assert "no publish target" in res.report.errors[0].message
     assert any("site/example.com/ is not published" in w.message for w in res.report.warnings)
     # An unknown host on the command line.
-    res = publish(PublishOptions(config=config, hosts=("nowhere.example",), remote="/x.git"))
+    res = publish(trial(config=config, hosts=("nowhere.example",), remote="/x.git"))
     assert _rules(res) == ["PUBLISH-TARGET"] and "no folder for nowhere.example" in \
         res.report.errors[0].message
     # remote and dir together in operator.yaml, pointing at the line.
     publish_to(config, "example.com", remote="../pages.git", dir="../www")
     do_build(config)
-    res = publish(PublishOptions(config=config))
+    res = publish(trial(config=config))
     err = _errors(res, "PUBLISH-TARGET")
     assert len(err) == 1 and "gives remote and dir" in err[0].message
     assert err[0].location.file.endswith("operator.yaml") and err[0].location.line is not None
     # A directory target that is the project itself: refused, with a hint that is not
     # "the folder your web server serves" again (issue 15: that is the folder given).
-    res = publish(PublishOptions(config=config, dir=config.parent))
+    res = publish(trial(config=config, dir=config.parent))
     [err] = _errors(res, "PUBLISH-TARGET")
     assert "it holds your project (or site/): publishing would write acap's files into " \
         "it" in err.message  # example.com: acap adds its files beside a website there
@@ -428,17 +432,17 @@ def test_targets_from_operator_yaml_and_their_mistakes(tmp_path: Path) -> None:
                         "outside your acap project")
     set_overlay(config, "example.com", False)
     do_build(config)
-    res = publish(PublishOptions(config=config, dir=config.parent))
+    res = publish(trial(config=config, dir=config.parent))
     assert "it holds your project (or site/): mirroring would delete it" in \
         _errors(res, "PUBLISH-TARGET")[0].message
-    res = publish(PublishOptions(config=config, remote="/x.git", branch="bad..name"))
+    res = publish(trial(config=config, remote="/x.git", branch="bad..name"))
     assert "not a branch name" in _errors(res, "PUBLISH-TARGET")[0].message
 
 
 def test_two_hosts_on_one_branch_are_refused(tmp_path: Path) -> None:
     config = project(tmp_path)
     do_build(config)
-    res = publish(PublishOptions(config=config, hosts=("example.com", "agent-capability.org"),
+    res = publish(trial(config=config, hosts=("example.com", "agent-capability.org"),
                                  remote=str(tmp_path / "pages.git")))
     err = _errors(res, "PUBLISH-TARGET")
     assert len(err) == 1 and "same branch gh-pages" in err[0].message
@@ -448,7 +452,7 @@ def test_two_hosts_on_one_branch_are_refused(tmp_path: Path) -> None:
     publish_to(config, "example.com", remote="../pages.git")
     publish_to(config, "agent-capability.org", remote="../pages.git", branch="spec")
     do_build(config)
-    res = publish(PublishOptions(config=config))
+    res = publish(trial(config=config))
     assert [(h.target.host, h.outcome) for h in res.hosts] == \
         [("agent-capability.org", "published"), ("example.com", "published")]
 
@@ -456,7 +460,8 @@ def test_two_hosts_on_one_branch_are_refused(tmp_path: Path) -> None:
 def test_unreachable_remote_fails_with_gits_reason(tmp_path: Path) -> None:
     config = project(tmp_path)
     do_build(config)
-    res = CliRunner().invoke(cli, ["publish", "-c", str(config), "--remote",
+    res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+                                   "-c", str(config), "--remote",
                                    str(tmp_path / "no-such-repo.git")])
     assert res.exit_code == 1
     assert "[PUBLISH-FAILED]" in res.stderr
@@ -492,7 +497,7 @@ def test_the_users_global_hooks_do_not_run(tmp_path: Path,
     remote = bare_repo(tmp_path / "pages.git")
     config = project(tmp_path)
     do_build(config)
-    res = publish(PublishOptions(config=config, remote=str(remote)))
+    res = publish(trial(config=config, remote=str(remote)))
     assert res.ok, report_text(res.report)
     assert branch_tip(remote) is not None
 
@@ -507,7 +512,7 @@ def test_card_host_without_its_card_is_refused(tmp_path: Path) -> None:
     man = json.loads((site / ".acap/manifest.json").read_text("utf-8"))
     del man["files"][rel]
     (site / ".acap/manifest.json").write_text(json.dumps(man), encoding="utf-8")
-    res = publish(PublishOptions(config=config, remote=str(tmp_path / "pages.git")))
+    res = publish(trial(config=config, remote=str(tmp_path / "pages.git")))
     assert [f.message for f in _errors(res, "PUBLISH-INTEGRITY")] == \
         ["site/example.com/ has no Agent Card (.well-known/agent-card.json)"]
 
@@ -522,8 +527,105 @@ def test_two_hosts_sharing_or_nesting_folders_get_one_clear_error(
     publish_to(config, "example.com", dir=first)
     publish_to(config, "ask.example.com", dir=second)
     do_build(config)
-    res = publish(PublishOptions(config=config))
+    res = publish(trial(config=config))
     [err] = _errors(res, "PUBLISH-TARGET")
     assert how in err.message and "one would delete the other's files" in err.message
     assert ".." not in err.message  # paths shown resolved
     assert not (tmp_path / "pub").exists()
+
+
+# -- the order of hosts; a card held back; example hosts ---------------------------------------
+
+def _refusing_hook(remote: Path) -> None:
+    hook = remote / "hooks/pre-receive"
+    hook.write_text("#!/bin/sh\necho 'remote: rejected by policy' >&2\nexit 1\n")
+    hook.chmod(0o755)
+
+
+def test_the_card_is_held_back_when_its_person_entry_host_fails(tmp_path: Path) -> None:
+    """A fresh user's trial: the personEntry host's push was refused, the card's host was
+    published anyway, and the live card pointed to a page that was not there."""
+    config = project(tmp_path)
+    remote = bare_repo(tmp_path / "pages.git")
+    _refusing_hook(remote)
+    publish_to(config, "example.com", dir="../www")
+    publish_to(config, "ask.example.com", remote=str(remote))
+    do_build(config)
+    res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts", "-c", str(config),
+                                   "--host", "example.com", "--host", "ask.example.com"])
+    assert res.exit_code == 1, res.output
+    assert res.stdout.splitlines() == [
+        f"ask.example.com: failed (branch gh-pages of {remote})",
+        f"example.com: held back (directory {tmp_path / 'project/../www'})"]
+    assert not (tmp_path / "www").exists()  # the card did not go out
+    assert ("error: example.com: not published: held back because ask.example.com failed, so "
+            "the card does not point to a page that is not there [PUBLISH-HELD]") in res.stderr
+    # git's words, one line each, the server's own "remote:" given once
+    assert "failed; it is as it was. could not push to gh-pages" in res.stderr
+    assert "\n    > remote: rejected by policy\n" in res.stderr
+    assert "remote: remote:" not in res.stderr and " | " not in res.stderr
+    assert "(pre-receive hook declined)" in res.stderr
+
+    (remote / "hooks/pre-receive").unlink()
+    lines: list[str] = []
+    ok = publish(trial(config=config, hosts=("example.com", "ask.example.com"),
+                       progress=lines.append))
+    assert ok.ok, report_text(ok.report)
+    assert [h.target.host for h in ok.hosts] == ["ask.example.com", "example.com"]
+    assert [h.outcome for h in ok.hosts] == ["published", "published"]
+
+
+def test_the_specification_site_the_card_names_holds_the_card_back_too(tmp_path: Path) -> None:
+    """The card's extension URI is on the specification site acap builds: it goes out
+    first; the pages of the other hosts still go out."""
+    config = project(tmp_path)
+    remote = bare_repo(tmp_path / "spec.git")
+    _refusing_hook(remote)
+    publish_to(config, "example.com", dir="../www")
+    publish_to(config, "ask.example.com", dir="../ask")
+    publish_to(config, "agent-capability.org", remote=str(remote))
+    do_build(config)
+    res = publish(trial(config=config))
+    assert [(h.target.host, h.outcome) for h in res.hosts][-1] == ("example.com", "held back")
+    assert {h.target.host: h.outcome for h in res.hosts} == {
+        "agent-capability.org": "failed", "ask.example.com": "published",
+        "example.com": "held back"}
+    assert [f.rule for f in res.report.errors] == ["PUBLISH-FAILED", "PUBLISH-HELD"]
+    assert res.report.errors[1].message.startswith(
+        "example.com: not published: held back because agent-capability.org failed")
+    assert not (tmp_path / "www").exists() and (tmp_path / "ask").is_dir()
+
+
+def test_acap_inits_example_website_is_not_published(tmp_path: Path) -> None:
+    """A fresh user's trial: an untouched ``acap init`` project built and published to a
+    real folder put a card for example.org there."""
+    runner = CliRunner()
+    assert runner.invoke(cli, ["init", str(tmp_path / "p")]).exit_code == 0
+    config = tmp_path / "p/operator.yaml"
+    built = runner.invoke(cli, ["build", "-c", str(config)])
+    assert built.exit_code == 0, built.output
+    www = tmp_path / "www"
+    res = runner.invoke(cli, ["publish", "-c", str(config), "--dir", str(www)])
+    assert res.exit_code == 1
+    assert (f"{config}:18:12: error: example.org is an example address (reserved for examples "
+            "by RFC 2606 and RFC 6761, never anyone's website): acap does not publish it "
+            "[PUBLISH-PLACEHOLDER]\n    hint: operator.yaml still has the example website "
+            "from acap init: put your own website's address in `website:` and build again (to "
+            "try acap out with the example, acap publish --allow-example-hosts publishes it "
+            "anyway)") in res.stderr
+    assert not www.exists()
+    tried = runner.invoke(cli, ["publish", "-c", str(config), "--dir", str(www),
+                                "--allow-example-hosts"])
+    assert tried.exit_code == 0, tried.output
+    assert (www / ".well-known/agent-card.json").is_file()
+
+
+@pytest.mark.parametrize(("host", "reserved"), [
+    ("example.org", True), ("ask.example.com", True), ("EXAMPLE.NET.", True),
+    ("op13.example", True), ("shop.test", True), ("a.invalid", True), ("x.localhost", True),
+    ("example.org.praxis.de", False), ("myexample.org", False), ("example.de", False),
+    ("testing.de", False), ("praxis-beispiel.de", False)])
+def test_example_hosts_are_the_reserved_names(host: str, reserved: bool) -> None:
+    from acap.uris import is_example_host
+
+    assert is_example_host(host) is reserved

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from acap.cli import cli, report_text
 from acap.publisher import _directory as dir_mirror
 from acap.publisher import publish
-from acap.publisher._publish import PublishOptions
-from support.publishing import add_to_site, do_build, project, set_version, snapshot
+from acap.publisher._directory import marker_path
+from support.publishing import add_to_site, do_build, project, set_version, snapshot, trial
 
 
 def _host_tree(config: Path, host: str = "example.com") -> dict[str, bytes]:
@@ -29,7 +29,7 @@ def test_mirror_removes_stale_files_and_matches_the_build(tmp_path: Path) -> Non
     config = project(tmp_path, overlay=False)
     do_build(config)
     www = tmp_path / "www" / "example.com"
-    res = publish(PublishOptions(config=config, dir=www))
+    res = publish(trial(config=config, dir=www))
     assert res.ok, report_text(res.report)
     assert res.hosts[0].outcome == "published"
     # Exactly the host folder: no Pages extras (.nojekyll, CNAME) and never the manifest.
@@ -38,11 +38,11 @@ def test_mirror_removes_stale_files_and_matches_the_build(tmp_path: Path) -> Non
     site = config.parent / "site"
     add_to_site(site, "example.com/old-page.html", b"stale\n")
     add_to_site(site, "example.com/old/x.json", b"{}")
-    assert publish(PublishOptions(config=config, dir=www)).ok
+    assert publish(trial(config=config, dir=www)).ok
     assert (www / "old/x.json").is_file()
     set_version(config, "3.0.0")
     do_build(config)
-    res = publish(PublishOptions(config=config, dir=www))
+    res = publish(trial(config=config, dir=www))
     assert res.ok, report_text(res.report)
     plan = res.hosts[0].plan
     assert plan is not None
@@ -51,7 +51,7 @@ def test_mirror_removes_stale_files_and_matches_the_build(tmp_path: Path) -> Non
     assert snapshot(www) == _host_tree(config)
     assert not (www / "old").exists()
     assert _leftovers(www.parent) == []
-    again = publish(PublishOptions(config=config, dir=www))
+    again = publish(trial(config=config, dir=www))
     assert again.hosts[0].outcome == "up to date"
 
 
@@ -61,7 +61,7 @@ def test_dir_from_operator_yaml_relative_to_it(tmp_path: Path) -> None:
     config = project(tmp_path, overlay=False)
     publish_to(config, "example.com", dir="../served/example.com")
     do_build(config)
-    res = CliRunner().invoke(cli, ["publish", "-c", str(config)])
+    res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts", "-c", str(config)])
     assert res.exit_code == 0, res.output
     assert snapshot(tmp_path / "served/example.com") == _host_tree(config)
 
@@ -85,13 +85,13 @@ def test_copy_interrupted_mid_way_leaves_the_old_tree(tmp_path: Path,
     config = project(tmp_path, overlay=False)
     do_build(config)
     www = tmp_path / "www"
-    assert publish(PublishOptions(config=config, dir=www)).ok
+    assert publish(trial(config=config, dir=www)).ok
     (www / "stale.txt").write_text("from before\n", encoding="utf-8")  # --force below
     before = snapshot(www)
     set_version(config, "4.0.0")
     do_build(config)
     written = _interrupt_after(monkeypatch, 1)
-    res = publish(PublishOptions(config=config, dir=www, force=True))
+    res = publish(trial(config=config, dir=www, force=True))
     assert len(written) == 1  # the copy really was cut in the middle
     assert not res.ok
     assert [f.rule for f in res.report.errors] == ["PUBLISH-FAILED"]
@@ -100,8 +100,24 @@ def test_copy_interrupted_mid_way_leaves_the_old_tree(tmp_path: Path,
     assert snapshot(www) == before  # the old tree, whole
     assert _leftovers(tmp_path) == []
     monkeypatch.undo()
-    assert publish(PublishOptions(config=config, dir=www, force=True)).ok
+    assert publish(trial(config=config, dir=www, force=True)).ok
     assert snapshot(www) == _host_tree(config)  # then the new tree, whole
+
+
+def test_a_copy_interrupted_mid_way_leaves_the_record_as_it_was(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = project(tmp_path, overlay=False)
+    do_build(config)
+    assert publish(trial(config=config, dir=tmp_path / "www")).ok
+    record = marker_path(tmp_path / "www").read_bytes()
+    set_version(config, "4.0.0")
+    do_build(config)
+    _interrupt_after(monkeypatch, 1)
+    res = publish(trial(config=config, dir=tmp_path / "www"))
+    assert [f.rule for f in res.report.errors] == ["PUBLISH-FAILED"]
+    assert marker_path(tmp_path / "www").read_bytes() == record
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".www")) == [
+        ".www.acap-published.json"]
 
 
 def test_first_copy_interrupted_leaves_no_target(tmp_path: Path,
@@ -109,7 +125,8 @@ def test_first_copy_interrupted_leaves_no_target(tmp_path: Path,
     config = project(tmp_path, overlay=False)
     do_build(config)
     _interrupt_after(monkeypatch, 1)
-    res = CliRunner().invoke(cli, ["publish", "-c", str(config), "--dir", str(tmp_path / "www")])
+    res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+                                   "-c", str(config), "--dir", str(tmp_path / "www")])
     assert res.exit_code == 1
     assert "No space left on device" in res.stderr
     assert not (tmp_path / "www").exists()
@@ -122,7 +139,7 @@ def test_swap_fallback_restores_the_old_tree_when_the_second_rename_fails(
     config = project(tmp_path, overlay=False)
     do_build(config)
     www = tmp_path / "www"
-    assert publish(PublishOptions(config=config, dir=www)).ok
+    assert publish(trial(config=config, dir=www)).ok
     before = snapshot(www)
     set_version(config, "5.0.0")
     do_build(config)
@@ -135,7 +152,7 @@ def test_swap_fallback_restores_the_old_tree_when_the_second_rename_fails(
         real_rename(src, dst)
 
     monkeypatch.setattr(dir_mirror.os, "rename", rename)
-    res = publish(PublishOptions(config=config, dir=www))
+    res = publish(trial(config=config, dir=www))
     assert not res.ok and "Input/output error" in res.report.errors[0].message
     assert snapshot(www) == before
     assert _leftovers(tmp_path) == []
@@ -157,7 +174,8 @@ def test_dry_run_into_a_directory_writes_nothing(tmp_path: Path) -> None:
     config = project(tmp_path, overlay=False)
     do_build(config)
     www = tmp_path / "www"
-    res = CliRunner().invoke(cli, ["publish", "-c", str(config), "--dir", str(www), "--dry-run"])
+    res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+                                   "-c", str(config), "--dir", str(www), "--dry-run"])
     assert res.exit_code == 0, res.output
     # Exactly the built files: a directory gets no Pages extras.
     added = sorted(line[4:] for line in res.stdout.splitlines() if line.startswith("  + "))

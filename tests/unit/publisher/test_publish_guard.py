@@ -20,7 +20,6 @@ from acap.cli import cli, report_text
 from acap.findings import Finding
 from acap.publisher import PublishResult, publish
 from acap.publisher._directory import marker_path
-from acap.publisher._publish import PublishOptions
 from support.publishing import (
     add_to_site,
     bare_repo,
@@ -32,6 +31,7 @@ from support.publishing import (
     set_version,
     snapshot,
     tree_files,
+    trial,
 )
 
 
@@ -53,11 +53,11 @@ def test_a_folder_acap_did_not_publish_is_refused_naming_the_files(tmp_path: Pat
     do_build(config)
     www = tmp_path / "www"
     before = _hand_made_site(www)
-    res = publish(PublishOptions(config=config, dir=www))
+    res = publish(trial(config=config, dir=www))
     found = _errors(res, "PUBLISH-FOREIGN")
     assert [f.rule for f in res.report.errors] == ["PUBLISH-FOREIGN"]
     assert found[0].message == (
-        f"{www} holds 2 file(s) that acap did not publish there, and publishing example.com "
+        f"{www} holds 2 files that acap did not publish there, and publishing example.com "
         "would delete or replace them: about.html, index.html")
     assert "--force" in (found[0].hint or "")
     assert res.hosts[0].outcome == "failed"
@@ -71,7 +71,7 @@ def test_force_replaces_a_foreign_folder_and_records_the_publish(tmp_path: Path)
     do_build(config)
     www = tmp_path / "www"
     _hand_made_site(www)
-    res = publish(PublishOptions(config=config, dir=www, force=True))
+    res = publish(trial(config=config, dir=www, force=True))
     assert res.ok, report_text(res.report)
     assert snapshot(www) == snapshot(config.parent / "site/example.com")
     # The record lies beside the folder, not in it: a web server serving www/ never serves it.
@@ -86,17 +86,17 @@ def test_force_replaces_a_foreign_folder_and_records_the_publish(tmp_path: Path)
     # From now on acap deletes what it published there, and only that: a page it published
     # earlier goes without --force; a file someone added is refused by name.
     add_to_site(config.parent / "site", "example.com/old-page.html", b"<p>old</p>\n")
-    assert publish(PublishOptions(config=config, dir=www)).ok
+    assert publish(trial(config=config, dir=www)).ok
     assert "old-page.html" in json.loads(record.read_text("utf-8"))["files"]
     set_version(config, "2.0.0")
     do_build(config)  # old-page.html is no longer built
     (www / "mine.html").write_text("<p>mine</p>\n", encoding="utf-8")
-    res = publish(PublishOptions(config=config, dir=www))
+    res = publish(trial(config=config, dir=www))
     assert [f.message for f in _errors(res, "PUBLISH-FOREIGN")] == [
-        f"{www} holds 1 file(s) that acap did not publish there, and publishing example.com "
-        "would delete or replace them: mine.html"]
+        f"{www} holds 1 file that acap did not publish there, and publishing example.com "
+        "would delete or replace it: mine.html"]
     (www / "mine.html").unlink()
-    res = publish(PublishOptions(config=config, dir=www))
+    res = publish(trial(config=config, dir=www))
     assert res.ok, report_text(res.report)
     assert res.hosts[0].plan is not None and res.hosts[0].plan.removed == ["old-page.html"]
     assert "old-page.html" not in json.loads(record.read_text("utf-8"))["files"]
@@ -107,7 +107,7 @@ def test_an_empty_folder_needs_no_force(tmp_path: Path) -> None:
     do_build(config)
     www = tmp_path / "www"
     www.mkdir()
-    res = publish(PublishOptions(config=config, dir=www))
+    res = publish(trial(config=config, dir=www))
     assert res.ok, report_text(res.report)
     assert json.loads(marker_path(www).read_text("utf-8"))["host"] == "example.com"
 
@@ -116,9 +116,9 @@ def test_a_folder_acap_published_for_another_host_is_refused(tmp_path: Path) -> 
     config = project(tmp_path, overlay=False)
     do_build(config)
     www = tmp_path / "www"
-    assert publish(PublishOptions(config=config, hosts=("ask.example.com",), dir=www)).ok
+    assert publish(trial(config=config, hosts=("ask.example.com",), dir=www)).ok
     before = snapshot(www)
-    res = publish(PublishOptions(config=config, dir=www))
+    res = publish(trial(config=config, dir=www))
     found = _errors(res, "PUBLISH-FOREIGN")
     assert len(found) == 1
     assert found[0].message.startswith(
@@ -138,7 +138,8 @@ def test_a_copy_of_an_acap_project_is_refused_even_with_force(tmp_path: Path) ->
     shutil.copytree(other.parent, copy)
     before = snapshot(copy)
     assert ".acap/signing-key.pem" in before
-    res = CliRunner().invoke(cli, ["publish", "-c", str(config), "--dir", str(copy), "--force"])
+    res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+                                   "-c", str(config), "--dir", str(copy), "--force"])
     assert res.exit_code == 1
     assert (f"error: cannot publish example.com into {copy}: it is an acap project "
             f"(it holds operator.yaml): mirroring would delete it [PUBLISH-TARGET]") in res.stderr
@@ -151,14 +152,14 @@ def test_a_folder_holding_an_acap_project_or_a_key_is_refused_even_with_force(
     do_build(config)
     www = tmp_path / "www"
     (www / "deep/proj/.acap").mkdir(parents=True)
-    res = publish(PublishOptions(config=config, dir=www, force=True))
+    res = publish(trial(config=config, dir=www, force=True))
     assert [f.message for f in _errors(res, "PUBLISH-TARGET")] == [
         f"cannot publish example.com into {www}: it holds an acap project's .acap folder "
         "(deep/proj/.acap): mirroring would delete it"]
     keys = tmp_path / "keys"
     keys.mkdir()
     shutil.copyfile(config.parent / ".acap/signing-key.pem", keys / "backup.txt")
-    res = publish(PublishOptions(config=config, dir=keys, force=True))
+    res = publish(trial(config=config, dir=keys, force=True))
     assert [f.message for f in _errors(res, "PUBLISH-TARGET")] == [
         f"cannot publish example.com into {keys}: it holds a private key (backup.txt): "
         "mirroring would delete it"]
@@ -171,14 +172,14 @@ def test_a_folder_inside_an_acap_projects_own_parts_is_refused(tmp_path: Path) -
     other = project(tmp_path / "elsewhere")
     (other.parent / "templates").mkdir()
     for inside in (other.parent / "templates" / "www", other.parent / ".acap" / "www"):
-        res = publish(PublishOptions(config=config, dir=inside, force=True))
+        res = publish(trial(config=config, dir=inside, force=True))
         part = inside.parent.name
         assert [f.message for f in _errors(res, "PUBLISH-TARGET")] == [
             f"cannot publish example.com into {inside}: it is inside {part}/ of the acap "
             f"project {other.parent}"], part
         assert not inside.exists()
     # A folder of its own inside a project is fine: the GitHub workflow publishes into _site.
-    res = publish(PublishOptions(config=config, dir=config.parent / "_site"))
+    res = publish(trial(config=config, dir=config.parent / "_site"))
     assert res.ok, report_text(res.report)
 
 
@@ -188,14 +189,14 @@ def test_a_branch_acap_made_for_another_host_is_refused(tmp_path: Path) -> None:
     config = project(tmp_path, overlay=False)
     do_build(config)
     pages = bare_repo(tmp_path / "pages.git")
-    assert publish(PublishOptions(config=config, remote=str(pages))).ok
+    assert publish(trial(config=config, remote=str(pages))).ok
     tip = branch_tip(pages)
     assert tip is not None
     message = git("log", "-1", "--format=%B", tip, cwd=pages)
     assert message.rstrip().endswith("Published-by: acap\nPublished-host: example.com")
     copy = tmp_path / "pages2.git"
     shutil.copytree(pages, copy)
-    res = publish(PublishOptions(config=config, hosts=("ask.example.com",), remote=str(copy)))
+    res = publish(trial(config=config, hosts=("ask.example.com",), remote=str(copy)))
     found = _errors(res, "PUBLISH-FOREIGN")
     assert len(found) == 1
     assert found[0].message.startswith(
@@ -206,7 +207,7 @@ def test_a_branch_acap_made_for_another_host_is_refused(tmp_path: Path) -> None:
                              "or repository of its own; acap publish --force replaces "
                              "example.com's site (it stays in the branch's history)")
     assert branch_tip(copy) == tip
-    res = publish(PublishOptions(config=config, hosts=("ask.example.com",), remote=str(copy),
+    res = publish(trial(config=config, hosts=("ask.example.com",), remote=str(copy),
                                  force=True))
     assert res.ok, report_text(res.report)
     assert tree_files(copy, "gh-pages")["CNAME"] == b"ask.example.com\n"
@@ -225,12 +226,12 @@ def test_an_older_acap_commit_without_the_host_trailer_names_its_host_in_the_sub
         "Published-by: acap", cwd=work)
     git("push", "-q", str(pages), "gh-pages", cwd=work)
     tip = branch_tip(pages)
-    res = publish(PublishOptions(config=config, hosts=("ask.example.com",), remote=str(pages)))
+    res = publish(trial(config=config, hosts=("ask.example.com",), remote=str(pages)))
     assert [f.message.split(":")[0] for f in _errors(res, "PUBLISH-FOREIGN")] == [
         f"gh-pages at {pages} was published by acap for example.com, not ask.example.com"]
     assert branch_tip(pages) == tip
     # ... and the same host is fine: acap's own older commit, its files go without --force.
-    assert publish(PublishOptions(config=config, remote=str(pages))).ok
+    assert publish(trial(config=config, remote=str(pages))).ok
 
 
 # -- item 12: hosts left behind ------------------------------------------------------------------
@@ -243,7 +244,8 @@ def test_remote_or_dir_on_the_command_line_warns_about_the_hosts_it_leaves_out(
     publish_to(config, "agent-capability.org", remote="../spec.git")
     do_build(config)
     for target in (["--remote", str(pages)], ["--dir", str(tmp_path / "www")]):
-        res = CliRunner().invoke(cli, ["publish", "-c", str(config), *target])
+        res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+                                       "-c", str(config), *target])
         assert res.exit_code == 0, res.output
         assert (f"warning: site/ask.example.com/ is not published: {target[0]} publishes only "
                 "the card's host example.com, and the card's personEntry "

@@ -35,6 +35,7 @@ import shutil
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from acap.builder.batch._model import (
     STAGING,
@@ -360,6 +361,7 @@ def _claim_hosts(result: BatchResult, kept: list[dict[str, Any]],
     last_owner = {str(h): r for r in records for h in r.get("hosts", [])}
     claims: dict[str, list[OperatorOutcome]] = {}
     refused: dict[int, Finding] = {}
+    refused_card_host: dict[int, bool] = {}
     for o in result.built:
         if SPEC_HOST in o.host_places:  # named as its own: refused, alone
             refused[id(o)] = Finding(
@@ -397,6 +399,7 @@ def _claim_hosts(result: BatchResult, kept: list[dict[str, Any]],
                     + (f" ({owner['config']})" if isinstance(owner.get("config"), str) else ""),
                     where, f"remove {h} from this file, or, if that operator has left, build "
                     "without it and with --prune first")
+                refused_card_host[id(o)] = _is_card_host(o, h)
                 break
             if rivals and not (last is not None and owners.owner(last) is o):
                 names = ", ".join(str(c.config) for c in rivals)
@@ -404,11 +407,22 @@ def _claim_hosts(result: BatchResult, kept: list[dict[str, Any]],
                     "SITE-HOST", "error", f"host {h} is also built by {names}; a host "
                     "belongs to one operator", where,
                     f"remove {h} from all but one of these operator files")
+                refused_card_host[id(o)] = _is_card_host(o, h)
                 break
     for o in result.built:
         if id(o) in refused:
+            if refused_card_host.get(id(o)):
+                # The JWKS in site/ for that host is the other operator's: its kids are
+                # not this one's to keep or rotate (a tenant told to run acap keys rotate
+                # --lost for another tenant's kid).
+                o.report.findings = [f for f in o.report.findings if f not in o.history]
             o.fail(refused[id(o)])
     return bool(refused)
+
+
+def _is_card_host(o: OperatorOutcome, host: str) -> bool:
+    """Whether ``host`` is the host of ``o``'s card."""
+    return o.card_url is not None and urlsplit(o.card_url).hostname == host
 
 
 def _same_files(a: OperatorOutcome, b: OperatorOutcome, host: str) -> bool:

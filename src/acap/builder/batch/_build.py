@@ -408,6 +408,7 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
         return bug_outcome(config, exc)
     cfg = ctx.cfg
     out = OperatorOutcome(config, ctx.report, hosts=ctx.files.hosts(), notices=ctx.notices,
+                          history=ctx.history,
                           card_url=cfg.card_url if cfg.card_host else None,
                           host_places=_host_places(cfg),
                           key_file=None if cfg.key_from_env else real_path(cfg.key_file),

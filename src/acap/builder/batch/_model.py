@@ -89,6 +89,8 @@ class OperatorOutcome:
             for the next batch (:mod:`acap.site._file_stats`: only those it may trust).
         output_stats: ``{path under site/: signature}`` of its output files as this
             batch checked (kept) or wrote (built) them.
+        history: its kid history findings (the ``history`` of the build's context),
+            also in ``report``; dropped when it is refused its card's host (``SITE-HOST``).
     """
 
     config: Path
@@ -110,6 +112,7 @@ class OperatorOutcome:
     reads: list[str] = field(default_factory=list)
     input_stats: dict[str, list[Any]] = field(default_factory=dict)
     output_stats: dict[str, list[int]] = field(default_factory=dict)
+    history: list[Finding] = field(default_factory=list)
 
     @property
     def built(self) -> bool:

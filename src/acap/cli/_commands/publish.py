@@ -35,11 +35,15 @@ from acap.publisher import publish as run_publish
               help="Replace files acap did not publish there: on a branch (history is "
                    "kept), or in a folder (deleted where acap owns the host whole). Never a "
                    "folder holding an acap project, a key or a git repository.")
+@click.option("--allow-example-hosts", is_flag=True,
+              help="Publish hosts reserved for examples (example.org, *.test ...), for "
+                   "trying acap out with its example; without it acap refuses them, so "
+                   "that acap init's placeholders never go out to a real server.")
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True,
               help="How to print the result.")
 def publish(config: Path, site_dir: Path | None, hosts: tuple[str, ...], remote: str | None,
             branch: str | None, directory: Path | None, sftp: str | None, dry_run: bool,
-            force: bool, fmt: str) -> None:
+            force: bool, allow_example_hosts: bool, fmt: str) -> None:
     """Publish each host folder of site/ to its target, after checking it.
 
     \b
@@ -60,7 +64,7 @@ def publish(config: Path, site_dir: Path | None, hosts: tuple[str, ...], remote:
 
     opts = PublishOptions(config=config, site_dir=site_dir, hosts=hosts, remote=remote,
                           branch=branch, dir=directory, sftp=sftp, dry_run=dry_run,
-                          force=force,
+                          force=force, allow_example_hosts=allow_example_hosts,
                           progress=progress)
     result = run_publish(opts)
     reporter(fmt).publish(result, dry_run)
