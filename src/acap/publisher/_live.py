@@ -132,14 +132,17 @@ def _header_findings(f: HttpFacts, what: str) -> list[Finding]:
         out.append(Finding("LIVE-CORS", "warning", f"the {what} has no "
                            "Access-Control-Allow-Origin header: clients running in a browser "
                            "cannot read it", loc,
-                           "send Access-Control-Allow-Origin: * (GitHub Pages does; elsewhere "
-                           "see the _headers file)"))
+                           "send Access-Control-Allow-Origin: * (GitHub Pages does; Netlify "
+                           "and Cloudflare Pages read the _headers file acap writes; for "
+                           "Apache, nginx or Caddy, use the settings acap writes in "
+                           "site/.servers/<host>/)"))
     elif not f.cors_open:
         out.append(Finding("LIVE-CORS", "warning", f"the {what} is served with "
                            f"Access-Control-Allow-Origin: {f.cors!r}, not *: only that origin's "
                            "pages, if any, can read it in a browser", loc,
                            "send exactly Access-Control-Allow-Origin: * (the _headers file "
-                           "acap writes does)"))
+                           "and the server settings in site/.servers/<host>/ that acap "
+                           "writes do)"))
     if f.max_age is None:
         out.append(Finding("LIVE-CACHE", "warning", f"the {what} has no Cache-Control max-age "
                            "(A2A §8.6.1 SHOULD)", loc, "send Cache-Control: max-age=600 or so"))

@@ -97,6 +97,8 @@ def test_missing_headers_are_reported(site: Path, plain_server: int) -> None:
     assert "  CORS             -  <- see below" in out.stdout
     assert "signature 0: kid chapel-1, alg ES256: valid" in out.stdout
     assert "[LIVE-CORS]" in out.stderr
+    # the fix names where each kind of host takes its headers from (fresh-user trial)
+    assert "site/.servers/<host>/" in out.stderr
     strict = CliRunner().invoke(cli, ["check", CARD, "--live", "--strict", "--connect-to",
                                       f"example.com=http://127.0.0.1:{plain_server}"])
     assert strict.exit_code == 1
