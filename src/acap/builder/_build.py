@@ -270,7 +270,14 @@ def _add_server_files(ctx: BuildContext) -> list[str]:
     out = []
     for host in ctx.files.hosts():
         if any(f"{host}{p}" in ctx.files for p in (CARD_PATH, JWKS_PATH)):
-            for rel, data in server_files(host, seconds):
+            try:
+                made = server_files(host, seconds)
+            except SitePathError as exc:  # a host no check refused: a finding, not a file
+                ctx.report.add(Finding("SITE-PATH", "error", str(exc),
+                                       Location(ctx.cfg.loaded.file),
+                                       "use host names of letters, digits, hyphens and dots"))
+                continue
+            for rel, data in made:
                 ctx.files.add_path(rel, data)
             out.append(f"{SERVERS_DIR}/{host}")
     return out
