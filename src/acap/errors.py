@@ -133,14 +133,16 @@ class FileRefused(AcapError):
             file"``), for messages that name the file elsewhere.
         kind: what it is when it is not a regular file (``"a named pipe (FIFO)"``),
             else ``None``.
+        outside: it lies outside the folder it must be in (links followed).
     """
 
     def __init__(self, path: str, reason: str, hint: str | None = None, *,
-                 kind: str | None = None) -> None:
+                 kind: str | None = None, outside: bool = False) -> None:
         super().__init__(f"{path}: {reason}", hint)
         self.path = path
         self.reason = reason
         self.kind = kind
+        self.outside = outside
 
 
 class TemplateRefused(AcapError):

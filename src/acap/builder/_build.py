@@ -46,17 +46,19 @@ from acap.site import (
 )
 from acap.uris import CARD_PATH, JWKS_PATH
 
-__all__ = ["assemble", "build", "file_hash", "input_digest", "input_files", "write_or_report"]
+__all__ = ["assemble", "build", "file_hash", "input_digest", "input_files", "link_digest",
+           "write_or_report"]
 
 
 def input_files(cfg: OperatorConfig) -> list[Path]:
     """What a build reads besides the signing key, in the order :func:`input_digest`
     hashes it: operator.yaml, operator.private.yaml, the previous keys, and every entry
-    of templates/ but its folders (sorted)."""
+    of templates/ but its folders (sorted): links to folders too (:func:`file_hash`
+    hashes where they lead), since a template is read through them."""
     paths = [cfg.path, cfg.private_values_file, cfg.previous_keys_file]
     tpl = cfg.base_dir / "templates"
     if tpl.is_dir():  # every entry but folders: a FIFO or link added is a change too
-        paths += sorted(p for p in tpl.rglob("*") if not p.is_dir())
+        paths += sorted(p for p in tpl.rglob("*") if p.is_symlink() or not p.is_dir())
     return paths
 
 
@@ -64,14 +66,30 @@ def file_hash(path: Path) -> bytes | None:
     """SHA-256 of a file a build reads, judged first (a regular file of bounded size:
     a FIFO or ``/dev/zero`` named there is never waited on); ``None`` when it is
     missing, :data:`REFUSED` when it is there but refused (a FIFO where there was no
-    file is a change: the build that reads it reports it)."""
+    file is a change: the build that reads it reports it). A symbolic link is hashed
+    with where it leads (:func:`link_digest`): a link put where a file was, or to
+    nothing where there was nothing, is a change too."""
 
     try:
-        return hashlib.sha256(read_regular(path, 16 * KEY_FILE_LIMIT)).digest()
+        digest: bytes | None = hashlib.sha256(read_regular(path, 16 * KEY_FILE_LIMIT)).digest()
     except FileNotFoundError:
-        return REFUSED if os.path.lexists(path) else None
+        digest = REFUSED if os.path.lexists(path) else None
     except (OSError, FileRefused):
-        return REFUSED
+        digest = REFUSED
+    return link_digest(path, digest)
+
+
+def link_digest(path: str | os.PathLike[str], digest: bytes | None) -> bytes | None:
+    """``digest`` (of what ``path`` leads to) when ``path`` is no symbolic link, else
+    the SHA-256 of the link's own text and ``digest``: a build judges a link (a
+    tenant's link out of its folder is refused), so the link is an input of its own
+    and not only the file it leads to."""
+    try:
+        target = os.readlink(path)
+    except OSError:  # no link (EINVAL), or missing
+        return digest
+    return hashlib.sha256(b"link\0" + os.fsencode(target) + b"\0" +
+                          (digest if digest is not None else b"-")).digest()
 
 
 #: :func:`file_hash` of a file that is there but not read (not a SHA-256: no file has it).
@@ -162,20 +180,36 @@ def name_findings(cfg: OperatorConfig) -> list[Finding]:
 
 def templates_outside(cfg: OperatorConfig) -> list[Finding]:
     """A batch tenant's ``templates/`` that is a link out of its own folder (to another
-    tenant's folder, whose files would be rendered into this tenant's public pages):
-    a ``PAGE-TEMPLATE`` error, and no template of it is used (the tenant is not built).
-    The templates' loader confines each file to the real templates/ folder; this
-    confines that folder to the tenant's."""
+    tenant's folder, whose files would be rendered into this tenant's public pages),
+    or a link in it that leads out of templates/ (``templates/words ->
+    ../../other/templates/words``): a ``PAGE-TEMPLATE`` error, and no template of it
+    is used (the tenant is not built). The templates' loader confines each file to
+    the real templates/ folder; this confines that folder to the tenant's, and
+    refuses a link out of it whether or not a template is looked up through it, so
+    that what the build says does not depend on what lies in another's folder (an
+    incremental batch, which hashes templates/ without following such links, says
+    what a full one says)."""
     tpl = cfg.base_dir / "templates"
     if not os.path.lexists(tpl):
         return []
-    if under(real_path(tpl), real_path(cfg.base_dir)):
+    root = real_path(tpl)
+    if not under(root, real_path(cfg.base_dir)):
+        return [Finding("PAGE-TEMPLATE", "error", "templates/ leads out of this operator's "
+                        "folder (a link to another folder), so its templates are not used",
+                        Location(cfg.loaded.file),
+                        "make templates/ a real folder beside operator.yaml, holding your "
+                        "own templates")]
+    if not os.path.isdir(tpl):
         return []
-    return [Finding("PAGE-TEMPLATE", "error", "templates/ leads out of this operator's folder "
-                    "(a link to another folder), so its templates are not used",
-                    Location(cfg.loaded.file),
-                    "make templates/ a real folder beside operator.yaml, holding your own "
-                    "templates")]
+    for p in sorted(tpl.rglob("*")):
+        if p.is_symlink() and not under(os.path.realpath(p), root):
+            shown = p.relative_to(cfg.base_dir)
+            return [Finding("PAGE-TEMPLATE", "error", f"{shown} is a link that leads "
+                            "outside the templates folder, so its templates are not used",
+                            Location(str(p)),
+                            f"remove {shown}, or put the file itself in templates/ "
+                            "(a link there may lead only to a file or folder in templates/)")]
+    return []
 
 
 def _utf8(name: str) -> bool:
@@ -236,7 +270,14 @@ def _add_server_files(ctx: BuildContext) -> list[str]:
     out = []
     for host in ctx.files.hosts():
         if any(f"{host}{p}" in ctx.files for p in (CARD_PATH, JWKS_PATH)):
-            for rel, data in server_files(host, seconds):
+            try:
+                made = server_files(host, seconds)
+            except SitePathError as exc:  # a host no check refused: a finding, not a file
+                ctx.report.add(Finding("SITE-PATH", "error", str(exc),
+                                       Location(ctx.cfg.loaded.file),
+                                       "use host names of letters, digits, hyphens and dots"))
+                continue
+            for rel, data in made:
                 ctx.files.add_path(rel, data)
             out.append(f"{SERVERS_DIR}/{host}")
     return out

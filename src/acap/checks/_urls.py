@@ -183,13 +183,55 @@ def host_problems(host: str, *, what: str = "the host") -> list[Problem]:
     return out
 
 
+#: Names that are never public DNS names, each with what it is and its source: a host
+#: under one of them (or the name itself) is no host to publish on. ``.example``
+#: (RFC 6761 §6.5) is left out on purpose: the tests, the bench and the docs build
+#: ``op0.example`` hosts, and publishing to them is judged at publish time. Wildcard
+#: DNS services (``nip.io``, ``sslip.io``) are left alone too: they are public names
+#: that anyone may register under, and what they resolve to is judged when fetched.
+SPECIAL_USE_SUFFIXES: dict[str, str] = {
+    # RFC 6761 §6.3: loopback, answered by this machine itself.
+    "localhost": "a name of this machine (localhost)",
+    # RFC 6762 §3: multicast DNS, answered only on the local network.
+    "local": "a multicast DNS name (.local), answered only on a local network",
+    # RFC 8375: the home network's own names.
+    "home.arpa": "a home network name (.home.arpa)",
+    # ICANN Board resolution 2024.07.29.06: reserved for private use, never delegated
+    # (metadata.google.internal is a cloud machine's metadata server).
+    "internal": "a private network name (.internal)",
+    # De facto, never delegated in the root zone: /etc/hosts of many Linux distributions
+    # names this machine localhost.localdomain.
+    "localdomain": "a name of this machine or its network (.localdomain)",
+    # RFC 7686: Tor onion services, unreachable through DNS.
+    "onion": "a Tor onion service name (.onion), not reached through DNS",
+    # RFC 6761 §6.4 (RFC 2606): guaranteed never to resolve.
+    "invalid": "a name that never resolves (.invalid)",
+    # RFC 6761 §6.2 (RFC 2606): for testing, never delegated.
+    "test": "a name for testing (.test), never delegated",
+    # RFC 9476: names of systems other than DNS.
+    "alt": "a name of a system other than DNS (.alt)",
+}
+
+
+def special_use(name: str) -> str | None:
+    """What ``name`` (lower case, no final dot) is when it is one of
+    :data:`SPECIAL_USE_SUFFIXES` or lies under one, else ``None``."""
+    labels = name.split(".")
+    for i in range(len(labels)):
+        found = SPECIAL_USE_SUFFIXES.get(".".join(labels[i:]))
+        if found is not None:
+            return found
+    return None
+
+
 def site_host_problems(host: str, *, what: str = "the host") -> list[Problem]:
     """``URL-FORM``: a host an operator publishes on (it becomes a folder of site/, served
     by name on a shared web server) must be a public DNS name: not an IP address in any
     form a resolver accepts (``127.0.0.1``, ``0x7f.1``, ``2130706433``, ``[::1]``), not
-    ``localhost`` or a name under ``.localhost`` (RFC 6761), not a single label
-    (``acap``, an internal name). On a web server answering every name, such a folder
-    would serve requests made by address or to internal names.
+    a special-use name or one under it (:data:`SPECIAL_USE_SUFFIXES`: ``localhost``,
+    ``.local``, ``.home.arpa``, ``.internal``, ``.onion``, ``.test`` ..., each with its
+    source), not a single label (``acap``, an internal name). On a web server answering
+    every name, such a folder would serve requests made by address or to internal names.
 
     Args:
         host: the host as written (``example.com``, ``[::1]``).
@@ -212,8 +254,8 @@ def site_host_problems(host: str, *, what: str = "the host") -> list[Problem]:
             literal = False
     if literal:
         reason = "an IP address"
-    elif bare == "localhost" or bare.endswith(".localhost"):
-        reason = "a name of this machine (localhost)"
+    elif (kind := special_use(bare)) is not None:
+        reason = kind
     elif bare and "." not in bare:
         reason = "a single name with no dot, which only a local network knows"
     else:

@@ -11,7 +11,7 @@ unknown keys and a rule id where the field belongs to a requirement
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -222,12 +222,16 @@ def _a_label(host: str) -> str:
         return host
 
 
-def load_operator(path: str | Path, display: str | None = None) -> OperatorConfig:
+def load_operator(path: str | Path, display: str | None = None, *,
+                  inside: Sequence[Path] | None = None) -> OperatorConfig:
     """Load operator.yaml and check it against ``operator.schema.json``.
 
     Args:
         path: the file.
         display: how to name the file in findings (default: as given).
+        inside: folders the file must lie in once links are followed (a batch
+            tenant's own folder), or ``None``; a file outside is a ``FILE`` error,
+            unread (see :func:`acap.load.read_regular`).
 
     Returns:
         An :class:`OperatorConfig`; ``findings`` holds every loading and schema
@@ -235,7 +239,7 @@ def load_operator(path: str | Path, display: str | None = None) -> OperatorConfi
         Never raises for bad content or a missing file.
     """
     p = Path(path)
-    loaded = load_file(p, schemas.schema(schemas.OPERATOR), display or str(path))
+    loaded = load_file(p, schemas.schema(schemas.OPERATOR), display or str(path), inside=inside)
     cfg = OperatorConfig(p, loaded, list(loaded.findings))
     if loaded.data is None and loaded.findings:
         return cfg

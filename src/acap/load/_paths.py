@@ -127,7 +127,8 @@ def read_regular(path: str | os.PathLike[str], limit: int, *, inside: Sequence[P
     if inside is not None:
         real = real_path(path)
         if not any(under(real, real_path(folder)) for folder in inside):
-            raise FileRefused(str(path), "it lies outside the folder it must be in")
+            raise FileRefused(str(path), "it lies outside the folder it must be in",
+                              outside=True)
     # stat first: a device is never opened (opening some has effects of its own), and
     # fstat after opening, for a file swapped in between.
     _judge(path, os.stat(path) if follow_links else os.lstat(path), limit, one_name)

@@ -26,7 +26,7 @@ __all__ = ["Loaded", "YamlLoader", "dash_candidates", "expand_tabs", "load_bytes
            "tab_lines"]
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,7 +121,8 @@ class Loaded:
             p = p.rsplit("/", 1)[0]
 
 
-def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None = None) -> Loaded:
+def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None = None, *,
+              inside: Sequence[Path] | None = None) -> Loaded:
     """Read and load a YAML file; never raises for bad content.
 
     Args:
@@ -129,6 +130,8 @@ def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None =
         schema: the JSON Schema (a dict, with local ``$ref`` only) the data is
             meant to match; used only to decide how plain scalars are typed.
         display: the file name to show in findings (default: ``str(path)``).
+        inside: folders the file must lie in once links are followed, or ``None``
+            (see :func:`acap.load.read_regular`).
 
     Returns:
         A :class:`Loaded`; check ``findings`` for errors. A missing or
@@ -140,8 +143,12 @@ def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None =
         # Only a regular file, looked at before it is opened, and opened without
         # blocking: a FIFO in a tenant's folder would hang a batch, a device is no
         # operator file (issue 12).
-        raw = read_regular(path, MAX_BYTES)
+        raw = read_regular(path, MAX_BYTES, inside=inside)
     except FileRefused as exc:
+        if exc.outside:
+            return _fail(name, "FILE", f"cannot read {name}: it is a link that leads out of "
+                         "its folder", "make it a regular file in the operator's folder",
+                         None)
         if exc.kind is None:
             return _too_large(name)
         return _fail(name, "FILE", f"cannot read {name}: it is {exc.kind}, not a regular file",

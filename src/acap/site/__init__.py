@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from acap.site._files import new_site_folder as new_site_folder
     from acap.site._files import path_fault as path_fault
     from acap.site._files import real_site_dir as real_site_dir
+    from acap.site._files import refuse_line_breaks as refuse_line_breaks
     from acap.site._files import site_lock as site_lock
     from acap.site._files import swap_in as swap_in
     from acap.site._files import url_to_path as url_to_path

@@ -60,8 +60,11 @@ def path_fault(path: str) -> str | None:
     """Why the path of a URL (as written, percent-escapes and all) cannot name a file of
     site/, in words ("has an encoded slash (%2F)"), or ``None``: a percent-escape that
     decodes to a character of Unicode category C (controls, such as a NUL or a line
-    break, which make a file name that breaks ``_headers`` or a terminal), to a
-    backslash, or to bytes that are not UTF-8; or an encoded slash (``%2F``, one
+    break, which make a file name that breaks ``_headers`` or a terminal) or Z other
+    than the plain space U+0020 (U+2028 and U+2029 end a line for readers that split
+    on them, as JavaScript's and Python's ``splitlines`` do; U+00A0, U+3000 look like
+    a space and are not one), to a backslash, or to bytes that are not UTF-8; or an
+    encoded slash (``%2F``, one
     component that would be two folders). Own code: ``urllib.parse.unquote`` decodes
     whatever it is given, and no library judges a path as a file name.
 
@@ -78,10 +81,51 @@ def path_fault(path: str) -> str | None:
         return "has percent-escapes that are not UTF-8 text"
     if "\\" in text:
         return "has a backslash (\\)"
-    odd = next((c for c in text if unicodedata.category(c).startswith("C")), None)
-    if odd is not None:
-        return f"has the control or invisible character U+{ord(odd):04X}"
+    odd = unsafe_char(text)
+    if odd is None:
+        return None
+    if unicodedata.category(odd).startswith("Z"):
+        return (f"has the separator U+{ord(odd):04X} ({unicodedata.name(odd, 'a space')}): "
+                "a line break for some readers or a space that is not one")
+    return f"has the control or invisible character U+{ord(odd):04X}"
+
+
+def unsafe_char(text: str, allowed: str = " ") -> str | None:
+    """The first character of ``text`` that must not be in one line of a file acap
+    writes for a web server or host (``_headers``, ``.htaccess``, ``nginx.conf`` ...)
+    or in a file name: of Unicode category C (controls, format, unassigned: a NUL, a
+    line feed, U+0085) or Z (separators: U+2028 and U+2029 end a line for readers that
+    split on them, U+00A0 and U+3000 look like a space), unless in ``allowed``;
+    ``None`` when there is none. Own code: no library judges text for this.
+
+    Args:
+        text: one line, or a decoded path.
+        allowed: characters of those categories that may be there (the plain space by
+            default; a server file's tab).
+    """
+    for c in text:
+        if c not in allowed and unicodedata.category(c)[0] in "CZ":
+            return c
     return None
+
+
+def refuse_line_breaks(name: str, lines: list[str], allowed: str = " ") -> None:
+    """Raise :class:`acap.errors.SitePathError` when a line of the file ``name`` holds
+    a character :func:`unsafe_char` finds: a second line of defence, after
+    :func:`path_fault`, so that no path or name can add a line (a header rule) to a
+    server's settings file.
+
+    Args:
+        name: the file's path under site/, for the message.
+        lines: its lines, without their line ends.
+        allowed: as :func:`unsafe_char`.
+    """
+    for line in lines:
+        odd = unsafe_char(line, allowed)
+        if odd is not None:
+            raise SitePathError(f"{name} was not written: a line of it would hold the "
+                                f"character U+{ord(odd):04X}, a line break or control "
+                                "character for some readers")
 
 
 class SiteFiles:

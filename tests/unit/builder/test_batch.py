@@ -473,20 +473,25 @@ def test_one_file_named_many_ways_is_built_once(tmp_path: Path) -> None:
     assert find_configs(spellings) == [op]
 
 
-def test_a_linked_operator_file_is_built_from_its_own_folder(tmp_path: Path) -> None:
-    [op] = write_operators(tmp_path / "ops", 1)
+def test_a_linked_operator_folder_is_built_from_its_own_folder(tmp_path: Path) -> None:
+    """A folder of links to operators elsewhere: a linked folder is followed (its key and
+    .private.yaml are the real folder's); a linked operator file must lead into the
+    link's own folder (re-trial MEDIUM 1), else it is a FILE error, unread."""
+    [op, other] = write_operators(tmp_path / "ops", 2)
     (tmp_path / "links").mkdir()
-    (tmp_path / "links" / "chapel.yaml").symlink_to(op)
+    (tmp_path / "links" / "chapel").symlink_to(op.parent)
+    (tmp_path / "links" / "out.yaml").symlink_to(other)
     (tmp_path / "links" / "gone.yaml").symlink_to(tmp_path / "nowhere.yaml")
     (tmp_path / "links" / "gone-folder").symlink_to(tmp_path / "nowhere")
     found = find_configs([tmp_path / "links"])
-    assert found[0] == op  # its key and .private.yaml are beside the real file
+    assert found[0] == tmp_path / "links" / "chapel" / "operator.yaml"
     res = build_many(BatchOptions(configs=[tmp_path / "links"], site_dir=tmp_path / "site"))
-    assert [o.config for o in res.built] == [op]
+    assert [o.config for o in res.built] == [found[0]]
     assert not (tmp_path / "links" / ".acap").exists()  # no new key beside the link
     errors = sorted((f.rule, f.location.file) for o in res.failed for f in o.report.errors)
     assert errors == [("FILE", str(tmp_path / "links" / "gone-folder" / "operator.yaml")),
-                      ("FILE", str(tmp_path / "links" / "gone.yaml"))]
+                      ("FILE", str(tmp_path / "links" / "gone.yaml")),
+                      ("FILE", str(tmp_path / "links" / "out.yaml"))]
 
 
 def test_operators_sharing_a_key_file_both_fail(tmp_path: Path) -> None:

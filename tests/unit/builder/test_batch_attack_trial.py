@@ -7,40 +7,14 @@ asserts the refusal: its rule id, its place, and that the other tenants were bui
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from acap.builder.batch import BatchOptions, BatchResult, build_many
+from acap.builder.batch import BatchOptions, build_many
 from acap.cli import report_text
-from acap.findings import Finding
-from support.paths import REPO
-
-sys.path.insert(0, str(REPO / "bench"))
-from generate import write_operators
-
-
-def batch(tmp_path: Path, count: int = 3) -> list[Path]:
-    """``count`` tenants built into tmp_path/site; their operator files."""
-    ops = write_operators(tmp_path / "ops", count)
-    res = rebuild(tmp_path)
-    assert res.written and not res.failed, [report_text(o.report) for o in res.failed]
-    return ops
-
-
-def rebuild(tmp_path: Path) -> BatchResult:
-    return build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=tmp_path / "site"))
-
-
-def only_error(res: BatchResult, config: Path) -> Finding:
-    """The one error of the tenant ``config``, which did not build; every other built."""
-    failed = [o for o in res.outcomes if not o.built]
-    assert [o.config for o in failed] == [config], [report_text(o.report) for o in failed]
-    [err] = failed[0].report.errors
-    return err
-
+from support.batches import batch, only_error, rebuild, write_operators
 
 # -- HIGH 1: the private-values file is confined to the tenant's folder ------------------
 

@@ -294,3 +294,27 @@ def test_server_settings_follow_the_cards_cache_time(tmp_path: Path) -> None:
         assert "application/json" in text and "Access-Control-Allow-Origin" in text, rel
     assert "ask.example.com/.well-known/.htaccess" not in result.files  # no card there
     assert not any(rel.startswith(".servers/ask.example.com") for rel in result.files)
+
+
+# -- re-trial LOW 2: no path or host adds a line to a server's settings -------------------
+
+@pytest.mark.parametrize("odd", ["\u2028", "\n", "\u0085", "\u00a0"])
+def test_headers_refuse_a_path_with_a_line_break_as_a_second_defence(odd: str) -> None:
+    from acap.builder.pages._hosting import CachePolicy, headers_file
+    from acap.errors import SitePathError
+    from acap.site import SiteFiles
+
+    files = SiteFiles()
+    files.add_path(f"op0.example/ask{odd}x/index.html", b"<p>x</p>")  # past path_fault
+    with pytest.raises(SitePathError, match=f"U\\+{ord(odd):04X}"):
+        headers_file(files, "op0.example", CachePolicy())
+
+
+@pytest.mark.parametrize("odd", ["\u2028", "\n"])
+def test_server_settings_refuse_a_host_with_a_line_break(odd: str) -> None:
+    from acap.builder.pages import server_files
+    from acap.errors import SitePathError
+
+    assert len(server_files("op0.example", 60)) == 3  # a plain host: every file
+    with pytest.raises(SitePathError, match="was not written"):
+        server_files(f"op0.example{odd}x", 60)

@@ -30,7 +30,11 @@ def line(text: str, needle: str) -> int:
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "0x7f.1", "127.1", "2130706433", "[::1]",
-                                  "localhost", "a.localhost", "acap", "10.0.0.1"])
+                                  "localhost", "a.localhost", "acap", "10.0.0.1",
+                                  # re-trial LOW 3: special-use names and the names under them
+                                  "localhost.localdomain", "foo.local", "foo.home.arpa",
+                                  "metadata.google.internal", "a.internal", "a.localdomain",
+                                  "abc.onion", "a.invalid", "a.test", "a.alt", "FOO.Local."])
 def test_a_hosts_entry_that_is_no_public_name_is_url_form(tmp_path: Path, host: str) -> None:
     base = OPERATOR.read_text(encoding="utf-8")
     text = base + f"hosts:\n  '{host}': {{}}\n"
@@ -46,6 +50,8 @@ def test_card_host_and_website_are_judged_too(tmp_path: Path, host: str) -> None
     assert ("URL-FORM", line(text, "  website:")) in errors(tmp_path, text)
 
 
-def test_a_public_name_passes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("host", ["ask.example.com", "op0.example", "local.example.com",
+                                  "test.example.org", "onion.example", "1.2.3.4.nip.io"])
+def test_a_public_name_passes(tmp_path: Path, host: str) -> None:
     base = OPERATOR.read_text(encoding="utf-8")
-    assert errors(tmp_path, base + "hosts:\n  ask.example.com: {}\n") == []
+    assert errors(tmp_path, base + f"hosts:\n  {host}: {{}}\n") == []

@@ -31,7 +31,10 @@ def findings_for(tmp_path: Path, path: str) -> tuple[list[tuple[str, int | None]
 
 @pytest.mark.parametrize("path", ["ask%00x", "ask%0A/*%0A%20%20Access-Control-Allow-Origin:%20x",
                                   "ask%1B]0;owned%07", "a%5Cb", "a%2Fb", "a%2fb", "a%FFb",
-                                  "a%C2%85b"])
+                                  "a%C2%85b",
+                                  # re-trial LOW 2: Unicode Z separators but the plain space
+                                  "ask%E2%80%A8/*%E2%80%A8%20%20Access-Control-Allow-Origin:"
+                                  "%20https://evil", "a%E2%80%A9b", "a%C2%A0b", "a%E3%80%80b"])
 def test_a_path_that_cannot_be_a_file_name_is_url_form(tmp_path: Path, path: str) -> None:
     found, line = findings_for(tmp_path, path)
     assert found == [("URL-FORM", line)]
@@ -43,6 +46,6 @@ def test_a_dot_folder_is_site_path(tmp_path: Path, path: str) -> None:
     assert found == [("SITE-PATH", line)]
 
 
-@pytest.mark.parametrize("path", ["talk", ".well-known/ask", "caf%C3%A9", "a.b/c"])
+@pytest.mark.parametrize("path", ["talk", ".well-known/ask", "caf%C3%A9", "a.b/c", "a%20b"])
 def test_a_plain_path_passes(tmp_path: Path, path: str) -> None:
     assert findings_for(tmp_path, path)[0] == []

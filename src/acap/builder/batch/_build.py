@@ -34,7 +34,14 @@ from typing import Any
 
 from acap._package import __version__
 from acap.builder import BuildOptions
-from acap.builder._build import assemble, file_hash, input_digest, input_files
+from acap.builder._build import (
+    REFUSED,
+    assemble,
+    file_hash,
+    input_digest,
+    input_files,
+    link_digest,
+)
 from acap.builder.batch._assemble import assemble_site
 from acap.builder.batch._model import (
     STAGING,
@@ -51,6 +58,7 @@ from acap.load import (
     KEY_FILE_LIMIT,
     OperatorConfig,
     forget_real_paths,
+    load_operator,
     pointer_join,
     read_regular,
     real_path,
@@ -80,10 +88,13 @@ def find_configs(paths: Iterable[Path]) -> list[Path]:
     """Operator files named by ``paths``: files as given; for a folder, its ``*.yaml``
     and ``*.yml`` files and the ``operator.yaml`` of each subfolder, sorted.
 
-    A link to an operator file is followed, so that the operator's folder (its key,
-    its ``.private.yaml``) is the real file's; a link that leads nowhere is kept,
-    so that the build reports it. The same file named twice (another spelling,
-    a linked folder) is built once.
+    A link to an operator file is followed when it leads to a file in the link's own
+    folder (or below it), so that the operator's folder (its key, its
+    ``.private.yaml``) is the real file's. A link that leads out of its folder (a
+    tenant's ``operator.yaml`` linked to a file of the build machine or of another
+    tenant), to nothing, or to itself is kept as it is, unfollowed, so that the build
+    reports it (:func:`link_refusal`) without reading its target. The same file named
+    twice (another spelling, a linked folder) is built once.
     """
     return list(configs_by_real_path(paths).values())
 
@@ -100,9 +111,14 @@ def configs_by_real_path(paths: Iterable[Path]) -> dict[str, Path]:
             if st is None:
                 with suppress(OSError):
                     st = os.lstat(f)
-            if st is not None and stat.S_ISLNK(st.st_mode) and os.path.exists(f):
-                f = f.resolve()
-                real = real_path(f)
+            if st is not None and stat.S_ISLNK(st.st_mode):
+                folder = real_path(os.path.dirname(os.path.abspath(f)))
+                if os.path.exists(f) and under(real, folder):
+                    f = f.resolve()
+                    real = real_path(f)
+                else:  # refused by the build; keyed by where the link is, so that the
+                    # tenant's record of the last build is found (its folders kept)
+                    real = os.path.join(folder, os.path.basename(f))
             out.setdefault(real, f)
     return out
 
@@ -119,11 +135,35 @@ def _candidates(p: Path) -> list[Path]:
             if os.path.splitext(name)[1] in (".yaml", ".yml") and \
                     (e.is_file() or not os.path.exists(e.path)):
                 found.append(p / name)  # a file, or a link to one that is missing
-            elif e.is_dir() and os.path.isfile(os.path.join(e.path, "operator.yaml")):
-                found.append(p / name / "operator.yaml")
+            elif e.is_dir() and (os.path.isfile(op := os.path.join(e.path, "operator.yaml"))
+                                 or os.path.islink(op)):
+                found.append(p / name / "operator.yaml")  # a link to nothing too
             elif e.is_symlink() and not os.path.exists(e.path):
                 found.append(p / name / "operator.yaml")  # a link to a missing folder
     return sorted(found)
+
+
+def link_refusal(config: Path) -> Finding | None:
+    """The ``FILE`` error of a batch operator file that is a symbolic link
+    :func:`configs_by_real_path` did not follow (it leads out of its folder, to
+    nothing, or to itself), or ``None`` when ``config`` is no link. Nothing of the
+    link's target is read: a tenant's ``operator.yaml`` linked to a file of the build
+    machine would otherwise show its values in findings and make that file's folder
+    the tenant's (its keys, its private values, its templates)."""
+    try:
+        st = os.lstat(config)
+    except OSError:
+        return None
+    if not stat.S_ISLNK(st.st_mode):
+        return None
+    if os.path.exists(config):
+        why = "leads out of this operator's folder, so it is not read"
+    else:
+        why = "leads nowhere (a missing file, or a loop of links)"
+    return Finding("FILE", "error", f"{config} is a link that {why}", Location(str(config)),
+                   "make it a regular file in the operator's folder (a link may lead "
+                   "only to a file in the same folder or below it); this operator's "
+                   "previous folders were kept")
 
 
 @dataclass(frozen=True)
@@ -185,7 +225,8 @@ def _templates(folder: str) -> list[str]:
     tpl = os.path.join(folder, "templates")
     if not os.path.isdir(tpl):  # the common case: one stat, no Path
         return []
-    return [str(p) for p in sorted(p for p in Path(tpl).rglob("*") if not p.is_dir())]
+    return [str(p) for p in sorted(p for p in Path(tpl).rglob("*")
+                                   if p.is_symlink() or not p.is_dir())]
 
 
 def _hash_reads(reads: list[str], templates: list[str], roots: tuple[str, ...],
@@ -197,11 +238,13 @@ def _hash_reads(reads: list[str], templates: list[str], roots: tuple[str, ...],
     ``roots`` (real paths), else ``None`` for all (then the operator is rebuilt, and
     the build reports it).
 
-    A file whose ``stat`` has the signature ``known`` recorded for it (see
-    :mod:`acap.site._file_stats`) has the digest recorded with it, unread; any other
-    file is read and hashed, and its signature put in ``seen`` (with its digest) when
-    :func:`acap.site.settled`. A file that is not a regular file is judged by that
-    read, as before. ``seen`` gets the recorded entries of the files found unchanged.
+    A regular file (not a link: its ``lstat``) whose signature is the one ``known``
+    recorded for it (see :mod:`acap.site._file_stats`) has the digest recorded with
+    it, unread; any other file is read and hashed, and its signature put in ``seen``
+    (with its digest) when :func:`acap.site.settled`. A file that is not a regular
+    file is judged by that read, as before, and a symbolic link is hashed with where
+    it leads (:func:`acap.builder._build.link_digest`), as the build hashes it.
+    ``seen`` gets the recorded entries of the files found unchanged.
     """
     out: dict[str, bytes | None] = {}
     since = time.time_ns()
@@ -214,11 +257,10 @@ def _hash_reads(reads: list[str], templates: list[str], roots: tuple[str, ...],
             real, seen_st = real_path_lstat(p)
             if not any(under(real, r) for r in roots):
                 return None
-        try:  # a regular file's lstat is its stat
-            st = seen_st if seen_st is not None and stat.S_ISREG(seen_st.st_mode) \
-                else os.stat(p)
+        try:  # lstat: a link is never taken for the file it leads to
+            st = seen_st if seen_st is not None else os.lstat(p)
         except FileNotFoundError:
-            out[p] = None  # missing: as the read below has it
+            out[p] = None  # missing (no link either): as the read below has it
             continue
         except OSError:
             st = None
@@ -232,10 +274,10 @@ def _hash_reads(reads: list[str], templates: list[str], roots: tuple[str, ...],
                 continue
         if key:
             try:
-                digest: bytes | None = hashlib.sha256(read_regular(
-                    p, KEY_FILE_LIMIT, inside=[Path(r) for r in roots])).digest()
+                digest: bytes | None = link_digest(p, hashlib.sha256(read_regular(
+                    p, KEY_FILE_LIMIT, inside=[Path(r) for r in roots])).digest())
             except FileNotFoundError:
-                digest = None
+                digest = link_digest(p, REFUSED if os.path.lexists(p) else None)
             except (OSError, FileRefused):
                 return None
         else:
@@ -252,7 +294,7 @@ def _seen(seen: dict[str, list[Any]], path: str, digest: bytes | None, since: in
     if digest is None:
         return
     with suppress(OSError):
-        st = os.stat(path)
+        st = os.lstat(path)  # a link is never recorded (settled: regular files only)
         if settled(st, since):
             seen[path] = [*signature(st), digest.hex()]
 
@@ -326,7 +368,8 @@ def reuse(config: Path, record: dict[str, Any], files: dict[str, str], job: Job,
     reads = record.get("reads")
     if job.full or not isinstance(reads, list) or len(reads) != 4 or \
             not all(isinstance(r, str) for r in reads) or reads[0] != str(config) or \
-            not isinstance(record.get("state"), str) or not files:
+            not isinstance(record.get("state"), str) or not files or \
+            os.path.islink(config):  # a link not followed: the build reports it
         return None
     output_stats: dict[str, list[int]] = {}
     if not outputs_unchanged(job.site_dir, files, known[1], known[2], output_stats):
@@ -391,12 +434,20 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
 
 
     since = time.time_ns()  # before anything is read: see acap.site._file_stats
+    refused = link_refusal(config) if job is not None else None
+    if refused is not None:
+        report = Report()
+        report.add(refused)
+        return OperatorOutcome(config, report)
     opts = BuildOptions(config=config, site_dir=site_dir, spec_site=spec_site, strict=strict,
                         pages=pages, create_key=new_keys,
                         key_dirs=job.key_dirs if job is not None else None,
                         template_seconds=job.template_seconds if job is not None else 5.0)
     try:
-        ctx = assemble(opts)
+        # a tenant's operator file is read only inside its folder: one swapped for a link
+        # out of it since the batch looked is refused, not read
+        ctx = assemble(opts, load_operator(config, inside=[config.parent])
+                       if job is not None else None)
     except MemoryError:  # the worker's memory bound (see _worker_start): this one only
         report = Report()
         report.add(Finding("BATCH-MEMORY", "error", "building this operator used more memory "

@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 from acap.builder.pages._servers import htaccess
 from acap.load import OperatorConfig
-from acap.site import SiteFiles
+from acap.site import SiteFiles, refuse_line_breaks
 from acap.uris import CARD_PATH, JWKS_PATH, SPEC_HOST
 
 #: Default ``Cache-Control: max-age`` in seconds, as GitHub Pages sends.
@@ -72,6 +72,10 @@ def headers_file(files: SiteFiles, host: str, policy: CachePolicy) -> bytes:
 
     Returns:
         The file's bytes (UTF-8, LF line ends).
+
+    Raises:
+        SitePathError: a line would hold a line break or control character (a path
+            that :func:`acap.site.path_fault` should have refused): nothing is written.
     """
     prefix = host + "/"
     paths = sorted(rel[len(prefix):] for rel in files if rel.startswith(prefix))
@@ -105,6 +109,7 @@ def headers_file(files: SiteFiles, host: str, policy: CachePolicy) -> bytes:
             page_rules.update(dict.fromkeys((base, base + "/", base + "/index.html")))
     for rule in page_rules:
         lines += ["", rule, f"  Cache-Control: {_cache_control(policy.pages)}"]
+    refuse_line_breaks(f"{host}/_headers", lines)
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import textwrap
 
+from acap.site import refuse_line_breaks
 from acap.uris import CARD_PATH, JWKS_PATH
 
 __all__ = ["SERVERS_DIR", "apache_conf", "caddyfile", "htaccess", "nginx_conf", "server_files"]
@@ -60,9 +61,13 @@ def _apache_block(seconds: int, indent: str) -> list[str]:
     return [*lines, f"{indent}</IfModule>"]
 
 
-def _text(comment: str, body: list[str]) -> bytes:
-    """A settings file: ``comment`` as ``#`` lines, then ``body``; UTF-8, LF line ends."""
+def _text(name: str, comment: str, body: list[str]) -> bytes:
+    """The settings file ``name``: ``comment`` as ``#`` lines, then ``body``; UTF-8, LF
+    line ends. Raises :class:`acap.errors.SitePathError` when the comment or a line
+    would hold a line break or control character (:func:`acap.site.refuse_line_breaks`;
+    judged before ``textwrap``, which would turn a line feed into a space)."""
 
+    refuse_line_breaks(name, [comment, *body], " \t")
     lines = [f"# {line}" for line in textwrap.wrap(comment, 86)]
     return ("\n".join([*lines, *body]) + "\n").encode("utf-8")
 
@@ -75,6 +80,7 @@ def htaccess(host: str, seconds: int) -> bytes:
         seconds: the card's ``Cache-Control`` max-age (0: ``no-cache``).
     """
     return _text(
+        f"{host}/.well-known/.htaccess",
         f"Written by acap build for https://{host}/. {_SAYS} Apache reads this file when "
         "the site allows it (AllowOverride FileInfo) and mod_headers is on (a2enmod "
         f"headers). Where .htaccess files are not read, use apache.conf from "
@@ -85,6 +91,7 @@ def htaccess(host: str, seconds: int) -> bytes:
 def apache_conf(host: str, seconds: int) -> bytes:
     """``apache.conf``: the same as :func:`htaccess`, for the host's ``<VirtualHost>``."""
     return _text(
+        f"{host}/apache.conf",
         f"Written by acap build for https://{host}/: put it inside the <VirtualHost> of "
         f"{host} (or Include it there), then reload Apache. Needs mod_headers (a2enmod "
         f"headers). {_SAYS}",
@@ -101,6 +108,7 @@ def nginx_conf(host: str, seconds: int) -> bytes:
     """
     headers = [f'    add_header {name} "{value}" always;' for name, value in _headers(seconds)]
     return _text(
+        f"{host}/nginx.conf",
         f"Written by acap build for https://{host}/: put `include /path/to/this/file;` in "
         f"the server {{ }} block of {host}, whose root is the folder acap publishes to, "
         f"then run nginx -s reload. {_SAYS} nginx uses only these add_header lines for the "
@@ -116,6 +124,7 @@ def caddyfile(host: str, seconds: int) -> bytes:
     """``Caddyfile``: lines to ``import`` in the host's site block, before ``file_server``."""
     headers = [f'\t{name} "{value}"' for name, value in _headers(seconds)]
     return _text(
+        f"{host}/Caddyfile",
         f"Written by acap build for https://{host}/: put `import /path/to/this/file` in the "
         f"site block of {host}, before file_server, then run caddy reload. {_SAYS}",
         [f"@acap_card path {_PATHS}", "header @acap_card {", "\tContent-Type application/json",
