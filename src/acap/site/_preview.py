@@ -26,6 +26,7 @@ dependency and a site this small needs no more.
 from __future__ import annotations
 
 import hashlib
+import json
 import mimetypes
 import threading
 import time
@@ -38,8 +39,11 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from acap.load import load_operator, private_path_for
+from acap.errors import AcapError
+from acap.load import load_operator, private_path_for, read_regular
+from acap.site._files import url_to_path
 from acap.site._manifest import read_manifest
+from acap.uris import EXTENSION_URI
 
 #: What GitHub Pages sends (10 minutes); A2A §8.6.1 asks for a max-age.
 CACHE_CONTROL = "max-age=600"
@@ -113,6 +117,33 @@ class PreviewServer:
         if host is None:
             return f"http://{shown}:{self.port}/"
         return f"http://{host}.localhost:{self.port}/"
+
+    def preview_url(self, url: str) -> str:
+        """Where the page at ``url`` (an https URL of the site) is in this preview:
+        ``https://ask.example.com/talk`` -> ``http://ask.example.com.localhost:8000/talk``."""
+        parts = urlsplit(url)
+        return self.url((parts.hostname or "").lower()).rstrip("/") + (parts.path or "/")
+
+    def entry_points(self) -> list[tuple[str, str]]:
+        """What a person opens first, as preview URLs: ``[("the card", url), ("where a
+        person asks", url), ...]``, from the manifest's card address and the personEntry
+        pages of the built card (On Request extension, OR-3.4), in the card's order,
+        each once. Empty when site/ holds no card; never raises."""
+        man = read_manifest(self.site_dir)
+        card_url = man.card if man is not None else None
+        if not card_url:
+            return []
+        out = [("the card", self.preview_url(card_url))]
+        try:
+            card = json.loads(read_regular(self.site_dir / url_to_path(card_url), 1 << 20))
+            exts = card.get("capabilities", {}).get("extensions", [])
+            entries = [s.get("personEntry") for e in exts if e.get("uri") == EXTENSION_URI
+                       for s in e.get("params", {}).get("skills", [])]
+        except (OSError, ValueError, AttributeError, TypeError, AcapError):
+            return out  # a card acap did not write: the card's address is enough
+        for entry in dict.fromkeys(e for e in entries if isinstance(e, str)):
+            out.append(("where a person asks", self.preview_url(entry)))
+        return out
 
     def stop(self) -> None:
         """Stop serving and watching; returns when the threads have ended."""

@@ -235,6 +235,7 @@ def test_serve_command_prints_each_host_url(tmp_path: Path,
     def fake_forever(server: PreviewServer) -> None:
         seen["server"] = server
         assert _get(server, "/.well-known/agent-card.json", "example.com")[0] == 200
+        assert _get(server, "/talk", "ask.example.com")[0] == 200
         server.stop()
 
     monkeypatch.setattr(acap.cli._commands.serve, "serve_forever", fake_forever)
@@ -242,6 +243,13 @@ def test_serve_command_prints_each_host_url(tmp_path: Path,
     assert res.exit_code == 0, res.output
     port = seen["server"].port
     assert f"example.com                  http://example.com.localhost:{port}/" in res.stdout
+    # what to open first: the card and the page where a person asks (the card host's
+    # own root is the operator's website, which acap does not make: a 404 there)
+    lines = res.stdout.splitlines()
+    assert lines[1:3] == [
+        f"  the card                     http://example.com.localhost:{port}"
+        "/.well-known/agent-card.json",
+        f"  where a person asks          http://ask.example.com.localhost:{port}/talk"]
     assert f"http://agent-capability.org.localhost:{port}/" in res.stdout
     # The command built the site before serving it.
     assert (config.parent / "site/example.com/.well-known/agent-card.json").is_file()

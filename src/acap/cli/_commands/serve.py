@@ -87,6 +87,9 @@ def serve(config: Path, site_dir: Path | None, bind: str, port: int, build_first
         click.echo(f"warning: listening on {bind}: other machines can reach this preview",
                    err=True)
     click.echo(f"serving {site}/ on {server.url()} (Ctrl-C stops)")
+    for what, url in server.entry_points():
+        click.echo(f"  {what:<28} {url}")
+    click.echo("each host folder of site/:")
     for host in server.hosts():
         mark = "  (also at " + server.url() + ")" if host == server.default_host else ""
         click.echo(f"  {host:<28} {server.url(host)}{mark}")
