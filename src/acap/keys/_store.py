@@ -181,11 +181,14 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
                         f"exist; did you mean {meant}?", loc, f"write keyFile: {meant}"))
                     return out
                 if not create:
+                    # A batch tenant (confined) is not told of ACAP_SIGNING_KEY: one key
+                    # in the environment would sign every tenant's card (fresh-user trial)
+                    how = "or build the batch with --new-keys" if confine is not None \
+                        else f"or set {KEY_ENV}"
                     out.findings.append(Finding(
                         "KEY", "error", f"no signing key at {cfg.display_path(path)}", loc,
-                        f"if the path is right, run `acap keys new -c {cfg.path}` (a batch "
-                        f"build makes keys only with --new-keys), or set {KEY_ENV}; if the "
-                        "key is elsewhere, correct signing.keyFile"))
+                        f"if the path is right, run `acap keys new -c {cfg.path}`, {how}; if "
+                        "the key is elsewhere, correct signing.keyFile"))
                     return out
                 if isinstance(kid, str) and kid in published:
                     out.findings.append(reused_kid_finding(cfg, kid, published, env=False))

@@ -526,6 +526,8 @@ def test_a_batch_makes_keys_only_when_asked(tmp_path: Path) -> None:
     [err] = res.failed[0].report.errors
     assert err.rule == "KEY" and "no signing key at .acap/signing-key.pem" in err.message
     assert "--new-keys" in (err.hint or "") and not (op.parent / ".acap").exists()
+    # one key in the environment would sign every tenant's card: not offered in a batch
+    assert "ACAP_SIGNING_KEY" not in (err.hint or "")
     made = build_many(BatchOptions(configs=[op], site_dir=tmp_path / "site", new_keys=True))
     assert made.written and (op.parent / ".acap" / "signing-key.pem").is_file()
     assert "created a new ES256 signing key" in made.outcomes[0].notices[0]
