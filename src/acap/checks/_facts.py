@@ -223,8 +223,16 @@ def _kind(s: dict[str, Any], ptr: str, reported: set[str]) -> str:
 
 
 def _origins_known(cfg: OperatorConfig, reported: set[str]) -> bool:
-    """Whether every value the operator's own origins come from was read without fault."""
+    """Whether every value the operator's own origins come from was read without fault
+    (a website that is not an absolute https URL is URL-FORM's, said at its line: no
+    OR-3.4 error whose fix would be wrong besides)."""
     if not cfg.website:
+        return False
+    try:
+        site = urlsplit(cfg.website)
+    except ValueError:
+        return False
+    if site.scheme != "https" or not site.hostname:
         return False
     return not any(p == src or p.startswith(src + "/")
                    for p in reported for src in _ORIGIN_SOURCES)

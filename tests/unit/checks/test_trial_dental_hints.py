@@ -170,3 +170,14 @@ def test_a_known_kind_that_is_not_on_request_still_says_so(tmp_path: Path) -> No
     assert (f.rule, f.location.line, f.message) == (
         "PRIVATE-VALUES", 1, "'staff' is a public skill, not an on-request one: nothing it "
                              "says is given on request")
+
+
+# 6. a website without https:// is said once, at its line (final fresh-user trial)
+
+
+def test_a_website_without_its_scheme_gives_no_personentry_error_besides(
+        tmp_path: Path) -> None:
+    text = MINIMAL.replace("website: https://zahnarzt-mueller.de", "website: zahnarzt-mueller.de")
+    [f] = build_text(tmp_path, text)  # not also OR-3.4 at the personEntry, whose fix is wrong
+    assert (f.rule, f.location.line) == ("URL-FORM", 3)
+    assert f.hint == "write it in full, starting with https://"
