@@ -259,7 +259,14 @@ def publish(options: PublishOptions) -> PublishResult:
                                       f"{t.host}: publishing to {t.describe()} failed; it is "
                                       f"as it was. {said}", t.where,
                                       "fix the cause and run acap publish again"))
-        say(hr.outcome + (f": {hr.plan.summary()}" if hr.plan else ""))
+        if hr.outcome in ("published", "dry run") and hr.plan:
+            say(f"{hr.outcome}: {hr.plan.summary()}")
+        elif hr.plan and hr.outcome != "up to date":
+            # nothing of the plan happened: say what it would have been, not what was
+            say(f"{hr.outcome}, nothing changed there (it would have been "
+                f"{hr.plan.summary()})")
+        else:
+            say(hr.outcome)
     return result
 
 
