@@ -167,8 +167,9 @@ def resolve_targets(cfg: Any, options: PublishOptions, site_hosts: list[str],
             report.add(Finding(
                 "PUBLISH-TARGET", "error", "no publish target: operator.yaml names none for "
                 "the hosts built (" + ", ".join(site_hosts) + ")", cfg.at("/hosts", key=True),
-                "add hosts: <host>: publish: remote: <git URL>, or run "
-                "acap publish --remote <git URL>"))
+                "add hosts: <host>: publish: with dir: <folder of your website>, "
+                "sftp: <user@server:folder> or remote: <git URL>; or run acap publish "
+                "--dir <folder>, --sftp <user@server:folder> or --remote <git URL>"))
             return []
     targets: list[Target] = []
     for host in hosts:

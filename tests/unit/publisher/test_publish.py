@@ -413,6 +413,8 @@ def test_targets_from_operator_yaml_and_their_mistakes(tmp_path: Path) -> None:
     res = publish(trial(config=config))
     assert _rules(res) == ["PUBLISH-TARGET"]
     assert "no publish target" in res.report.errors[0].message
+    hint = res.report.errors[0].hint or ""  # every kind of target, not only git (trial)
+    assert all(t in hint for t in ("dir: ", "sftp: ", "remote: ", "--dir", "--sftp"))
     assert any("site/example.com/ is not published" in w.message for w in res.report.warnings)
     # An unknown host on the command line.
     res = publish(trial(config=config, hosts=("nowhere.example",), remote="/x.git"))
