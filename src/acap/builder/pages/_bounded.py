@@ -65,6 +65,10 @@ WIDTH_LIMIT = 10_000
 INT_BITS = 4096
 #: Characters all the steps of one operator's renders may make together.
 TOTAL_LIMIT = 16 * PAGE_LIMIT
+#: The version of what the code generator routes through the sandbox (loop items, ``~``):
+#: part of the bytecode cache's file names, so that templates compiled by a generator
+#: that routed less are never loaded. Add one whenever :class:`_BoundedCode` changes.
+CODE_VERSION = 1
 #: Seconds past the deadline after which the timer (main thread only) stops a render
 #: that the hooks did not (one step of C code running long).
 GRACE_SECONDS = 1.0
@@ -349,15 +353,19 @@ def _bounded_filter(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
     """``func`` with its input measured (and, for the filters that widen text, its
     arguments bounded) before it runs, and the text it makes counted."""
 
-    try:
-        sig: inspect.Signature | None = inspect.signature(func)
-    except (TypeError, ValueError):
-        sig = None
+    # The signature is read on the filter's first use, not for all fifty-odd filters
+    # when the environment is made: a build uses a few (about 3 ms of every build).
+    signature: list[inspect.Signature | None] = []
 
     @wraps(func)  # keeps jinja_pass_arg (pass_context, pass_environment ...)
     def bounded(*args: Any, **kwargs: Any) -> Any:
         _tick()
-        a = _bind(sig, args, kwargs)
+        if not signature:
+            try:
+                signature.append(inspect.signature(func))
+            except (TypeError, ValueError):
+                signature.append(None)
+        a = _bind(signature[0], args, kwargs)
         values = [v for k, v in a.items() if k not in ("environment", "eval_ctx", "context")]
         _fits(sum(size(v) for v in values), f"the filter {name}")
         check = _filter_checks(name, a).get(name)

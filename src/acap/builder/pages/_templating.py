@@ -48,7 +48,14 @@ from jinja2.exceptions import SecurityError
 from jinja2.loaders import split_template_path
 
 from acap._package import package_path
-from acap.builder.pages._bounded import PAGE_LIMIT, BoundedSandbox, Meter, TemplateLimit, metered
+from acap.builder.pages._bounded import (
+    CODE_VERSION,
+    PAGE_LIMIT,
+    BoundedSandbox,
+    Meter,
+    TemplateLimit,
+    metered,
+)
 from acap.errors import FileRefused, TemplateLinkOutside, TemplateRefused
 from acap.findings import Finding, Location
 from acap.load import read_regular
@@ -175,8 +182,9 @@ def _bytecode_cache() -> Any:
     try:
         # Its own file names: code compiled for an environment without the sandbox or
         # its bounds (an older acap) differs (calls, loops and ~ are not routed through
-        # them), and must never be loaded into this one.
-        return _Quiet(pattern="__acap_bounded_%s.cache")
+        # them), and must never be loaded into this one; CODE_VERSION names the code
+        # generator's routing (Jinja2 keys its cache on the template's source alone).
+        return _Quiet(pattern=f"__acap_bounded_{CODE_VERSION}_%s.cache")
     except (OSError, RuntimeError):
         return None
 
