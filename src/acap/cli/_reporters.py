@@ -100,8 +100,6 @@ def shown(text: str) -> str:
     """``text`` as printed: :func:`terminal_safe`, with every run of more than 200
     characters without a space shortened (:func:`acap.load.shorten`: a hostile kid of
     100,000 characters prints as one short value) and the whole cut at 2,000."""
-
-
     safe = terminal_safe(text)
     if len(safe) > _LONG_RUN:
         safe = re.sub(rf"\S{{{_LONG_RUN + 1},}}", lambda m: shorten(m.group(0)), safe)

@@ -16,7 +16,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from acap.card import verify_card
@@ -54,8 +54,11 @@ def _one_line_each(text: str) -> None:
     """Printed findings hold no control, format or line-separator character: each
     line is a finding line or its hint/see line, whatever the URL held."""
     for line in text.splitlines():
-        assert not {unicodedata.category(c) for c in line} & {"Cc", "Cf", "Cs", "Zl", "Zp"}, \
-            repr(line)
+        # ZWNJ and ZWJ (Cf) are kept on purpose: words of Persian, Hindi and other
+        # scripts need them, and they neither move the cursor nor reorder text
+        # (acap.cli._reporters.terminal_safe); every other format character is escaped.
+        odd = {unicodedata.category(c) for c in line if c not in "\u200c\u200d"}
+        assert not odd & {"Cc", "Cf", "Cs", "Zl", "Zp"}, repr(line)
 
 
 @settings(max_examples=150, deadline=None)
@@ -71,6 +74,8 @@ def test_fetch_raises_only_fetch_error(url: str) -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(odd_urls)
+@example("\u200c")  # a joiner alone: kept as it is, on one line (found by a CI run)
+@example("\u202e.json")  # a bidi override: escaped
 def test_read_card_and_check_give_findings(url: str) -> None:
     assume(not Path(url).exists())  # an odd string may name a real file here (.gitignore)
     cf = read_card(url, timeout=0.5)
