@@ -9,6 +9,8 @@
 * the signatures a batch recorded of the files it read and wrote
   (``site/.acap/file-stats.json``: :func:`read_file_stats`, :func:`record_file_stats`),
   so that the next batch tells an unchanged file by its ``stat``;
+* a live batch site changed tenant by tenant, each unit of change journaled first
+  (:class:`LiveSite`, :func:`repair`: :mod:`acap.site._tenants`);
 * the guard (:func:`site_dir_findings`): may this folder be replaced (``SITE-PATH``);
 * the preview server of ``acap serve`` (:func:`start_preview`), which serves every host
   by its ``Host`` header and calls back to rebuild.
@@ -45,13 +47,20 @@ if TYPE_CHECKING:
     from acap.site._files import write_site as write_site
     from acap.site._guard import batch_site_findings as batch_site_findings
     from acap.site._guard import site_dir_findings as site_dir_findings
+    from acap.site._guard import stray_finding as stray_finding
     from acap.site._manifest import MANIFEST as MANIFEST
     from acap.site._manifest import Manifest as Manifest
+    from acap.site._manifest import OperatorRecord as OperatorRecord
+    from acap.site._manifest import Place as Place
     from acap.site._manifest import read_manifest as read_manifest
     from acap.site._manifest import write_manifest as write_manifest
     from acap.site._preview import PreviewServer as PreviewServer
     from acap.site._preview import host_from_header as host_from_header
     from acap.site._preview import serve_forever as serve_forever
     from acap.site._preview import start_preview as start_preview
+    from acap.site._tenants import LiveSite as LiveSite
+    from acap.site._tenants import Unit as Unit
+    from acap.site._tenants import iter_stray as iter_stray
+    from acap.site._tenants import repair as repair
 
 __getattr__, __dir__ = exports(__name__)

@@ -323,7 +323,7 @@ def swap_in(tmp: Path, site_dir: Path) -> None:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    with _stops_held():
+    with stops_held():
         old = None
         if site_dir.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}-old-", dir=site_dir.parent))
@@ -341,7 +341,7 @@ def swap_in(tmp: Path, site_dir: Path) -> None:
 
 
 @contextmanager
-def _stops_held() -> Iterator[None]:
+def stops_held() -> Iterator[None]:
     """Ctrl-C and SIGTERM are ignored while site/ is swapped in: the build has done what
     it was asked, and stopping it half-way through the swap would report a failure for a
     site/ that was replaced (or leave the old one beside it). The handlers are replaced,

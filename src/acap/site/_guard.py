@@ -21,12 +21,11 @@ Every problem is one finding; the hints never suggest the folder refused.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from acap.findings import Finding, Location
 from acap.load import OperatorConfig, real_path, under
-from acap.site._file_stats import FILE_STATS
 from acap.site._manifest import MANIFEST, Manifest, read_manifest
 from acap.uris import card_url
 
@@ -35,6 +34,8 @@ _CANDIDATES = ("site", "public", "site-out", "acap-site")
 #: The card of the operator.yaml ``acap init`` writes (example.org, RFC 2606): the first
 #: build after you put in your own hosts replaces its site/ without --force.
 PLACEHOLDER_CARD = card_url("example.org")
+#: acap's own folder in site/ (never a host: see :data:`acap.site.MANIFEST`).
+ACAP_DIR = MANIFEST.partition("/")[0]
 #: How many stray files a finding names before "and N more".
 _SHOWN = 5
 
@@ -66,10 +67,11 @@ def batch_site_findings(site_dir: Path, configs: list[Path], where: str, *,
                         force: bool = False) -> list[Finding]:
     """:func:`site_dir_findings` for a batch build of ``configs`` into one folder: what
     every operator reads (its file, and templates/, keys/ and .acap/ beside it; nor
-    inside templates/),
-    a file, a folder acap did not write, and files the last build did not write
-    (unless ``force``). A batch may build some of the operators a previous batch
-    built, so the cards are not compared."""
+    inside templates/), a file, a folder acap did not write, and, over a site/ that no
+    batch wrote, files the last build did not write (unless ``force``; a batch changes
+    a batch site host folder by host folder, and judges each folder it replaces or
+    removes: :mod:`acap.builder.batch`). A batch may build some of the operators a
+    previous batch built, so the cards are not compared."""
     reads: list[str | Path] = []
     keys: list[str | Path] = []
     for c in configs:  # strings: thousands of operators, and a Path costs microseconds
@@ -85,10 +87,6 @@ def _findings(site_dir: Path, where: str, reads: Sequence[str | Path],
               base_dir: Path, card_url: str | None, force: bool) -> list[Finding]:
     loc = Location(where)
     target = site_dir.resolve()
-    real_target = str(target)
-
-    def holds(p: str | Path) -> bool:
-        return under(real_path(p), real_target)
 
     def hint(also: str | None = None) -> str:
         return _own_folder_hint(site_dir, base_dir, card_url, also)
@@ -96,6 +94,17 @@ def _findings(site_dir: Path, where: str, reads: Sequence[str | Path],
     if target.is_file():
         return [Finding("SITE-PATH", "error", f"the site folder {site_dir} is a file", loc,
                         hint())]
+    out = _holds_findings(site_dir, target, reads, keys, base_dir, loc, hint)
+    if out or not target.is_dir():
+        return out
+    return _content_findings(site_dir, target, card_url, force, loc, hint)
+
+
+def _holds_findings(site_dir: Path, target: Path, reads: Sequence[str | Path],
+                    keys: Sequence[str | Path], base_dir: Path, loc: Location,
+                    hint: Callable[[], str]) -> list[Finding]:
+    """The site folder holds what a build reads, lies inside templates/, or holds a key."""
+    real_target = str(target)
     real_reads = [real_path(p) for p in reads]  # each resolved once
     for reads_path, real in zip(reads, real_reads, strict=True):
         if under(real, real_target):
@@ -110,13 +119,19 @@ def _findings(site_dir: Path, where: str, reads: Sequence[str | Path],
                             "templates/, and publish would then refuse the site as stale", loc,
                             hint())]
     for key in keys:
-        if holds(key):
+        if under(real_path(key), real_target):
             return [Finding("SITE-PATH", "error", f"the site folder {site_dir} holds the signing "
                             f"key {_shown(Path(key), base_dir)} (signing.keyFile): everything in "
                             "the site folder is published, and a build replaces the whole folder",
                             loc, hint())]
-    if not target.is_dir():
-        return []
+    return []
+
+
+def _content_findings(site_dir: Path, target: Path, card_url: str | None, force: bool,
+                      loc: Location, hint: Callable[..., str]) -> list[Finding]:
+    """The site folder is no build of acap's, another card's build, or holds files the last
+    build did not write (the last for a batch site only when the last build was no batch:
+    a batch judges the host folders it replaces, :mod:`acap.builder.batch`)."""
     manifest = read_manifest(target)
     if manifest is None:
         if any(target.iterdir()):
@@ -136,24 +151,33 @@ def _findings(site_dir: Path, where: str, reads: Sequence[str | Path],
                            f"its card URL changed); this build would replace it with "
                            f"{card_url}", loc,
                            hint("or, to replace it, build again with --force")))
+    if force or (card_url is None and manifest.is_batch):
+        return out
     stray = stray_files(target, manifest)
-    if stray and not force:
-        names = ", ".join(stray[:_SHOWN]) + (f" and {len(stray) - _SHOWN} more"
-                                             if len(stray) > _SHOWN else "")
-        out.append(Finding("SITE-PATH", "error", f"the site folder {site_dir} holds files the "
-                           f"last build did not write: {names}; a build replaces the whole "
-                           "folder and would delete them", loc,
-                           "move them out of the site folder (your own pages belong in "
-                           "templates/, or on a host with ownPages: true), or build again "
-                           "with --force to delete them"))
+    if stray:
+        out.append(stray_finding(f"the site folder {site_dir}", stray, loc,
+                                 "a build replaces the whole folder"))
     return out
+
+
+def stray_finding(what: str, stray: list[str], loc: Location, why: str) -> Finding:
+    """The ``SITE-PATH`` error for ``stray`` files (paths under site/, sorted) in ``what``
+    (a site folder, a host folder) that a build would delete (``why``)."""
+    names = ", ".join(stray[:_SHOWN]) + (f" and {len(stray) - _SHOWN} more"
+                                         if len(stray) > _SHOWN else "")
+    return Finding("SITE-PATH", "error", f"{what} holds files the last build did not write: "
+                   f"{names}; {why} and would delete them", loc,
+                   "move them out of the site folder (your own pages belong in "
+                   "templates/, or on a host with ownPages: true), or build again "
+                   "with --force to delete them")
 
 
 def stray_files(site_dir: Path, manifest: Manifest) -> list[str]:
     """Paths under ``site_dir`` (``/``-separated, sorted) of files and links the build
-    manifest does not list, the manifest and the batch's file signatures
-    (:data:`acap.site._file_stats.FILE_STATS`, and its part written when a batch was
-    stopped) aside. Links are not followed; a folder that cannot be read is skipped."""
+    manifest does not list, acap's own folder ``.acap/`` aside (the manifest, the batch's
+    file signatures :data:`acap.site._file_stats.FILE_STATS`, a batch's journal and the
+    parts of them written when a build was stopped). Links are not followed; a folder
+    that cannot be read is skipped."""
     listed = set(manifest.files)
     out: list[str] = []
     # os.scandir and strings, not os.walk and Path objects: a batch's site holds a few
@@ -165,10 +189,11 @@ def stray_files(site_dir: Path, manifest: Manifest) -> list[str]:
             with os.scandir(folder) as entries:
                 for e in entries:
                     rel = prefix + e.name
+                    if rel == ACAP_DIR:
+                        continue  # acap's own: the manifest, file signatures, a batch's journal
                     if e.is_dir(follow_symlinks=False):
                         folders.append((e.path, rel + "/"))
-                    elif rel not in listed and rel != MANIFEST and \
-                            not rel.startswith(FILE_STATS):
+                    elif rel not in listed:
                         out.append(rel)
         except OSError:
             continue

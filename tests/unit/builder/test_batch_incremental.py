@@ -171,10 +171,10 @@ def settled_now(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every file the kept path reads and hashes (rather than judging it by its stat)."""
-    import acap.builder.batch._build as batch_build
+    import acap.builder.batch._keep as batch_keep
 
     seen: list[str] = []
-    real_read, real_hash = batch_build.read_regular, batch_build.file_hash
+    real_read, real_hash = batch_keep.read_regular, batch_keep.file_hash
 
     def read(path: Any, *args: Any, **kwargs: Any) -> bytes:
         seen.append(str(path))
@@ -184,8 +184,8 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append(str(path))
         return real_hash(path)
 
-    monkeypatch.setattr(batch_build, "read_regular", read)
-    monkeypatch.setattr(batch_build, "file_hash", hashed)
+    monkeypatch.setattr(batch_keep, "read_regular", read)
+    monkeypatch.setattr(batch_keep, "file_hash", hashed)
     return seen
 
 

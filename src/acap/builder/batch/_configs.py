@@ -1,0 +1,99 @@
+"""Which operator files a batch builds: files as named, the operator files of a folder,
+each once by its real path, and a tenant's operator file that is a link out of its folder
+refused unread (:func:`link_refusal`)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+from contextlib import suppress
+from pathlib import Path
+
+from acap.findings import Finding, Location
+from acap.load import real_path, real_path_lstat, under
+
+__all__ = ["configs_by_real_path", "find_configs", "link_refusal"]
+
+
+def find_configs(paths: Iterable[Path]) -> list[Path]:
+    """Operator files named by ``paths``: files as given; for a folder, its ``*.yaml``
+    and ``*.yml`` files and the ``operator.yaml`` of each subfolder, sorted.
+
+    A link to an operator file is followed when it leads to a file in the link's own
+    folder (or below it), so that the operator's folder (its key, its
+    ``.private.yaml``) is the real file's. A link that leads out of its folder (a
+    tenant's ``operator.yaml`` linked to a file of the build machine or of another
+    tenant), to nothing, or to itself is kept as it is, unfollowed, so that the build
+    reports it (:func:`link_refusal`) without reading its target. The same file named
+    twice (another spelling, a linked folder) is built once.
+    """
+    return list(configs_by_real_path(paths).values())
+
+
+def configs_by_real_path(paths: Iterable[Path]) -> dict[str, Path]:
+    """:func:`find_configs`, by the real path of each (resolved once for the batch).
+
+    Strings and ``os.scandir`` rather than ``Path`` methods: a batch folder holds
+    thousands of operators, and each ``Path`` test is a ``stat`` of its own."""
+    out: dict[str, Path] = {}
+    for p in paths:
+        for f in _candidates(p):
+            real, st = real_path_lstat(f)  # one lstat tells a link too
+            if st is None:
+                with suppress(OSError):
+                    st = os.lstat(f)
+            if st is not None and stat.S_ISLNK(st.st_mode):
+                folder = real_path(os.path.dirname(os.path.abspath(f)))
+                if os.path.exists(f) and under(real, folder):
+                    f = f.resolve()
+                    real = real_path(f)
+                else:  # refused by the build; keyed by where the link is, so that the
+                    # tenant's record of the last build is found (its folders kept)
+                    real = os.path.join(folder, os.path.basename(f))
+            out.setdefault(real, f)
+    return out
+
+
+def _candidates(p: Path) -> list[Path]:
+    if not p.is_dir():
+        return [p]
+    found = []
+    with os.scandir(p) as entries:
+        for e in entries:
+            name = e.name
+            if name.endswith(".private.yaml") or name.startswith("."):
+                continue
+            if os.path.splitext(name)[1] in (".yaml", ".yml") and \
+                    (e.is_file() or not os.path.exists(e.path)):
+                found.append(p / name)  # a file, or a link to one that is missing
+            elif e.is_dir() and (os.path.isfile(op := os.path.join(e.path, "operator.yaml"))
+                                 or os.path.islink(op)):
+                found.append(p / name / "operator.yaml")  # a link to nothing too
+            elif e.is_symlink() and not os.path.exists(e.path):
+                found.append(p / name / "operator.yaml")  # a link to a missing folder
+    return sorted(found)
+
+
+def link_refusal(config: Path) -> Finding | None:
+    """The ``FILE`` error of a batch operator file that is a symbolic link
+    :func:`configs_by_real_path` did not follow (it leads out of its folder, to
+    nothing, or to itself), or ``None`` when ``config`` is no link. Nothing of the
+    link's target is read: a tenant's ``operator.yaml`` linked to a file of the build
+    machine would otherwise show its values in findings and make that file's folder
+    the tenant's (its keys, its private values, its templates)."""
+    try:
+        st = os.lstat(config)
+    except OSError:
+        return None
+    if not stat.S_ISLNK(st.st_mode):
+        return None
+    if os.path.exists(config):
+        why = "leads out of this operator's folder, so it is not read"
+    else:
+        why = "leads nowhere (a missing file, or a loop of links)"
+    return Finding("FILE", "error", f"{config} is a link that {why}", Location(str(config)),
+                   "make it a regular file in the operator's folder (a link may lead "
+                   "only to a file in the same folder or below it); this operator's "
+                   "previous folders were kept")
+
