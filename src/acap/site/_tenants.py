@@ -192,6 +192,7 @@ def repair(site_dir: Path) -> Manifest | None:
         for name in os.listdir(batch):
             if name.startswith(_STAGE_PREFIX) or name == "journal":
                 shutil.rmtree(batch / name, ignore_errors=True)
+        os.rmdir(batch)
     for folder in trash:
         shutil.rmtree(folder, ignore_errors=True)
     return manifest
