@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from acap.site._guard import batch_site_findings as batch_site_findings
     from acap.site._guard import site_dir_findings as site_dir_findings
     from acap.site._guard import stray_finding as stray_finding
+    from acap.site._guard import tenant_site_findings as tenant_site_findings
     from acap.site._manifest import MANIFEST as MANIFEST
     from acap.site._manifest import Manifest as Manifest
     from acap.site._manifest import OperatorRecord as OperatorRecord

@@ -21,7 +21,8 @@ Every problem is one finding; the hints never suggest the folder refused.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 from acap.findings import Finding, Location
@@ -36,6 +37,9 @@ _CANDIDATES = ("site", "public", "site-out", "acap-site")
 PLACEHOLDER_CARD = card_url("example.org")
 #: acap's own folder in site/ (never a host: see :data:`acap.site.MANIFEST`).
 ACAP_DIR = MANIFEST.partition("/")[0]
+#: The folders beside an operator file that a build reads (templates/, the default places
+#: of the previous keys and of the signing key).
+_READ_FOLDERS = ("templates", "keys", ".acap")
 #: How many stray files a finding names before "and N more".
 _SHOWN = 5
 
@@ -63,23 +67,80 @@ def site_dir_findings(site_dir: Path, cfg: OperatorConfig, where: str, *,
     return _findings(site_dir, where, reads, keys, cfg.base_dir, cfg.card_url, force)
 
 
-def batch_site_findings(site_dir: Path, configs: list[Path], where: str, *,
+def batch_site_findings(site_dir: Path, folders: Iterable[str], where: str, *,
                         force: bool = False) -> list[Finding]:
-    """:func:`site_dir_findings` for a batch build of ``configs`` into one folder: what
-    every operator reads (its file, and templates/, keys/ and .acap/ beside it; nor
-    inside templates/), a file, a folder acap did not write, and, over a site/ that no
-    batch wrote, files the last build did not write (unless ``force``; a batch changes
-    a batch site host folder by host folder, and judges each folder it replaces or
-    removes: :mod:`acap.builder.batch`). A batch may build some of the operators a
-    previous batch built, so the cards are not compared."""
-    reads: list[str | Path] = []
-    keys: list[str | Path] = []
-    for c in configs:  # strings: thousands of operators, and a Path costs microseconds
-        name = os.fspath(c)
-        folder = os.path.dirname(name)
-        reads += [name, os.path.join(folder, "templates"), os.path.join(folder, "keys")]
-        keys.append(os.path.join(folder, ".acap"))
-    return _findings(site_dir, where, reads, keys, Path.cwd(), None, force)
+    """:func:`site_dir_findings` for a batch build into one folder, of the operators whose
+    folders (real paths) are ``folders``: the site folder must not hold an operator's
+    folder nor lie inside one (a batch that wrote there would change a tenant's own
+    files, whatever becomes of its build), nor be a file or a folder acap did not
+    write, nor lie in the folders an operator file's build reads beside it (templates/,
+    keys/, .acap/); over a site/ that no batch wrote, it must not hold files the last
+    build did not write (unless ``force``; a batch changes a batch site host folder by host
+    folder, and judges each folder it replaces or removes: :mod:`acap.builder.batch`).
+    What each operator reads through a link (templates/, key files) is judged per
+    operator (:func:`tenant_site_findings`): one tenant's link never holds back the
+    others. A batch may build some of the operators a previous batch built, so the
+    cards are not compared.
+
+    Strings, not ``Path``: thousands of operators, and a ``Path`` costs microseconds.
+    """
+    loc = Location(where)
+    target = site_dir.resolve()
+
+    def hint(also: str | None = None) -> str:
+        return _own_folder_hint(site_dir, Path.cwd(), None, also)
+
+    if target.is_file():
+        return [Finding("SITE-PATH", "error", f"the site folder {site_dir} is a file", loc,
+                        hint())]
+    real_target = str(target)
+    for folder in folders:
+        what = f"holds the operator folder {folder}" if under(folder, real_target) else next(
+            (f"is inside {os.path.join(folder, sub)}" for sub in _READ_FOLDERS
+             if under(real_target, os.path.join(folder, sub))), None)
+        if what is not None:
+            return [Finding("SITE-PATH", "error", f"the site folder {site_dir} {what}, whose "
+                            "files the build reads (operator file, templates, keys); a batch "
+                            "writes the site folder", loc, hint())]
+    if not target.is_dir():
+        return []
+    return _content_findings(site_dir, target, None, force, loc, hint)
+
+
+def tenant_site_findings(site_dir: Path, cfg: OperatorConfig) -> list[Finding]:
+    """The ``SITE-PATH`` error of one operator of a batch whose files lead, through a link,
+    into the batch's site folder (its templates/, its key files), or whose templates/
+    (through a link) holds the site folder: at its operator file; the others build.
+    An operator folder in the site folder, or holding it, is the batch's own error
+    (:func:`batch_site_findings`), not repeated here.
+
+    Args:
+        site_dir: the batch's site folder.
+        cfg: the operator's loaded operator.yaml.
+    """
+    target = str(_resolved(str(site_dir)))
+    if under(real_path(cfg.base_dir), target):
+        return []
+    named = [("the signing key file", cfg.key_file)] if not cfg.key_from_env else []
+    named += [("the previous-keys file", cfg.previous_keys_file),
+              ("templates/", cfg.base_dir / "templates")]
+    for what, path in named:
+        real = real_path(path)
+        inside = what == "templates/" and under(target, real)
+        if inside or under(real, target):
+            where = "holds the site folder" if inside else "lies in the site folder"
+            return [Finding("SITE-PATH", "error", f"{what} of this operator ("
+                            f"{cfg.display_path(path)}, through a link) {where} of the batch, "
+                            f"{site_dir}, which the batch writes and publishes",
+                            Location(cfg.loaded.file), "keep the operator's files in its own "
+                            "folder: replace the link with the files themselves")]
+    return []
+
+
+@lru_cache(maxsize=8)
+def _resolved(site_dir: str) -> Path:
+    """``site_dir`` resolved (a batch asks once per operator, for one folder)."""
+    return Path(site_dir).resolve()
 
 
 def _findings(site_dir: Path, where: str, reads: Sequence[str | Path],

@@ -165,8 +165,10 @@ def test_a_batch_build_never_replaces_the_folder_holding_its_operators(
     before = tree(example.parent)
     out = acap("build", "ops/", "--site-dir", ".", "--no-spec-site")
     assert out.exit_code == 1
-    assert ("--site-dir .: error: the site folder . holds a.yaml, which the build reads; a "
-            "build replaces the whole folder [SITE-PATH]") in out.stderr
+    assert (f"--site-dir .: error: the site folder . holds the operator folder {ops}, whose "
+            "files the build reads (operator file, templates, keys); a batch writes the site "
+            "folder [SITE-PATH]") in out.stderr
+    assert out.stderr.count("[SITE-PATH]") == 1
     after = tree(example.parent)
     assert {k: after.get(k) for k in before} == before  # nothing deleted or changed
     assert set(after) == set(before)  # nothing made either (a batch makes keys when asked)

@@ -54,6 +54,7 @@ from acap.site import (
     record_file_stats,
     repair,
     site_lock,
+    tenant_site_findings,
     write_failure,
     write_files,
 )
@@ -100,6 +101,8 @@ def build_one(config: Path, options: BatchOptions, salt: str,
             "were built"))
     except Exception as exc:  # one operator's crash must not take the batch down
         return bug_outcome(config, exc)
+    if ctx.report.ok():  # a link out of the tenant's folder is refused already
+        ctx.report.extend(tenant_site_findings(options.site_dir, ctx.cfg))
     out = _outcome(config, ctx.cfg, ctx.report, ctx.files.hosts(), ctx.jwks)
     out.notices, out.history = ctx.notices, ctx.history
     if not ctx.report.ok(options.strict):
@@ -256,7 +259,8 @@ def build_many(options: BatchOptions) -> BatchResult:
                                   "*.yaml files or */operator.yaml"))
         return result
     site_dir = real_site_dir(options.site_dir)
-    result.report.extend(batch_site_findings(options.site_dir, list(found.values()),
+    folders = {os.path.dirname(real) for real in found}
+    result.report.extend(batch_site_findings(options.site_dir, folders,
                                              f"--site-dir {options.site_dir}",
                                              force=options.force))
     options = dataclasses.replace(options, key_dirs=tuple(Path(real_path(d))
