@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from acap.site._file_stats import read_file_stats as read_file_stats
     from acap.site._file_stats import record_file_stats as record_file_stats
     from acap.site._file_stats import settled as settled
+    from acap.site._file_stats import settled_folder as settled_folder
     from acap.site._file_stats import signature as signature
     from acap.site._file_stats import unchanged_output as unchanged_output
     from acap.site._files import SiteBusy as SiteBusy

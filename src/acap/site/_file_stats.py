@@ -65,7 +65,7 @@ from typing import Any
 import orjson
 
 __all__ = ["FILE_STATS", "SETTLED_NS", "FileStats", "read_file_stats", "record_file_stats",
-           "settled", "signature", "unchanged_output"]
+           "settled", "settled_folder", "signature", "unchanged_output"]
 
 #: Where the signatures lie, relative to the site folder (beside the manifest, so never
 #: published).
@@ -94,6 +94,13 @@ def settled(st: os.stat_result, since_ns: int) -> bool:
     return stat.S_ISREG(st.st_mode) and st.st_ctime_ns <= since_ns - SETTLED_NS
 
 
+def settled_folder(st: os.stat_result, since_ns: int) -> bool:
+    """:func:`settled` for a folder (``st`` of a directory): its entries (names, and the
+    files and folders they name) did not change in the :data:`SETTLED_NS` before
+    ``since_ns``, and any later change to them gives it a later ``ctime``."""
+    return stat.S_ISDIR(st.st_mode) and st.st_ctime_ns <= since_ns - SETTLED_NS
+
+
 class FileStats:
     """The signatures the last batch recorded (read-only; any content answers, what is
     not as :data:`FILE_STATS` describes reads as unknown).
@@ -117,6 +124,12 @@ class FileStats:
         ``state`` read, as recorded (``{}`` when unknown)."""
         found = self._inputs.get(state) if isinstance(state, str) else None
         return found if isinstance(found, dict) else {}
+
+    @property
+    def all_outputs(self) -> dict[str, Any]:
+        """``{path under site/: signature without its ctime}`` of every output recorded
+        (not to be changed)."""
+        return self._outputs
 
     def outputs(self, paths: Iterable[str]) -> dict[str, Any]:
         """``{path under site/: signature without its ctime}`` of those of ``paths``

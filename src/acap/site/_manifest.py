@@ -88,6 +88,9 @@ class OperatorRecord:
     places: Mapping[str, Place | None] = field(default_factory=dict)
     key_place: Place | None = None
     previous_place: Place | None = None
+    #: The JSON this record was read from, when :meth:`data` gives it back as it is (a
+    #: batch of thousands rewrites the records it kept as they were).
+    json: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, key: str, data: object) -> OperatorRecord | None:
@@ -111,10 +114,13 @@ class OperatorRecord:
                            if isinstance(w, dict)) if get("warnings") else (),
             places={str(h): _place(v) for h, v in places.items()}
             if isinstance(places, dict) else {},
-            key_place=_place(get("keyPlace")), previous_place=_place(get("previousPlace")))
+            key_place=_place(get("keyPlace")), previous_place=_place(get("previousPlace")),
+            json=data if _canonical(data) else None)
 
     def data(self) -> dict[str, Any]:
         """The record as the manifest keeps it (JSON; the reverse of :meth:`of`)."""
+        if self.json is not None:
+            return self.json
         return {"config": self.config, "configFromSite": self.config_from_site,
                 "card": self.card, "inputs": self.inputs, "hosts": list(self.hosts),
                 "keys": list(self.keys), "signer": self.signer, "keyFile": self.key_file,
@@ -127,6 +133,30 @@ class OperatorRecord:
     def still_there(self) -> bool:
         """True when the operator file this record was built from is still where it was."""
         return os.path.isfile(self.config)
+
+
+#: The members of a record as :meth:`OperatorRecord.data` writes them.
+_MEMBERS = frozenset({"config", "configFromSite", "card", "inputs", "hosts", "keys", "signer",
+                      "keyFile", "state", "reads", "warnings", "places", "keyPlace",
+                      "previousPlace"})
+
+
+def _canonical(data: dict[str, Any]) -> bool:
+    """True when :meth:`OperatorRecord.data` of the record read from ``data`` is ``data``
+    itself: its members and no others, each of the type written (no warnings: those
+    are read into findings and written anew)."""
+    get = data.get
+    places = get("places")
+    return data.keys() == _MEMBERS and get("warnings") == [] and bool(get("config")) and \
+        all(isinstance(get(k), str) for k in ("config", "configFromSite", "card", "inputs",
+                                              "state")) and \
+        (isinstance(get("signer"), str) or (get("signer") is None and not get("keys"))) and \
+        (get("keyFile") is None or isinstance(get("keyFile"), str)) and \
+        all(isinstance(v, list) and all(isinstance(t, str) for t in v)
+            for v in (get("hosts"), get("keys"), get("reads"))) and \
+        isinstance(places, dict) and \
+        all(v is None or _place(v) is not None
+            for v in (*places.values(), get("keyPlace"), get("previousPlace")))
 
 
 def _text(value: object) -> str | None:
@@ -174,12 +204,13 @@ class Manifest:
         data: the parsed JSON object.
     """
 
-    __slots__ = ("_files", "_records", "data")
+    __slots__ = ("_by_host", "_files", "_records", "data")
 
     def __init__(self, data: Mapping[str, Any]) -> None:
         self.data = data
         self._files: dict[str, str] | None = None
         self._records: list[OperatorRecord] | None = None
+        self._by_host: dict[str, list[str]] | None = None
 
     @classmethod
     def of_build(cls, card: str, inputs: str, files: Mapping[str, str],
@@ -287,13 +318,16 @@ class Manifest:
                        if "/" in rel and not rel.startswith(".")})
 
     def files_by_host(self) -> dict[str, list[str]]:
-        """The paths of ``files`` by their host folder."""
-        out: dict[str, list[str]] = {}
-        for rel in self.files:
-            host, sep, _ = rel.partition("/")
-            if sep and rel != MANIFEST:
-                out.setdefault(host, []).append(rel)
-        return out
+        """The paths of ``files`` by their host folder (worked out once; not to be
+        changed)."""
+        if self._by_host is None:
+            out: dict[str, list[str]] = {}
+            for rel in self.files:
+                host, sep, _ = rel.partition("/")
+                if sep and rel != MANIFEST:
+                    out.setdefault(host, []).append(rel)
+            self._by_host = out
+        return self._by_host
 
     def other_cards(self, card_url: str) -> str | None:
         """What the build was of, in words, when it was not of ``card_url`` alone: the

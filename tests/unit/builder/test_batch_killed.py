@@ -232,6 +232,9 @@ def test_tenants_trading_a_host_are_one_unit_of_change(tmp_path: Path) -> None:
                     staged={"b.example": tmp_path / "1" / "b.example",
                             "shared.example": tmp_path / "1" / "shared.example",
                             "c.example": tmp_path / "2" / "c.example"},
+                    staged_files={"b.example": {"b.example/x": "4"},
+                                  "shared.example": {"shared.example/y": "5"},
+                                  "c.example": {"c.example/z": "6"}},
                     owned={"b.example", "shared.example", "c.example"})
     [trade, alone] = units(old, plan)
     assert trade.records == {a: None, b: plan.records[b]}
@@ -243,3 +246,27 @@ def test_tenants_trading_a_host_are_one_unit_of_change(tmp_path: Path) -> None:
                                            {"c.example": plan.staged["c.example"]})
     changed = old.changed(trade.records, trade.files).changed(alone.records, alone.files)
     assert changed.data == plan.manifest().data
+
+
+@pytest.mark.parametrize("member", [None, ("signer", None), ("hosts", ["a", 1]),
+                                    ("places", {"a": [1, True]}), ("extra", 1),
+                                    ("warnings", [{"rule": "X", "level": "warning"}])])
+def test_a_record_is_written_as_read_only_when_it_reads_back_the_same(
+        member: tuple[str, object] | None) -> None:
+    """A batch rewrites the records it kept with the JSON it read (issue 24: thousands of
+    them), but only a record that its one writer would write the same way."""
+    from acap.site import OperatorRecord
+
+    data: dict[str, object] = {
+        "config": "/ops/a/operator.yaml", "configFromSite": "ops/a/operator.yaml",
+        "card": "https://a.example/.well-known/agent-card.json", "inputs": "i",
+        "hosts": ["a.example"], "keys": ["k1", "k0"], "signer": "k1", "keyFile": None,
+        "state": "s", "reads": ["r", "", "", ""], "warnings": [],
+        "places": {"a.example": [3, 12]}, "keyPlace": None, "previousPlace": [4, 1]}
+    if member is not None:
+        data[member[0]] = member[1]
+    rec = OperatorRecord.of("https://a.example/.well-known/agent-card.json", data)
+    assert rec is not None
+    assert (rec.json is data) == (member is None)
+    again = OperatorRecord.of(rec.card, rec.data())
+    assert again == rec and again.data() == rec.data()

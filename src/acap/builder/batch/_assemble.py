@@ -57,12 +57,15 @@ class SitePlan:
         files: ``{path under site/: sha256 hex}`` of every file.
         staged: ``{host: the folder built for it now}``: the hosts whose folders are
             new; every other host of ``records`` keeps its folder as it is.
+        staged_files: ``{host: {path under site/: sha256 hex}}`` of the hosts of
+            ``staged``.
         owned: every host of ``records``.
     """
 
     records: dict[str, OperatorRecord] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
     staged: dict[str, Path] = field(default_factory=dict)
+    staged_files: dict[str, dict[str, str]] = field(default_factory=dict)
     owned: set[str] = field(default_factory=set)
 
     def manifest(self) -> Manifest:
@@ -164,6 +167,9 @@ def _add_built(plan: SitePlan, o: OperatorOutcome, owners: _Owners,
         for h in o.hosts:
             if h not in plan.owned:
                 plan.staged[h] = o.staged / h
+                prefix = h + "/"
+                plan.staged_files[h] = {r: d for r, d in o.digests.items()
+                                        if r.startswith(prefix)}
     plan.owned.update(o.hosts)
     plan.files.update(o.digests)
     plan.records[o.card_url] = _record(o, owners, warnings)
@@ -184,6 +190,10 @@ def _record(o: OperatorOutcome, owners: _Owners, warnings: tuple[Finding, ...]
     is (operator file, signing key), what it built, and what the next batch needs to
     keep it without a rebuild (:func:`acap.builder.batch._keep.reuse`)."""
     assert o.card_url is not None
+    last = o.last
+    if last is not None and last.config == owners.real[id(o)] and \
+            last.config_from_site == owners.from_site[id(o)] and last.warnings == warnings:
+        return last  # kept as it was, where it was: its record as it is
     return OperatorRecord(
         card=o.card_url, config=owners.real[id(o)], config_from_site=owners.from_site[id(o)],
         inputs=o.inputs, hosts=tuple(o.hosts), keys=tuple(o.key_thumbprints),

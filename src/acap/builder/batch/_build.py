@@ -35,8 +35,16 @@ from typing import Any, NamedTuple
 from acap.builder import BuildOptions
 from acap.builder._build import assemble, file_hash, input_digest, input_files
 from acap.builder.batch._assemble import plan_site
-from acap.builder.batch._configs import configs_by_real_path, link_refusal
-from acap.builder.batch._keep import UNKNOWN, Known, batch_salt, reuse, seen, state_digest
+from acap.builder.batch._configs import Found, configs_by_real_path, link_refusal
+from acap.builder.batch._keep import (
+    UNKNOWN,
+    Folder,
+    Known,
+    batch_salt,
+    reuse,
+    seen,
+    state_digest,
+)
 from acap.builder.batch._model import BatchOptions, BatchResult, OperatorOutcome
 from acap.builder.batch._write import SiteTarget
 from acap.findings import Finding, Location, Report
@@ -159,9 +167,14 @@ def _record_state(out: OperatorOutcome, cfg: OperatorConfig, salt: str, since: i
         by_name[key] = file_hash(cfg.key_file)
     templates = [str(p) for p in paths[3:]]
     out.state = state_digest(salt, cfg.path, out.reads, by_name, templates)
+    folder = Folder(os.path.dirname(str(cfg.path)), "", {})
     for p in (*out.reads, *templates):
-        if p:
+        if p and by_name.get(p) is None and not os.path.lexists(p):
+            folder.record(out.input_stats, p, since)
+        elif p:
             seen(out.input_stats, p, by_name.get(p), since)
+    if not templates:
+        folder.record(out.input_stats, folder.prefix + "templates", since)
 
 
 def _host_places(cfg: OperatorConfig) -> dict[str, Location]:
@@ -187,6 +200,7 @@ class Item(NamedTuple):
         record: its record in the last build's manifest (matched by real path).
         files: the digests of its hosts' files, when it has a record.
         known: the signatures the last batch recorded of its inputs and of those files.
+        stat: the ``lstat`` of ``config`` taken when it was found, if any.
     """
 
     number: int
@@ -195,6 +209,7 @@ class Item(NamedTuple):
     record: OperatorRecord | None
     files: dict[str, str]
     known: Known
+    stat: os.stat_result | None = None
 
 
 def _build_chunk(args: tuple[list[Item], BatchOptions, Path | None]) -> list[OperatorOutcome]:
@@ -206,7 +221,7 @@ def _build_chunk(args: tuple[list[Item], BatchOptions, Path | None]) -> list[Ope
     for item in items:
         try:
             kept = reuse(item.config, item.record, item.files, options, salt, item.known,
-                         item.real) if item.record is not None else None
+                         item.real, item.stat) if item.record is not None else None
             out.append(kept if kept is not None else
                        build_one(item.config, options, salt,
                                  stage / str(item.number) if stage is not None else None))
@@ -275,7 +290,7 @@ def build_many(options: BatchOptions) -> BatchResult:
                 _build_all(result, options, found, target.stage if target else None, old)
             if target is not None:
                 _write(result, options, site_dir, target, old,
-                       {str(c): r for r, c in found.items()})
+                       {str(c.path): r for r, c in found.items()})
         finally:
             if target is not None:
                 target.close()
@@ -327,30 +342,32 @@ def _record_stats(result: BatchResult, site_dir: Path, written: Manifest) -> Non
                       inputs)
 
 
-def _items(configs: dict[str, Path], old: Manifest | None, stats: FileStats) -> list[Item]:
+def _items(configs: dict[str, Found], old: Manifest | None, stats: FileStats) -> list[Item]:
     """Each operator's share of work, with its record of the last build (by real path)."""
-    if old is None:
-        return [Item(i, c, real, None, {}, UNKNOWN) for i, (real, c) in enumerate(configs.items())]
-    by_config = {r.config: r for r in old.records()}
-    by_host = old.files_by_host()
-    files = old.files
+    by_config = {r.config: r for r in old.records()} if old is not None else {}
+    by_host = old.files_by_host() if old is not None else {}
+    files = old.files if old is not None else {}
+    outputs = stats.all_outputs  # looked up by path: the same for every operator
     items = []
     for i, (real, c) in enumerate(configs.items()):
         rec = by_config.get(real)
         if rec is None:
-            items.append(Item(i, c, real, None, {}, UNKNOWN))
+            items.append(Item(i, c.path, real, None, {}, UNKNOWN, c.stat))
             continue
         mine = {rel: files[rel] for h in rec.hosts for rel in by_host.get(h, ())}
-        items.append(Item(i, c, real, rec, mine,
-                          Known(stats.inputs(rec.state), stats.outputs(mine), stats.mark)))
+        items.append(Item(i, c.path, real, rec, mine,
+                          Known(stats.inputs(rec.state), outputs, stats.mark), c.stat))
     return items
 
 
-def _build_all(result: BatchResult, options: BatchOptions, configs: dict[str, Path],
+def _build_all(result: BatchResult, options: BatchOptions, configs: dict[str, Found],
                stage: Path | None, old: Manifest | None) -> None:
     full = options.full or old is None
     items = _items(configs, None if full else old, FileStats({}) if full
                    else read_file_stats(options.site_dir))
+    # What was read of the last build lives as long as the batch: out of the collector's
+    # way (each full collection would walk it again: a fifth of a kept batch's time).
+    gc.freeze()
     jobs = max(1, min(options.jobs, len(configs)))
     if jobs == 1:
         result.outcomes = _build_chunk((items, options, stage))

@@ -9,11 +9,12 @@ import stat
 from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
+from typing import NamedTuple
 
 from acap.findings import Finding, Location
 from acap.load import real_path, real_path_lstat, under
 
-__all__ = ["configs_by_real_path", "find_configs", "link_refusal"]
+__all__ = ["Found", "configs_by_real_path", "find_configs", "link_refusal"]
 
 
 def find_configs(paths: Iterable[Path]) -> list[Path]:
@@ -28,37 +29,65 @@ def find_configs(paths: Iterable[Path]) -> list[Path]:
     reports it (:func:`link_refusal`) without reading its target. The same file named
     twice (another spelling, a linked folder) is built once.
     """
-    return list(configs_by_real_path(paths).values())
+    return [c.path for c in configs_by_real_path(paths).values()]
 
 
-def configs_by_real_path(paths: Iterable[Path]) -> dict[str, Path]:
+class Found(NamedTuple):
+    """One operator file a batch builds.
+
+    Attributes:
+        path: the file, as :func:`find_configs` names it.
+        stat: its ``lstat``, taken when it was found, when it is a regular file in a
+            folder that is no link (the kept path judges it by this stat:
+            :func:`acap.builder.batch._keep.reuse`); ``None`` otherwise.
+    """
+
+    path: Path
+    stat: os.stat_result | None
+
+
+def configs_by_real_path(paths: Iterable[Path]) -> dict[str, Found]:
     """:func:`find_configs`, by the real path of each (resolved once for the batch).
 
     Strings and ``os.scandir`` rather than ``Path`` methods: a batch folder holds
-    thousands of operators, and each ``Path`` test is a ``stat`` of its own."""
-    out: dict[str, Path] = {}
+    thousands of operators, and each ``Path`` test is a ``stat`` of its own. An
+    operator file found as a regular file (its ``lstat``) in a folder that is no link
+    (the folder entry's type) has the real path of its folder and its own name: one
+    ``lstat`` each; a link is resolved as :func:`find_configs` says."""
+    out: dict[str, Found] = {}
     for p in paths:
-        for f in _candidates(p):
-            real, st = real_path_lstat(f)  # one lstat tells a link too
-            if st is None:
-                with suppress(OSError):
-                    st = os.lstat(f)
-            if st is not None and stat.S_ISLNK(st.st_mode):
-                folder = real_path(os.path.dirname(os.path.abspath(f)))
-                if os.path.exists(f) and under(real, folder):
-                    f = f.resolve()
-                    real = real_path(f)
-                else:  # refused by the build; keyed by where the link is, so that the
-                    # tenant's record of the last build is found (its folders kept)
-                    real = os.path.join(folder, os.path.basename(f))
-            out.setdefault(real, f)
+        for f, real, st in _candidates(p):
+            if real is None:
+                real, st = _resolved(f)
+            if real not in out:
+                out[real] = Found(Path(f), st)
     return out
 
 
-def _candidates(p: Path) -> list[Path]:
+def _resolved(f: str) -> tuple[str, os.stat_result | None]:
+    """The real path of the operator file ``f`` (a link followed only into its own folder,
+    see :func:`find_configs`) and its ``lstat`` when it is a regular file."""
+    real, st = real_path_lstat(f)  # one lstat tells a link too
+    if st is None:
+        with suppress(OSError):
+            st = os.lstat(f)
+    if st is None or not stat.S_ISLNK(st.st_mode):
+        return real, st if st is not None and stat.S_ISREG(st.st_mode) else None
+    folder = real_path(os.path.dirname(os.path.abspath(f)))
+    if os.path.exists(f) and under(real, folder):
+        return real_path(Path(f).resolve()), None
+    # refused by the build; keyed by where the link is, so that the tenant's record of
+    # the last build is found (its folders kept)
+    return os.path.join(folder, os.path.basename(f)), None
+
+
+def _candidates(p: Path) -> list[tuple[str, str | None, os.stat_result | None]]:
+    """The operator files of ``p`` (see :func:`find_configs`), sorted: ``(path, its real
+    path, its lstat)``, the last two ``None`` where :func:`_resolved` must say."""
     if not p.is_dir():
-        return [p]
-    found = []
+        return [(str(p), None, None)]
+    top, real_top = os.fspath(p), real_path(p)
+    found: list[tuple[str, str, os.stat_result | None]] = []
     with os.scandir(p) as entries:
         for e in entries:
             name = e.name
@@ -66,13 +95,26 @@ def _candidates(p: Path) -> list[Path]:
                 continue
             if os.path.splitext(name)[1] in (".yaml", ".yml") and \
                     (e.is_file() or not os.path.exists(e.path)):
-                found.append(p / name)  # a file, or a link to one that is missing
+                found.append((name, "", None))  # a file, or a link to one that is missing
+            elif e.is_dir(follow_symlinks=False):
+                op = os.path.join(e.path, "operator.yaml")
+                with suppress(OSError):
+                    seen = os.lstat(op)
+                    if stat.S_ISREG(seen.st_mode):
+                        found.append((name, "operator.yaml", seen))
+                    elif stat.S_ISLNK(seen.st_mode):
+                        found.append((name, "operator.yaml", None))  # a link to nothing too
             elif e.is_dir() and (os.path.isfile(op := os.path.join(e.path, "operator.yaml"))
                                  or os.path.islink(op)):
-                found.append(p / name / "operator.yaml")  # a link to nothing too
+                found.append((name, "operator.yaml", None))  # a linked folder
             elif e.is_symlink() and not os.path.exists(e.path):
-                found.append(p / name / "operator.yaml")  # a link to a missing folder
-    return sorted(found)
+                found.append((name, "operator.yaml", None))  # a link to a missing folder
+    found.sort(key=lambda t: t[0])
+    out: list[tuple[str, str | None, os.stat_result | None]] = []
+    for name, file, st in found:
+        rel = f"{name}{os.sep}{file}" if file else name
+        out.append((os.path.join(top, rel), os.path.join(real_top, rel) if st else None, st))
+    return out
 
 
 def link_refusal(config: Path) -> Finding | None:

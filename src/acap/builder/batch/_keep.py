@@ -25,8 +25,15 @@ from acap.builder._build import REFUSED, file_hash, link_digest
 from acap.builder.batch._model import BatchOptions, OperatorOutcome
 from acap.errors import FileRefused
 from acap.findings import Location, Report
-from acap.load import KEY_ENV, KEY_FILE_LIMIT, read_regular, real_path, real_path_lstat, under
-from acap.site import OperatorRecord, Place, settled, signature, unchanged_output
+from acap.load import KEY_ENV, KEY_FILE_LIMIT, read_regular, real_path, under
+from acap.site import (
+    OperatorRecord,
+    Place,
+    settled,
+    settled_folder,
+    signature,
+    unchanged_output,
+)
 
 __all__ = ["OUTPUT_LIMIT", "Known", "batch_salt", "outputs_unchanged", "reuse", "seen",
            "state_digest", "templates_of"]
@@ -41,8 +48,8 @@ class Known(NamedTuple):
     Attributes:
         inputs: ``{path: [*signature, sha256 hex]}`` of what it read
             (:meth:`acap.site.FileStats.inputs`).
-        outputs: ``{path under site/: signature}`` of its output files
-            (:meth:`acap.site.FileStats.outputs`).
+        outputs: ``{path under site/: signature}`` of its output files, or of more
+            (:meth:`acap.site.FileStats.outputs`, :attr:`acap.site.FileStats.all_outputs`).
         mark: the ``ctime`` (ns) every recorded output file is older than, unless changed.
     """
 
@@ -94,8 +101,105 @@ def templates_of(folder: str) -> list[str]:
                                    if p.is_symlink() or not p.is_dir())]
 
 
+#: What the file signatures record of an input that was missing, when its operator's
+#: folder says so (see :class:`Folder`).
+MISSING: list[Any] = [0]
+
+
+class Folder:
+    """An operator's folder, as the kept path judges it: named as the batch names it, its
+    real path, and whether it is the folder the last batch recorded, unchanged.
+
+    A folder's ``mtime`` and ``ctime`` change whenever an entry is added, removed or
+    renamed in it, and the kernel sets ``ctime`` (see :mod:`acap.site._file_stats`): a
+    folder whose signature is the recorded one, recorded once settled, holds the same
+    names for the same files and folders as then. So an input recorded missing whose
+    first missing part was a name in that folder (``operator.private.yaml``,
+    ``keys/``) is missing still, unlooked-at, and a folder of it (``.acap/``) is the
+    same folder, which is no link if the real path recorded through it is the folder's
+    own real path and the name (:meth:`confined`).
+
+    Args:
+        named: the folder as named (the operator file's folder).
+        real: its real path.
+        known: the recorded signatures of the operator's inputs (``{path: entry}``;
+            the folder's under ``named`` + ``/``).
+    """
+
+    __slots__ = ("_known", "_unchanged", "named", "prefix", "real")
+
+    def __init__(self, named: str, real: str, known: dict[str, Any]) -> None:
+        self.named, self.real, self._known = named, real, known
+        self.prefix = named + os.sep
+        self._unchanged: bool | None = None
+
+    def unchanged(self) -> bool:
+        """True when the folder's ``lstat`` has the recorded signature (looked at once)."""
+        if self._unchanged is None:
+            entry = self._known.get(self.prefix)
+            try:
+                self._unchanged = isinstance(entry, list) and len(entry) == 7 and \
+                    entry[:6] == signature(os.lstat(self.named))
+            except OSError:
+                self._unchanged = False
+        return self._unchanged
+
+    def keep(self, found: dict[str, list[Any]]) -> None:
+        """Carry the folder's recorded signature into ``found`` when it was found
+        unchanged (the entries recorded missing that it proves need it next time)."""
+        if self._unchanged and self.prefix not in found:
+            found[self.prefix] = self._known[self.prefix]
+
+    def part(self, path: str) -> str | None:
+        """``path`` relative to the folder, when it lies in it as written (no ``..``)."""
+        if not path.startswith(self.prefix):
+            return None
+        rel = path[len(self.prefix):]
+        return rel if rel and ".." not in rel.split(os.sep) else None
+
+    def still_missing(self, path: str) -> bool:
+        """True when ``path`` was recorded missing and the folder says it still is."""
+        return self._known.get(path) == MISSING and self.part(path) is not None and \
+            self.unchanged()
+
+    def confined(self, path: str, real: str | None) -> bool:
+        """True when ``path`` (a key file unchanged since recorded, at most one folder
+        below this one) has the real path ``real`` recorded for it, through this
+        unchanged folder: no link on its way then or now (see the class docstring)."""
+        rel = self.part(path)
+        return rel is not None and rel.count(os.sep) <= 1 and real is not None and \
+            real == self.real + os.sep + rel and self.unchanged()
+
+    def record(self, found: dict[str, list[Any]], path: str, since: int) -> None:
+        """Record ``path``, missing, in ``found`` when this folder can say so next time:
+        its first missing part is a name in this folder, and the folder is
+        :func:`acap.site.settled` since ``since``."""
+        rel = self.part(path)
+        if rel is None or os.path.lexists(self.prefix + rel.split(os.sep, 1)[0]):
+            return
+        entry = self._known.get(self.prefix) if self.unchanged() else None
+        if entry is None:
+            with suppress(OSError):
+                st = os.lstat(self.named)
+                if settled_folder(st, since):
+                    entry = [*signature(st), ""]
+        if entry is not None:
+            found[self.prefix] = entry
+            found[path] = MISSING
+
+
+def _recorded(st: os.stat_result, entry: object) -> bytes | None:
+    """The digest recorded with ``entry`` when ``st`` (an ``lstat``) is its signature and
+    it is a regular file; else ``None``."""
+    if isinstance(entry, list) and len(entry) == 7 and stat.S_ISREG(st.st_mode) and \
+            isinstance(entry[6], str) and entry[:6] == signature(st):
+        with suppress(ValueError):
+            return bytes.fromhex(entry[6])
+    return None
+
+
 def _hash_reads(reads: tuple[str, ...], templates: list[str], roots: tuple[str, ...],
-                known: dict[str, Any], found: dict[str, list[Any]]
+                folder: Folder, key_real: str | None, found: dict[str, list[Any]]
                 ) -> dict[str, bytes | None] | None:
     """The SHA-256 of each file (``None``: missing or refused, as
     :func:`acap.builder._build.file_hash` has it); the key files (the last two of
@@ -103,38 +207,42 @@ def _hash_reads(reads: tuple[str, ...], templates: list[str], roots: tuple[str, 
     ``roots`` (real paths), else ``None`` for all (then the operator is rebuilt, and
     the build reports it).
 
-    A regular file (not a link: its ``lstat``) whose signature is the one ``known``
-    recorded for it (see :mod:`acap.site._file_stats`) has the digest recorded with
-    it, unread; any other is read and hashed (:func:`_digest`), and its signature put
-    in ``found`` (with its digest) when :func:`acap.site.settled`. ``found`` gets the
-    recorded entries of the files found unchanged.
+    A regular file (not a link: its ``lstat``) whose signature is the one recorded for
+    it (see :mod:`acap.site._file_stats`) has the digest recorded with it, unread; a
+    file recorded missing that its folder says is missing still (:class:`Folder`) is
+    not looked at; any other is read and hashed (:func:`_digest`), and its signature
+    put in ``found`` (with its digest) when :func:`acap.site.settled`. ``found`` gets
+    the recorded entries of the files found unchanged. ``key_real`` is the real path
+    the last batch recorded of the signing key file.
     """
     out: dict[str, bytes | None] = {}
+    known = folder._known
     since = time.time_ns()
     for i, p in enumerate((*reads, *templates)):
         if not p:
             continue
-        key = 2 <= i < 4
-        st = None
-        if key:  # confined first, as read_regular(inside=...) does: issue 12
-            real, st = real_path_lstat(p)
-            if not any(under(real, r) for r in roots):
-                return None
-        try:  # lstat: a link is never taken for the file it leads to
-            st = st if st is not None else os.lstat(p)
-        except FileNotFoundError:
-            out[p] = None  # missing (no link either): as the read below has it
+        if folder.still_missing(p):
+            out[p], found[p] = None, MISSING
             continue
+        key = 2 <= i < 4
+        st: os.stat_result | None = None
+        try:  # lstat: a link is never taken for the file it leads to
+            st = os.lstat(p)
+        except FileNotFoundError:
+            missing = True
         except OSError:
-            st = None
-        entry = known.get(p)
-        if st is not None and isinstance(entry, list) and len(entry) == 7 and \
-                stat.S_ISREG(st.st_mode) and entry[:6] == signature(st) and \
-                isinstance(entry[6], str):
-            with suppress(ValueError):
-                out[p] = bytes.fromhex(entry[6])
-                found[p] = entry
-                continue
+            missing = False  # judged by the read below
+        digest = _recorded(st, known.get(p)) if st is not None else None
+        if key and not ((digest is not None and folder.confined(p, key_real if i == 3 else None))
+                        or any(under(real_path(p), r) for r in roots)):
+            return None  # outside its folder, as read_regular(inside=...) judges it
+        if digest is not None:
+            out[p], found[p] = digest, known[p]
+            continue
+        if st is None and missing:
+            out[p] = None  # missing (no link either): as the read below has it
+            folder.record(found, p, since)
+            continue
         digest = _digest(p, key, roots)
         if digest is REFUSED_KEY:
             return None
@@ -207,7 +315,8 @@ def outputs_unchanged(folder: Path, files: dict[str, str], known: dict[str, Any]
 
 def reuse(config: Path, record: OperatorRecord, files: dict[str, str],
           options: BatchOptions, salt: str, known: Known = UNKNOWN,
-          real: str | None = None) -> OperatorOutcome | None:
+          real: str | None = None, st: os.stat_result | None = None
+          ) -> OperatorOutcome | None:
     """The operator of ``config`` as the last batch left it, when nothing it reads and
     none of its output files changed since: its state (:func:`state_digest`, from the
     files the record lists and its templates/ as they are now) and its output files'
@@ -215,7 +324,8 @@ def reuse(config: Path, record: OperatorRecord, files: dict[str, str],
     those it had, so that the batch reports what a rebuild would.
 
     A file whose ``stat`` has the signature the last batch recorded is not read again
-    (``known``; see :mod:`acap.site._file_stats` for why that is safe); any other is
+    (``known``; see :mod:`acap.site._file_stats` for why that is safe), nor is a file
+    recorded missing whose folder says it still is (:class:`Folder`); any other is
     read and hashed. The key files are judged as a rebuild judges them (inside the
     operator's folder or ``--key-dir``, a regular file) whatever their signature; one
     that is not is no reuse: the rebuild reports it.
@@ -228,39 +338,64 @@ def reuse(config: Path, record: OperatorRecord, files: dict[str, str],
         salt: :func:`batch_salt` of ``options``.
         known: the signatures the last batch recorded.
         real: the real path of ``config``, when the batch has it already.
+        st: the ``lstat`` of ``config`` the batch took when it found it, if any.
 
     Returns:
         Its outcome (``reused``), or ``None`` when it must be rebuilt.
     """
     reads = record.reads
-    if options.full or len(reads) != 4 or reads[0] != str(config) or not record.state \
-            or not files or os.path.islink(config):  # a link not followed: the build says
+    named = str(config)
+    if options.full or len(reads) != 4 or reads[0] != named or not record.state \
+            or not files or _is_link(named, st):  # a link not followed: the build says
         return None
     output_stats: dict[str, list[int]] = {}
     if not outputs_unchanged(options.site_dir, files, known.outputs, known.mark, output_stats):
         return None
-    folder = os.path.dirname(real if real is not None else real_path(config))
-    templates = templates_of(os.path.dirname(str(config)))
-    roots = (folder, *(str(d) for d in options.key_dirs))
+    folder = Folder(os.path.dirname(named),
+                    os.path.dirname(real if real is not None else real_path(config)),
+                    known.inputs)
     input_stats: dict[str, list[Any]] = {}
-    hashes = _hash_reads(reads, templates, roots, known.inputs, input_stats)
+    templates = _templates(folder, input_stats)
+    roots = (folder.real, *(str(d) for d in options.key_dirs))
+    hashes = _hash_reads(reads, templates, roots, folder, record.key_file, input_stats)
     if hashes is None or state_digest(salt, config, reads, hashes, templates) != record.state:
         return None
+    folder.keep(input_stats)
     report = Report()
     report.extend(record.warnings)
     if not report.ok(options.strict):
         return None  # rebuilt, so that --strict fails it as a build does
     return OperatorOutcome(
-        config, report, digests=dict(files), hosts=list(record.hosts), card_url=record.card,
+        config, report, digests=files, hosts=list(record.hosts), card_url=record.card,
         inputs=record.inputs,
-        host_places={h: _loc(config, p) for h, p in record.places.items()},
-        key_file=record.key_file, key_place=_loc(config, record.key_place),
+        host_places={h: _loc(named, p) for h, p in record.places.items()},
+        key_file=record.key_file, key_place=_loc(named, record.key_place),
         key_thumbprints=list(record.keys), signer=record.signer,
-        previous_place=_loc(config, record.previous_place), reused=True, last=record,
+        previous_place=_loc(named, record.previous_place), reused=True, last=record,
         state=record.state, reads=list(reads), input_stats=input_stats,
         output_stats=output_stats)
 
 
-def _loc(config: Path, place: Place | None) -> Location:
+def _is_link(path: str, st: os.stat_result | None) -> bool:
+    """Whether ``path`` is a symbolic link (``st``: its ``lstat``, when taken already)."""
+    if st is not None and stat.S_ISREG(st.st_mode):
+        return False
+    return os.path.islink(path)
+
+
+def _templates(folder: Folder, found: dict[str, list[Any]]) -> list[str]:
+    """:func:`templates_of` the operator's folder, unlooked-at when it had no templates/
+    and still has none (:meth:`Folder.still_missing`); recorded so in ``found``."""
+    tpl = folder.prefix + "templates"
+    if folder.still_missing(tpl):
+        found[tpl] = MISSING
+        return []
+    out = templates_of(folder.named)
+    if not out and not os.path.lexists(tpl):
+        folder.record(found, tpl, time.time_ns())
+    return out
+
+
+def _loc(config: str, place: Place | None) -> Location:
     """A location in ``config`` from a record's ``(line, column)``."""
-    return Location(str(config), *place) if place is not None else Location(str(config))
+    return Location(config, *place) if place is not None else Location(config)

@@ -97,17 +97,20 @@ def units(old: Manifest, plan: SitePlan) -> list[Unit]:
     old_hosts = set(old.files_by_host()) | {h for r in before.values() for h in r.hosts}
     hosts: dict[str, Path | None] = {**{h: None for h in old_hosts - plan.owned},
                                      **plan.staged}
-    cards = {c for c, r in plan.records.items() if before.get(c) != r}
+    cards = {c for c, r in plan.records.items()
+             if (was := before.get(c)) is not r and was != r}
     cards |= {c for c in before if c not in plan.records}
+    if not hosts and not cards:
+        return []  # nothing changed: no tenant is touched
     groups = _Groups()
     for card in cards:
         groups.find(("card", card))
+    for h in hosts:
+        groups.find(("host", h))
     for card, rec in [*before.items(), *plan.records.items()]:
         for h in rec.hosts:
             if h in hosts:
                 groups.join(("host", h), ("card", card))
-    for h in hosts:
-        groups.find(("host", h))
     out: dict[tuple[str, str], Unit] = {}
     for node in sorted(groups.parent):
         unit = out.setdefault(groups.find(node), Unit())
@@ -117,10 +120,8 @@ def units(old: Manifest, plan: SitePlan) -> list[Unit]:
         elif kind == "host":
             unit.hosts[name] = hosts[name]
             unit.files[name] = {}
-    for rel, digest in plan.files.items():
-        host = rel.partition("/")[0]
-        if host in hosts:
-            out[groups.find(("host", host))].files[host][rel] = digest
+    for h, files in plan.staged_files.items():
+        out[groups.find(("host", h))].files[h].update(files)
     return [u for u in out.values() if u.records or u.hosts]
 
 
