@@ -58,27 +58,29 @@ def configs_by_real_path(paths: Iterable[Path]) -> dict[str, Found]:
     for p in paths:
         for f, real, st in _candidates(p):
             if real is None:
-                real, st = _resolved(f)
+                f, real, st = _resolved(f)
             if real not in out:
                 out[real] = Found(Path(f), st)
     return out
 
 
-def _resolved(f: str) -> tuple[str, os.stat_result | None]:
-    """The real path of the operator file ``f`` (a link followed only into its own folder,
-    see :func:`find_configs`) and its ``lstat`` when it is a regular file."""
+def _resolved(f: str) -> tuple[str, str, os.stat_result | None]:
+    """The operator file ``f`` as the batch builds it (a link followed only into its own
+    folder, see :func:`find_configs`), its real path, and its ``lstat`` when it is a
+    regular file."""
     real, st = real_path_lstat(f)  # one lstat tells a link too
     if st is None:
         with suppress(OSError):
             st = os.lstat(f)
     if st is None or not stat.S_ISLNK(st.st_mode):
-        return real, st if st is not None and stat.S_ISREG(st.st_mode) else None
+        return f, real, st if st is not None and stat.S_ISREG(st.st_mode) else None
     folder = real_path(os.path.dirname(os.path.abspath(f)))
     if os.path.exists(f) and under(real, folder):
-        return real_path(Path(f).resolve()), None
+        target = Path(f).resolve()
+        return str(target), real_path(target), None
     # refused by the build; keyed by where the link is, so that the tenant's record of
     # the last build is found (its folders kept)
-    return os.path.join(folder, os.path.basename(f)), None
+    return f, os.path.join(folder, os.path.basename(f)), None
 
 
 def _candidates(p: Path) -> list[tuple[str, str | None, os.stat_result | None]]:
