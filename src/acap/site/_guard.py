@@ -68,7 +68,7 @@ def site_dir_findings(site_dir: Path, cfg: OperatorConfig, where: str, *,
 
 
 def batch_site_findings(site_dir: Path, folders: Iterable[str], where: str, *,
-                        force: bool = False) -> list[Finding]:
+                        force: bool = False, key_dirs: Iterable[str] = ()) -> list[Finding]:
     """:func:`site_dir_findings` for a batch build into one folder, of the operators whose
     folders (real paths) are ``folders``: the site folder must not hold an operator's
     folder nor lie inside one (a batch that wrote there would change a tenant's own
@@ -79,8 +79,9 @@ def batch_site_findings(site_dir: Path, folders: Iterable[str], where: str, *,
     folder, and judges each folder it replaces or removes: :mod:`acap.builder.batch`).
     What each operator reads through a link (templates/, key files) is judged per
     operator (:func:`tenant_site_findings`): one tenant's link never holds back the
-    others. A batch may build some of the operators a previous batch built, so the
-    cards are not compared.
+    others. The platform's key folders (``key_dirs``, real paths) and the site folder
+    must not hold one another. A batch may build some of the operators a previous
+    batch built, so the cards are not compared.
 
     Strings, not ``Path``: thousands of operators, and a ``Path`` costs microseconds.
     """
@@ -102,6 +103,11 @@ def batch_site_findings(site_dir: Path, folders: Iterable[str], where: str, *,
             return [Finding("SITE-PATH", "error", f"the site folder {site_dir} {what}, whose "
                             "files the build reads (operator file, templates, keys); a batch "
                             "writes the site folder", loc, hint())]
+    for folder in key_dirs:
+        if under(folder, real_target) or under(real_target, folder):
+            return [Finding("SITE-PATH", "error", f"the site folder {site_dir} and the key "
+                            f"folder {folder} (--key-dir) lie in one another: everything in "
+                            "the site folder is published", loc, hint())]
     if not target.is_dir():
         return []
     return _content_findings(site_dir, target, None, force, loc, hint)

@@ -303,14 +303,15 @@ def test_an_operator_whose_files_cannot_be_written_fails_alone(
     site = tmp_path / "site"
     assert not build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).failed
     kept = {k: v for k, v in tree(site).items() if k.startswith("op1.example/")}
-    real = Path.write_bytes
+    real = os.open
 
-    def full(self: Path, data: bytes) -> int:
-        if "op1.example" in self.parts and ".acap" in self.parts:  # its own write, staged
-            raise OSError(errno.ENOSPC, "No space left on device")
-        return real(self, data)
+    def full(path: str, flags: int, *args: object, **kwargs: object) -> int:
+        parts = Path(path).parts
+        if flags & os.O_CREAT and "op1.example" in parts and ".acap" in parts:  # its own
+            raise OSError(errno.ENOSPC, "No space left on device")  # write, staged
+        return real(path, flags, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Path, "write_bytes", full)
+    monkeypatch.setattr(os, "open", full)
     op1 = tmp_path / "ops" / "op00001" / "operator.yaml"
     res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site, full=True))
     monkeypatch.undo()

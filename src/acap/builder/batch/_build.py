@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import hashlib
 import os
 import signal
+import stat
 import sys
 import threading
 import time
@@ -42,14 +44,22 @@ from acap.builder.batch._keep import (
     Known,
     batch_salt,
     reuse,
-    seen,
     state_digest,
+    templates_of,
 )
 from acap.builder.batch._model import BatchOptions, BatchResult, OperatorOutcome
 from acap.builder.batch._write import SiteTarget
 from acap.findings import Finding, Location, Report
 from acap.keys import thumbprint
-from acap.load import OperatorConfig, forget_real_paths, load_operator, pointer_join, real_path
+from acap.load import (
+    KEY_FILE_LIMIT,
+    OperatorConfig,
+    forget_real_paths,
+    load_operator,
+    pointer_join,
+    real_path,
+    under,
+)
 from acap.site import (
     FileStats,
     Manifest,
@@ -61,6 +71,8 @@ from acap.site import (
     real_site_dir,
     record_file_stats,
     repair,
+    settled,
+    signature,
     site_lock,
     tenant_site_findings,
     write_failure,
@@ -71,7 +83,8 @@ __all__ = ["build_many", "build_one", "default_jobs"]
 
 
 def build_one(config: Path, options: BatchOptions, salt: str,
-              stage: Path | None = None) -> OperatorOutcome:
+              stage: Path | None = None, st: os.stat_result | None = None
+              ) -> OperatorOutcome:
     """Build one operator of a batch (the unit of work; runs in a worker): as a tenant of
     a hosting platform, whose operator file is read only inside its own folder and whose
     key files lie in that folder or the batch's ``key_dirs``.
@@ -83,6 +96,7 @@ def build_one(config: Path, options: BatchOptions, salt: str,
         stage: a new, empty folder to write its files into (the worker writes them,
             so that a batch over several processes writes in parallel); ``None``
             builds in memory only.
+        st: the ``lstat`` of ``config`` taken when the batch found it, if any.
 
     Returns:
         Its :class:`OperatorOutcome`; ``digests`` is empty when it failed (a file
@@ -90,7 +104,7 @@ def build_one(config: Path, options: BatchOptions, salt: str,
         is recorded for the next batch (:func:`acap.builder.batch._keep.reuse`).
     """
     since = time.time_ns()  # before anything is read: see acap.site._file_stats
-    refused = link_refusal(config)
+    refused = link_refusal(config, st)
     if refused is not None:
         return _failed(config, refused)
     opts = BuildOptions(config=config, site_dir=options.site_dir, spec_site=options.spec_site,
@@ -109,7 +123,10 @@ def build_one(config: Path, options: BatchOptions, salt: str,
             "were built"))
     except Exception as exc:  # one operator's crash must not take the batch down
         return bug_outcome(config, exc)
-    if ctx.report.ok():  # a link out of the tenant's folder is refused already
+    if ctx.report.ok() and under(str(real_site_dir(options.site_dir)),
+                                 real_path(ctx.cfg.base_dir)):
+        # the site folder in the tenant's folder: a link of the tenant's may lead there
+        # and stay in its folder; any other link there leads out of it, refused already
         ctx.report.extend(tenant_site_findings(options.site_dir, ctx.cfg))
     out = _outcome(config, ctx.cfg, ctx.report, ctx.files.hosts(), ctx.jwks)
     out.notices, out.history = ctx.notices, ctx.history
@@ -156,25 +173,56 @@ def _outcome(config: Path, cfg: OperatorConfig, report: Report, hosts: list[str]
 def _record_state(out: OperatorOutcome, cfg: OperatorConfig, salt: str, since: int) -> None:
     """Record what ``out``'s build read, for :func:`acap.builder.batch._keep.reuse`: the
     digest of its inputs (``acap publish`` compares it), its state and the signatures
-    of what it read (each taken after the read: see :mod:`acap.site._file_stats`)."""
-    paths = input_files(cfg)
-    hashes = {p: file_hash(p) for p in paths}
-    out.inputs = input_digest(cfg, hashes)
+    of what it read (see :mod:`acap.site._file_stats`)."""
+    named = str(cfg.path)
+    folder = Folder(os.path.dirname(named), "", {})
+    templates = templates_of(folder.named)
     key = "" if cfg.key_from_env else str(cfg.key_file)
-    out.reads = [str(cfg.path), str(cfg.private_values_file), str(cfg.previous_keys_file), key]
-    by_name = {str(p): h for p, h in hashes.items()}
-    if key:
-        by_name[key] = file_hash(cfg.key_file)
-    templates = [str(p) for p in paths[3:]]
-    out.state = state_digest(salt, cfg.path, out.reads, by_name, templates)
-    folder = Folder(os.path.dirname(str(cfg.path)), "", {})
+    out.reads = [named, str(cfg.private_values_file), str(cfg.previous_keys_file), key]
+    by_name: dict[str, bytes | None] = {}
     for p in (*out.reads, *templates):
-        if p and by_name.get(p) is None and not os.path.lexists(p):
+        if not p:
+            continue
+        digest, st = _input_hash(p)
+        by_name[p] = digest
+        if st is not None and digest is not None and settled(st, since):
+            out.input_stats[p] = [*signature(st), digest.hex()]
+        elif digest is None and st is None:
             folder.record(out.input_stats, p, since)
-        elif p:
-            seen(out.input_stats, p, by_name.get(p), since)
     if not templates:
         folder.record(out.input_stats, folder.prefix + "templates", since)
+    paths = input_files(cfg, templates)
+    out.inputs = input_digest(cfg, {p: by_name[str(p)] for p in paths}, paths)
+    out.state = state_digest(salt, cfg.path, out.reads, by_name, templates)
+
+
+def _input_hash(path: str) -> tuple[bytes | None, os.stat_result | None]:
+    """:func:`acap.builder._build.file_hash` of a file the build has read, and the
+    ``fstat`` of a regular file as it was hashed; ``(None, None)`` when nothing is there
+    at all. A regular file is opened once, never followed through a link (``O_NOFOLLOW``)
+    nor waited on (``O_NONBLOCK``); anything else (a link, a FIFO, a file grown past the
+    bound) is hashed as ``file_hash`` does, without a ``stat`` (never recorded)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None, None
+    except OSError:
+        return file_hash(Path(path)), None
+    try:
+        st = os.fstat(fd)
+        data = os.read(fd, INPUT_LIMIT + 1) if stat.S_ISREG(st.st_mode) and \
+            st.st_size <= INPUT_LIMIT else None
+    finally:
+        os.close(fd)
+    if data is None or len(data) != st.st_size:
+        return file_hash(Path(path)), None
+    return hashlib.sha256(data).digest(), st
+
+
+#: The largest input :func:`_input_hash` reads itself (the bound
+#: :func:`acap.builder._build.file_hash` reads to).
+INPUT_LIMIT = 16 * KEY_FILE_LIMIT
 
 
 def _host_places(cfg: OperatorConfig) -> dict[str, Location]:
@@ -224,7 +272,8 @@ def _build_chunk(args: tuple[list[Item], BatchOptions, Path | None]) -> list[Ope
                          item.real, item.stat) if item.record is not None else None
             out.append(kept if kept is not None else
                        build_one(item.config, options, salt,
-                                 stage / str(item.number) if stage is not None else None))
+                                 stage / str(item.number) if stage is not None else None,
+                                 item.stat))
         except Exception as exc:  # one tenant's crash must not take the batch down
             out.append(bug_outcome(item.config, exc))
     return out
@@ -274,12 +323,13 @@ def build_many(options: BatchOptions) -> BatchResult:
                                   "*.yaml files or */operator.yaml"))
         return result
     site_dir = real_site_dir(options.site_dir)
+    options = dataclasses.replace(options, key_dirs=tuple(Path(real_path(d))
+                                                          for d in options.key_dirs))
     folders = {os.path.dirname(real) for real in found}
     result.report.extend(batch_site_findings(options.site_dir, folders,
                                              f"--site-dir {options.site_dir}",
-                                             force=options.force))
-    options = dataclasses.replace(options, key_dirs=tuple(Path(real_path(d))
-                                                          for d in options.key_dirs))
+                                             force=options.force,
+                                             key_dirs=[str(d) for d in options.key_dirs]))
     with site_lock(site_dir) as lock:
         if isinstance(lock, SiteBusy):
             result.report.add(lock.finding(options.site_dir))

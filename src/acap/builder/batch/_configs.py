@@ -119,17 +119,19 @@ def _candidates(p: Path) -> list[tuple[str, str | None, os.stat_result | None]]:
     return out
 
 
-def link_refusal(config: Path) -> Finding | None:
+def link_refusal(config: Path, st: os.stat_result | None = None) -> Finding | None:
     """The ``FILE`` error of a batch operator file that is a symbolic link
     :func:`configs_by_real_path` did not follow (it leads out of its folder, to
-    nothing, or to itself), or ``None`` when ``config`` is no link. Nothing of the
+    nothing, or to itself), or ``None``. Given as an error of its own before the
     link's target is read: a tenant's ``operator.yaml`` linked to a file of the build
     machine would otherwise show its values in findings and make that file's folder
-    the tenant's (its keys, its private values, its templates)."""
-    try:
-        st = os.lstat(config)
-    except OSError:
-        return None
+    the tenant's (its keys, its private values, its templates). ``st`` is its
+    ``lstat`` when the batch took one already."""
+    if st is None:
+        try:
+            st = os.lstat(config)
+        except OSError:
+            return None
     if not stat.S_ISLNK(st.st_mode):
         return None
     if os.path.exists(config):

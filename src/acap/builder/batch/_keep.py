@@ -126,12 +126,13 @@ class Folder:
             the folder's under ``named`` + ``/``).
     """
 
-    __slots__ = ("_known", "_unchanged", "named", "prefix", "real")
+    __slots__ = ("_known", "_stat", "_unchanged", "named", "prefix", "real")
 
     def __init__(self, named: str, real: str, known: dict[str, Any]) -> None:
         self.named, self.real, self._known = named, real, known
         self.prefix = named + os.sep
         self._unchanged: bool | None = None
+        self._stat: os.stat_result | None = None
 
     def unchanged(self) -> bool:
         """True when the folder's ``lstat`` has the recorded signature (looked at once)."""
@@ -179,10 +180,13 @@ class Folder:
             return
         entry = self._known.get(self.prefix) if self.unchanged() else None
         if entry is None:
-            with suppress(OSError):
-                st = os.lstat(self.named)
-                if settled_folder(st, since):
-                    entry = [*signature(st), ""]
+            if self._stat is None:
+                try:
+                    self._stat = os.lstat(self.named)
+                except OSError:
+                    return
+            if settled_folder(self._stat, since):
+                entry = [*signature(self._stat), ""]
         if entry is not None:
             found[self.prefix] = entry
             found[path] = MISSING
