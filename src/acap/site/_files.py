@@ -289,9 +289,9 @@ def new_site_folder(site_dir: Path) -> Path:
 
 def write_files(folder: Path, files: Iterable[tuple[str, bytes]],
                 stats: dict[str, list[int]] | None = None) -> None:
-    """Write ``(relative path, bytes)`` pairs under ``folder`` (made if missing), making
-    each folder once: one ``mkdir`` a folder and one ``open`` a file, no look first (a
-    batch writes thousands).
+    """Write ``(relative path, bytes)`` pairs as new files under ``folder`` (made if
+    missing: a folder a build just made), making each folder once: one ``mkdir`` a folder
+    and one ``open`` a file, no look first (a batch writes thousands).
 
     Args:
         folder: where to write.
@@ -305,7 +305,9 @@ def write_files(folder: Path, files: Iterable[tuple[str, bytes]],
     top = os.fspath(folder)
     os.makedirs(top, exist_ok=True)
     made: set[str] = {""}  # folders made so far, under top
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+    # new files in a folder just made (never one a user names): nothing to replace, no
+    # link to follow
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     for rel, data in files:
         parent = rel.rpartition("/")[0]
         if parent not in made:

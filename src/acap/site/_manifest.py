@@ -39,6 +39,7 @@ import orjson
 
 from acap._package import __version__
 from acap.findings import Finding, Level, Location
+from acap.load import Root, write_file
 
 __all__ = ["MANIFEST", "Manifest", "OperatorRecord", "Place", "read_manifest",
            "write_manifest"]
@@ -385,16 +386,13 @@ def write_manifest(folder: Path, manifest: Manifest) -> None:
 
     forget_manifests()
     man = folder / MANIFEST
-    man.parent.mkdir(parents=True, exist_ok=True)
     try:
         data = orjson.dumps(manifest.data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
                             | orjson.OPT_APPEND_NEWLINE)
     except TypeError:  # orjson.JSONEncodeError: e.g. an integer beyond 64 bits
         data = (json.dumps(manifest.data, indent=2, sort_keys=True, ensure_ascii=False)
                 + "\n").encode("utf-8", "surrogateescape")
-    part = man.with_name(f".{man.name}.part")
-    part.write_bytes(data)
-    os.replace(part, man)
+    write_file(man, Root(folder, "the site folder"), data)
 
 
 def forget_manifests() -> None:

@@ -42,6 +42,8 @@ from pathlib import Path
 
 import orjson
 
+from acap.errors import FileRefused
+from acap.load import Root, read_file, write_file
 from acap.site._files import stops_held
 from acap.site._manifest import Manifest, OperatorRecord, read_manifest, write_manifest
 
@@ -193,6 +195,7 @@ def repair(site_dir: Path) -> Manifest | None:
             if name.startswith(_STAGE_PREFIX) or name == "journal":
                 shutil.rmtree(batch / name, ignore_errors=True)
         os.rmdir(batch)
+    _remove_parts(site_dir / MANIFEST_DIR)
     for folder in trash:
         shutil.rmtree(folder, ignore_errors=True)
     return manifest
@@ -207,12 +210,29 @@ class _Entry:
     files: dict[str, dict[str, str]]
 
 
+#: acap's own folder of a site (the manifest's).
+MANIFEST_DIR = ".acap"
+#: The temporary file :func:`acap.load.write_file` writes before its rename (of the
+#: manifest, a journal entry), left by a process killed between the two.
+_PART = re.compile(r"\..+\.[0-9a-f]{8}\.acap-tmp")
+
+
+def _remove_parts(folder: Path) -> None:
+    """Remove the temporary files a killed write left in ``folder`` (see :data:`_PART`)."""
+    with contextlib.suppress(OSError):
+        for name in os.listdir(folder):
+            if _PART.fullmatch(name):
+                with contextlib.suppress(OSError):
+                    os.unlink(folder / name)
+
+
 def _read_entry(path: Path) -> _Entry | None:
     """A journal entry, or ``None`` when it is not one (written by no acap: the entries are
     written whole)."""
     try:
-        data = orjson.loads(path.read_bytes())
-    except (OSError, ValueError):
+        data = orjson.loads(read_file(path, Root(path.parent, "the batch's journal"),
+                                      ENTRY_LIMIT))
+    except (OSError, ValueError, FileRefused):
         return None
     if not isinstance(data, dict) or not all(isinstance(data.get(k), dict)
                                              for k in ("records", "hosts", "files")):
@@ -321,11 +341,14 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(a), None, str(b))
 
 
+#: The largest journal entry read back (bytes): one unit's records and files.
+ENTRY_LIMIT = 64 * 1024 * 1024
+
+
 def _write_whole(path: Path, data: bytes) -> None:
-    """Write ``path`` whole or not at all: a new file renamed over it."""
-    part = path.with_name(f".{path.name}.part")
-    part.write_bytes(data)
-    os.replace(part, path)
+    """Write ``path`` whole or not at all (:func:`acap.load.write_file`: a new file renamed
+    over it)."""
+    write_file(path, Root(path.parent, "the batch's journal"), data)
 
 
 def iter_stray(site_dir: Path, host: str, listed: Mapping[str, str]) -> Iterator[str]:

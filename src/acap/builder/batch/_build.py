@@ -25,7 +25,6 @@ import gc
 import hashlib
 import os
 import signal
-import stat
 import sys
 import threading
 import time
@@ -49,6 +48,7 @@ from acap.builder.batch._keep import (
 )
 from acap.builder.batch._model import BatchOptions, BatchResult, OperatorOutcome
 from acap.builder.batch._write import SiteTarget
+from acap.errors import FileRefused
 from acap.findings import Finding, Location, Report
 from acap.keys import thumbprint
 from acap.load import (
@@ -57,6 +57,7 @@ from acap.load import (
     forget_real_paths,
     load_operator,
     pointer_join,
+    read_regular,
     real_path,
     under,
 )
@@ -198,25 +199,21 @@ def _record_state(out: OperatorOutcome, cfg: OperatorConfig, salt: str, since: i
 
 def _input_hash(path: str) -> tuple[bytes | None, os.stat_result | None]:
     """:func:`acap.builder._build.file_hash` of a file the build has read, and the
-    ``fstat`` of a regular file as it was hashed; ``(None, None)`` when nothing is there
-    at all. A regular file is opened once, never followed through a link (``O_NOFOLLOW``)
-    nor waited on (``O_NONBLOCK``); anything else (a link, a FIFO, a file grown past the
-    bound) is hashed as ``file_hash`` does, without a ``stat`` (never recorded)."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    ``lstat`` of a regular file as it was hashed (taken after the read); ``(None, None)``
+    when nothing is there at all. A regular file is read once, never through a link
+    (:func:`acap.load.read_regular` without following links, which looks first and
+    never opens a device); anything else (a link, a FIFO, a file past the bound) is
+    hashed as ``file_hash`` does, without a ``stat`` (never recorded)."""
     try:
-        fd = os.open(path, flags)
+        data = read_regular(path, INPUT_LIMIT, follow_links=False)
     except FileNotFoundError:
         return None, None
-    except OSError:
+    except (OSError, FileRefused):
         return file_hash(Path(path)), None
     try:
-        st = os.fstat(fd)
-        data = os.read(fd, INPUT_LIMIT + 1) if stat.S_ISREG(st.st_mode) and \
-            st.st_size <= INPUT_LIMIT else None
-    finally:
-        os.close(fd)
-    if data is None or len(data) != st.st_size:
-        return file_hash(Path(path)), None
+        st: os.stat_result | None = os.lstat(path)
+    except OSError:
+        st = None
     return hashlib.sha256(data).digest(), st
 
 
