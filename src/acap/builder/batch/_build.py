@@ -115,7 +115,7 @@ def build_one(config: Path, options: BatchOptions, salt: str,
     try:
         # a tenant's operator file is read only inside its folder: one swapped for a link
         # out of it since the batch looked is refused, not read
-        ctx = assemble(opts, load_operator(config, inside=[config.parent]))
+        ctx = assemble(opts, load_operator(config, inside=[config.parent], quick=True))
     except MemoryError:  # the worker's memory bound (see _worker_start): this one only
         return _failed(config, Finding(
             "BATCH-MEMORY", "error", "building this operator used more memory than a batch "
