@@ -91,3 +91,31 @@ def test_a_file_with_a_loading_finding_is_loaded_the_located_way(tmp_path: Path,
     quick = load_operator(path, quick=True)
     assert not isinstance(quick.loaded, QuickLoaded)
     assert quick.findings and quick.findings == load_operator(path).findings
+
+
+def test_a_batch_of_operators_without_findings_is_never_loaded_the_located_way(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No check asks for a place it does not report: a batch whose operators have no
+    finding reads each file once, the quick way (a check that asked for the line of
+    every skill id made every file load twice)."""
+    import sys
+
+    from acap.builder.batch import BatchOptions, build_many
+    from acap.load._yaml import QuickLoaded as Quick
+
+    sys.path.insert(0, str(REPO / "bench"))
+    from generate import write_operators
+
+    write_operators(tmp_path / "ops", 4)
+    located: list[str] = []
+    real = Quick.located
+
+    def counted(self: Quick) -> object:
+        located.append(self.file)
+        return real(self)
+
+    monkeypatch.setattr(Quick, "located", counted)
+    res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=tmp_path / "site",
+                                  new_keys=True))
+    assert len(res.built) == 4 and not res.failed
+    assert located == []
