@@ -24,10 +24,11 @@ from acap.keys._key import (
     PRIVATE_MEMBERS,
     SigningKey,
     read_jwks,
+    read_key_bytes,
     read_key_file_doc,
     thumbprint,
 )
-from acap.load import KEY_ENV, KEY_FILE_LIMIT, OperatorConfig, Root, read_file, write_file
+from acap.load import KEY_ENV, OperatorConfig, Root, write_file
 from acap.site import MANIFEST, read_manifest, url_to_path
 
 
@@ -92,7 +93,7 @@ def _jwk_list(path: Path, root: Root, member: str) -> list[dict[str, Any]]:
     """The JWKs with a kid under ``member`` of the JSON object at ``path`` in ``root``;
     ``[]`` when it cannot be read (there is nothing to compare with)."""
     try:
-        doc = json.loads(read_file(path, root, KEY_FILE_LIMIT, one_name=root.links == "inside"))
+        doc = json.loads(read_key_bytes(path, root, one_name=root.links == "inside"))
     except (OSError, ValueError, RecursionError, FileRefused):
         return []
     keys = doc.get(member) if isinstance(doc, dict) else None

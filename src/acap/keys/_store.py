@@ -38,19 +38,18 @@ from acap.keys._history import (
 from acap.keys._key import (
     SigningKey,
     generate_private_key,
+    key_file_status,
     load_signing_key,
+    read_key_bytes,
     write_private_key,
 )
 from acap.keys._key_file_names import similar_key_file
 from acap.load import (
     DEFAULT_KEY_FILE,
     KEY_ENV,
-    KEY_FILE_LIMIT,
     OperatorConfig,
     file_kind,
-    file_status,
     is_inside,
-    read_file,
     real_path,
     under,
 )
@@ -121,7 +120,7 @@ def key_file_findings(cfg: OperatorConfig, confine: Sequence[Path] | None) -> li
                     f"{cfg.path.name}), or have the platform name its folder with --key-dir"))
                 continue
         try:
-            st = file_status(path, cfg.root_of(path))
+            st = key_file_status(path, cfg.root_of(path))
         except FileRefused as exc:  # a link out of the project, or a loop
             out.append(Finding("KEY-FILE", "error", f"{what} {cfg.display_path(path)}: "
                                f"{exc.reason}; acap does not read it", place(member),
@@ -188,7 +187,7 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
                 "move it outside site/, e.g. keyFile: .acap/signing-key.pem"))
             return out
         else:
-            if file_status(path, root) is None:
+            if key_file_status(path, root) is None:
                 meant = similar_key_file(cfg, path)
                 if meant is not None:  # a typo: said before anything about a lost key
                     out.findings.append(Finding(
@@ -218,8 +217,8 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
                 if ignored is False:
                     out.findings.append(_not_ignored(cfg, path, loc))
             # first: a folder, FIFO, device or unreadable file is the one error
-            data = read_file(path, root, KEY_FILE_LIMIT, one_name=True)
-            st = file_status(path, root)
+            data = read_key_bytes(path, root, one_name=True)
+            st = key_file_status(path, root)
             mode = st.st_mode & 0o077 if st is not None else 0
             if mode:
                 out.findings.append(Finding(
