@@ -30,6 +30,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -124,8 +125,7 @@ def build_one(config: Path, options: BatchOptions, salt: str,
             "were built"))
     except Exception as exc:  # one operator's crash must not take the batch down
         return bug_outcome(config, exc)
-    if ctx.report.ok() and under(str(real_site_dir(options.site_dir)),
-                                 real_path(ctx.cfg.base_dir)):
+    if ctx.report.ok() and under(_real_site(options.site_dir), real_path(ctx.cfg.base_dir)):
         # the site folder in the tenant's folder: a link of the tenant's may lead there
         # and stay in its folder; any other link there leads out of it, refused already
         ctx.report.extend(tenant_site_findings(options.site_dir, ctx.cfg))
@@ -146,6 +146,12 @@ def build_one(config: Path, options: BatchOptions, salt: str,
     out.digests = ctx.files.digest()
     _record_state(out, ctx.cfg, salt, since)
     return out
+
+
+@lru_cache(maxsize=4)
+def _real_site(site_dir: Path) -> str:
+    """The real path of a batch's site folder (looked up once per process)."""
+    return str(real_site_dir(site_dir))
 
 
 def _failed(config: Path, finding: Finding) -> OperatorOutcome:
@@ -189,7 +195,7 @@ def _record_state(out: OperatorOutcome, cfg: OperatorConfig, salt: str, since: i
         if st is not None and digest is not None and settled(st, since):
             out.input_stats[p] = [*signature(st), digest.hex()]
         elif digest is None and st is None:
-            folder.record(out.input_stats, p, since)
+            folder.record(out.input_stats, p, since, gone=True)
     if not templates:
         folder.record(out.input_stats, folder.prefix + "templates", since)
     paths = input_files(cfg, templates)
@@ -311,6 +317,7 @@ def build_many(options: BatchOptions) -> BatchResult:
     """
     gc.enable()  # many operators: let the collector run (the CLI turns it off)
     forget_real_paths()  # the folders may have changed since this process last looked
+    _real_site.cache_clear()
     found = configs_by_real_path(options.configs)
     result = BatchResult([], options.site_dir)
     if not found:

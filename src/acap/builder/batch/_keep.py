@@ -171,12 +171,15 @@ class Folder:
         return rel is not None and rel.count(os.sep) <= 1 and real is not None and \
             real == self.real + os.sep + rel and self.unchanged()
 
-    def record(self, found: dict[str, list[Any]], path: str, since: int) -> None:
+    def record(self, found: dict[str, list[Any]], path: str, since: int, *,
+               gone: bool = False) -> None:
         """Record ``path``, missing, in ``found`` when this folder can say so next time:
         its first missing part is a name in this folder, and the folder is
-        :func:`acap.site.settled` since ``since``."""
+        :func:`acap.site.settled` since ``since``. ``gone``: nothing is at ``path`` (the
+        caller just found so), which settles it for a name in this folder."""
         rel = self.part(path)
-        if rel is None or os.path.lexists(self.prefix + rel.split(os.sep, 1)[0]):
+        if rel is None or ((not gone or os.sep in rel) and
+                           os.path.lexists(self.prefix + rel.split(os.sep, 1)[0])):
             return
         entry = self._known.get(self.prefix) if self.unchanged() else None
         if entry is None:
@@ -245,7 +248,7 @@ def _hash_reads(reads: tuple[str, ...], templates: list[str], roots: tuple[str, 
             continue
         if st is None and missing:
             out[p] = None  # missing (no link either): as the read below has it
-            folder.record(found, p, since)
+            folder.record(found, p, since, gone=True)
             continue
         digest = _digest(p, key, roots)
         if digest is REFUSED_KEY:
