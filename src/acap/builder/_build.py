@@ -127,7 +127,7 @@ def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildC
 
     Returns:
         The :class:`BuildContext`: its ``files`` are complete when
-        ``report.ok()``. Never raises for bad input.
+        ``report.ok``. Never raises for bad input.
     """
     cfg = cfg or load_operator(options.config)
     ctx = BuildContext(cfg, options)
@@ -142,12 +142,12 @@ def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildC
         _guarded(ctx, "the requirement checks",
                  lambda c: c.report.extend(check_operator(
                      c.cfg, tenant=c.options.key_dirs is not None)))
-    if ctx.report.ok():
+    if ctx.report.ok:
         for step in STEPS:
             _guarded(ctx, f"the build step {step.__name__}", step)
-            if not ctx.report.ok():
+            if not ctx.report.ok:
                 break
-    if ctx.report.ok():
+    if ctx.report.ok:
         for final in FINAL_CHECKS:
             _guarded(ctx, f"the final check {final.__name__}", final)
     return ctx
@@ -249,9 +249,9 @@ def build(options: BuildOptions) -> BuildResult:
     ctx = assemble(options)
     cfg = ctx.cfg
     site_dir = options.resolved_site_dir()
-    servers = _add_server_files(ctx) if ctx.report.ok() else []
+    servers = _add_server_files(ctx) if ctx.report.ok else []
     written = False
-    if ctx.report.ok(options.strict) and options.write:
+    if ctx.report.passes(options.strict) and options.write:
         written = _guard_and_write(ctx, site_dir)
     card_url = cfg.card_url if cfg.card_host else None
     configured = cfg.hosts
@@ -295,7 +295,7 @@ def _guard_and_write(ctx: BuildContext, site_dir: Path) -> bool:
             ctx.report.add(busy.finding(site_dir))
             return False
         ctx.report.extend(site_dir_findings(site_dir, cfg, where, force=options.force))
-        if not ctx.report.ok(options.strict):
+        if not ctx.report.passes(options.strict):
             return False
         manifest = Manifest.of_build(
             cfg.card_url, input_digest(cfg), ctx.files.digest(),

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acap.findings import Finding, Report
+from acap.findings import Finding, Report, Result
 from acap.keys import SigningKey
 from acap.load import OperatorConfig
 from acap.site import SiteFiles
@@ -108,12 +108,12 @@ class BuildContext:
         return bool(self.cfg.data.get("specSite", False))
 
 
-@dataclass
-class BuildResult:
+@dataclass(repr=False)
+class BuildResult(Result):
     """What a build did.
 
     Attributes:
-        report: all findings; ``report.ok()`` tells success.
+        report: all findings; ``report.ok`` tells success.
         files: the files built (complete only when the build succeeded).
         site_dir: where they were (or would have been) written.
         card: the signed card, or ``None``.
@@ -143,4 +143,7 @@ class BuildResult:
     @property
     def ok(self) -> bool:
         """True when the build succeeded (no error; no warning either with ``strict``)."""
-        return self.report.ok(self.strict)
+        return self.passes(self.strict)
+
+    def _subject(self) -> str:
+        return self.card_url or ""

@@ -83,7 +83,7 @@ def step_card(ctx: BuildContext) -> None:
             ctx.report.add(bug_finding(f"the built card breaks the {label} schema at "
                                        f"/{'/'.join(map(str, err.absolute_path))}: "
                                        f"{err.message}", cfg.loaded.file))
-    if not ctx.report.ok():
+    if not ctx.report.ok:
         return
     dirs = ctx.options.key_dirs
     resolved = resolve_signing_key(cfg, ctx.site_dir, create=ctx.options.create_key,

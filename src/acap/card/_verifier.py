@@ -28,17 +28,18 @@ from typing import Any
 from acap.card._canonical import SDK, SPEC, canonical_payload
 from acap.card._members import member_findings
 from acap.errors import CanonicalizationError, FetchError, KeysUnavailable
-from acap.findings import Finding, Location, Report
+from acap.findings import Finding, Location, Report, Result
 from acap.keys import PRIVATE_MEMBERS, b64url, b64url_decode
 from acap.load import (
+    CARD,
     DEFAULT_MAX_BYTES,
     DEFAULT_TIMEOUT,
     JsonDocument,
     allowed_url,
+    document_from,
     fetch,
     json_loads,
     origin,
-    read_card,
     shorten,
 )
 from acap.site import url_to_path
@@ -78,8 +79,8 @@ class SignatureCheck:
         return "valid" if self.valid else "INVALID" if self.checked else "NOT CHECKED"
 
 
-@dataclass
-class Verification:
+@dataclass(repr=False)
+class Verification(Result):
     """Everything ``acap verify`` found about one card.
 
     Attributes:
@@ -94,10 +95,9 @@ class Verification:
     report: Report = field(default_factory=Report)
     jwks_source: str | None = None
 
-    @property
-    def ok(self) -> bool:
-        """True when at least one signature is valid and nothing is wrong."""
-        return any(s.valid for s in self.signatures) and self.report.ok()
+    def _succeeded(self) -> bool:
+        """A signature verifies (and, as every result says, nothing is an error)."""
+        return any(s.valid for s in self.signatures)
 
 
 KeyLookup = Callable[[str | None, str | None], tuple[dict[str, Any] | None, str]]
@@ -105,12 +105,13 @@ KeyLookup = Callable[[str | None, str | None], tuple[dict[str, Any] | None, str]
 VERIFY_KEYS_HINT = "give the keys with --jwks FILE_OR_URL"
 
 
-def verify_card(source: str, jwks: str | None = None, *, allow_private: bool = False,
+def verify_card(source: Any, jwks: str | None = None, *, allow_private: bool = False,
                 timeout: float = DEFAULT_TIMEOUT) -> Verification:
     """Verify every signature of the Agent Card at a path or https URL (A2A 1.0 §8.4.3).
 
     Args:
-        source: card file path, or https URL.
+        source: a card file (a path), an https URL, JSON bytes, parsed JSON or a
+            :class:`~acap.load.JsonDocument` (:func:`acap.load.document_from`).
         jwks: a JWKS file path or URL to take keys from. Default: the ``jku``
             of each signature, on the card's own origin (also after redirects), one
             JWKS per card; for a card file inside a built ``site/``, the local copy of
@@ -124,12 +125,12 @@ def verify_card(source: str, jwks: str | None = None, *, allow_private: bool = F
         wrong; every problem a finding (``SIG-*``, ``CARD-*``, the member judgements
         of :func:`acap.card._members.member_findings` ...). Never raises for bad input.
     """
-    cf = read_card(source, allow_private=allow_private, timeout=timeout)
-    result = Verification(source)
+    cf = document_from(source, CARD, allow_private=allow_private, timeout=timeout)
+    result = Verification(cf.source)
     result.report.extend(cf.findings)
     if cf.data is None:
         return result
-    card_url = source if cf.is_url else url_for_site_file(source)
+    card_url = cf.source if cf.is_url else url_for_site_file(cf.source)
     verifier = Verifier(_key_lookup(cf, jwks, card_url, result, allow_private, timeout),
                         VERIFY_KEYS_HINT if jwks is None else
                         'check --jwks: it must name a JWKS ({"keys": [...]}) holding the kid')

@@ -56,7 +56,7 @@ from acap.checks import (
 from acap.checks._facts import Locate, Subject, from_card, from_operator, reported_pointers
 from acap.checks._text import card_size_finding, card_text
 from acap.checks._urls import one_finding_per_host
-from acap.findings import Finding, Location, Report
+from acap.findings import Finding, Location, Report, Result
 from acap.load import OperatorConfig, load_operator
 from acap.uris import CARD_PATH
 
@@ -79,8 +79,8 @@ CARD_SKIPS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-@dataclass
-class OperatorCheck:
+@dataclass(repr=False)
+class OperatorCheck(Result):
     """The result of checking one operator file without building it.
 
     Attributes:
@@ -90,10 +90,6 @@ class OperatorCheck:
 
     source: str
     report: Report = field(default_factory=Report)
-
-    def ok(self, strict: bool = False) -> bool:
-        """True when there is no error (with ``strict``, no warning either)."""
-        return self.report.ok(strict)
 
 
 def check_operator_file(path: str | Path) -> OperatorCheck:

@@ -169,7 +169,7 @@ def _echo(text: str, err: bool) -> None:
 
 def _not_built(result: BuildResult) -> str:
     """Why a build wrote nothing, and that site/ stayed as it was."""
-    why = "warnings fail the build with --strict" if result.report.ok() else \
+    why = "warnings fail the build with --strict" if result.report.ok else \
         "errors in " + ", ".join(dict.fromkeys(shown(f.location.file)
                                                for f in result.report.errors))
     kept = f"; {shown(str(result.site_dir))} was left as it was" \
@@ -400,7 +400,7 @@ class TextReporter(Reporter):
     def reply_check(self, result: ReplyCheck, strict: bool) -> None:
         super().reply_check(result, strict)
         self.out("the reply follows §5 and §6 as far as acap can check" if
-                 result.report.ok(strict) else "the reply does NOT follow §5 and §6")
+                 result.report.passes(strict) else "the reply does NOT follow §5 and §6")
 
     def publish(self, result: PublishResult, dry_run: bool) -> None:
         self.findings(result.report)
@@ -440,7 +440,7 @@ class TextReporter(Reporter):
                 self.out(f"  {safe(what)}: {safe(why)}")
         from acap.agent import PROBE_RULES  # start-up: the agent stage only for a probe's report
 
-        if result.ok(strict):
+        if result.passes(strict):
             self.out("the agent keeps its card's promises as far as the probe can judge "
                      f"({', '.join(PROBE_RULES)})")
         elif result.verified and not result.cases:
@@ -538,7 +538,7 @@ class JsonReporter(Reporter):
         self._doc({
             "url": result.url, "card": result.card_url, "read": result.read,
             "verified": result.verified,
-            "interface": result.interface, "ok": result.ok(strict),
+            "interface": result.interface, "ok": result.passes(strict),
             "requests": result.requests,
             "cases": [{"case": label, "skill": sid, "ok": not any(f.level == "error"
                                                                   for f in found),

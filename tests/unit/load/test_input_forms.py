@@ -248,7 +248,7 @@ def test_a_private_use_page_language_builds_with_its_words_file(tmp_path: Path) 
     src = SRC / "templates" / "words" / "en.yaml"
     (words / "x-klingon.yaml").write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
     result = run_build(config)
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     assert "ask.example.com/talk/x-klingon/index.html" in result.files.digest()
     [w] = [w for w in result.report.warnings if w.location.pointer == "/contact/languages/1"]
     assert w.message == ("contact.languages: acap knows no name for the language 'x-klingon'; "
