@@ -39,6 +39,8 @@ class CardCheck(Result):
             or not at all (see :data:`acap.checks._run.CARD_SKIPS`).
         file: the card as read (bytes, parsed data, HTTP response), for further checks of
             the same fetch (a live check of headers adds its findings to ``report``).
+        not_judged: ``(rule id, what)`` for each thing of this card the checks could not
+            judge from it (also in ``skipped``): said, never passed as fine.
     """
 
     source: str
@@ -46,6 +48,7 @@ class CardCheck(Result):
     report: Report = field(default_factory=Report)
     skipped: list[tuple[str, str, str]] = field(default_factory=list)
     file: JsonDocument | None = None
+    not_judged: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _card_url_for_path(path: str) -> str | None:
@@ -88,13 +91,17 @@ def check_card_file(cf: JsonDocument, *, url: str | None = None) -> CardCheck:
     result.url = url or (source if cf.is_url else _card_url_for_path(source))
     if cf.data is None:
         return result
+    not_judged: list[tuple[str, str]] = []
     try:
-        result.report.extend(card_findings(cf.data, cf.source, lambda p, _k: cf.at(p), result.url))
+        result.report.extend(card_findings(cf.data, cf.source, lambda p, _k: cf.at(p),
+                                           result.url, not_judged))
     except Exception as exc:  # a fault of acap, never of the card: report it, don't crash
         result.report.add(Finding("ACAP-BUG", "error", f"a check failed on this card: "
                                   f"{type(exc).__name__}: {exc}", Location(source),
                                   "this is a bug in acap: please report it with the card"))
-    result.skipped = _skipped(cf.data, result.url)
+    result.not_judged = not_judged
+    result.skipped = [(rule, "none", why) for rule, why in not_judged]
+    result.skipped += _skipped(cf.data, result.url)
     return result
 
 

@@ -156,8 +156,9 @@ def no_sign_in_on_request(sub: Subject) -> Iterator[Finding]:
 
 
 def operator_fields(sub: Subject) -> Iterator[Finding]:
-    """OR-3.2 (on-request fields on another kind of skill), OR-3.6 (completion only on an
-    action, never in-conversation where a step waits on a person)."""
+    """OR-3.2 (on-request fields on another kind of skill), OR-3.6 (never in-conversation
+    where a step waits on a person) and ``SKILL-ACTION`` (completion on a skill not said to
+    be an action: the text is silent there, so acap's own rule, a warning)."""
     for s in sub.skills:
         d = s.data
         if s.kind != "on-request":
@@ -170,9 +171,11 @@ def operator_fields(sub: Subject) -> Iterator[Finding]:
                                       key=True)
             continue
         if "completion" in d and s.action is False:
-            yield sub.finding("OR-3.6", "error", f"{s.label} has completion but is not an "
-                              "action: completion is only for a skill that changes something "
-                              "in your systems", f"{s.ptr}/completion",
+            # OR-3.6 is silent on completion elsewhere: acap's own rule, a warning
+            yield sub.finding("SKILL-ACTION", "warning", f"{s.label} has completion but does "
+                              "not say action: true; clients read completion as saying the "
+                              "skill changes something in your systems, and refer it as an "
+                              "action", f"{s.ptr}/completion",
                               "add action: true if it books, requests or records something; "
                               "otherwise remove completion", key=True)
         if d.get("completion") == "in-conversation" and s.waits_on_person:
@@ -216,8 +219,10 @@ def _params(sub: Subject, ptr: str, ext: dict[str, Any]) -> Iterator[Finding]:
             yield sub.finding("OR-3.2", "warning", f"params.{key} is not part of the On Request "
                               "extension (v1)", f"{ptr}/params/{key}", "remove it")
     entries = params.get("skills")
-    if not isinstance(entries, list) or not entries:
-        what = "empty" if entries == [] else "missing" if entries is None else "not a list"
+    if entries == []:
+        return  # no skill on request: OR-3.2's "one entry per on-request skill" is zero
+    if not isinstance(entries, list):
+        what = "missing" if entries is None else "not a list"
         yield sub.finding("OR-3.2", "error", f"params.skills is {what}: it lists one entry per "
                           "on-request skill", f"{ptr}/params", "list each on-request skill, or "
                           "remove the extension if no skill is on request")

@@ -197,7 +197,8 @@ def check_site(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]],
 
 
 def card_findings(card: dict[str, Any], file: str, locate: Locate,
-                  card_url: str | None = None) -> list[Finding]:
+                  card_url: str | None = None,
+                  not_judged: list[tuple[str, str]] | None = None) -> list[Finding]:
     """Every check a card allows without operator.yaml (see :data:`CARD_SKIPS`).
 
     Args:
@@ -205,6 +206,8 @@ def card_findings(card: dict[str, Any], file: str, locate: Locate,
         file: the card's path or URL, for findings.
         locate: ``(JSON pointer, key) -> Location`` in the card file.
         card_url: where the card is served, when known (CARD-URL, OR-3.4's origin guess).
+        not_judged: a list to which ``(rule id, what)`` is added for each thing the
+            checks could not judge (see :attr:`~acap.checks._facts.Subject.not_judged`).
 
     Returns:
         Findings, grouped by check.
@@ -222,4 +225,6 @@ def card_findings(card: dict[str, Any], file: str, locate: Locate,
     urls = {f.location.pointer for f in out if f.rule == "URL-FORM"}
     out += [f for f in card_text(card, locate)
             if not (f.rule == "TEXT-INVISIBLE" and f.location.pointer in urls)]
+    if not_judged is not None:
+        not_judged.extend(sub.not_judged)
     return out

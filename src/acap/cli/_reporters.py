@@ -314,10 +314,13 @@ class TextReporter(Reporter):
             self.err(f"pruned: {', '.join(shown(p) for p in result.pruned)}")
 
     def card_check(self, result: CardCheck, live: LiveCheck | None = None) -> None:
+        unjudged = result.not_judged
         lines = [report_text(result.report) if len(result.report)
-                 else f"{terminal_safe(result.source)}: no problems found"]
+                 else f"{terminal_safe(result.source)}: no problems found"
+                 + (" in what acap could judge" if unjudged else "")]
+        lines += [f"not judged [{rule}]: {terminal_safe(why)}" for rule, why in unjudged]
         part = [r for r, how, _ in result.skipped if how == "part"]
-        none = [r for r, how, _ in result.skipped if how == "none"]
+        none = [r for r, how, w in result.skipped if how == "none" and (r, w) not in unjudged]
         if part or none:
             note = "note: without operator.yaml"
             if part:
