@@ -36,7 +36,7 @@ _FINAL_DOT = re.compile(r"\.+(?=(:[0-9]*)?$)")
 
 def check(sub: Subject) -> Iterator[Finding]:
     """OR-3.4 and OR-3.8 for every on-request skill of ``sub``: the value itself
-    (:func:`value_problems`, the judgement a reply's §6.1 personEntry gets too) and, for
+    (:func:`person_entry_problems`, the judgement a reply's §6.1 personEntry gets too) and, for
     an https address, its origin (:func:`origin_problems`)."""
     for s in sub.on_request:
         assert s.entry is not None
@@ -56,7 +56,7 @@ def check(sub: Subject) -> Iterator[Finding]:
             yield sub.finding("OR-3.4", "error", f"personEntry of {s.label} must be text, found "
                               f"{value!r}", ptr, "write the https address or tel: number")
             continue
-        found = value_problems(value, in_card=sub.is_card, person_acts=s.person_acts,
+        found = person_entry_problems(value, in_card=sub.is_card, person_acts=s.person_acts,
                                country=sub.country)
         if is_https(value) and not any(p.rule == "OR-3.4" and p.level == "error"
                                        for p in found):
@@ -71,7 +71,7 @@ def is_https(value: str) -> bool:
     return value.strip()[:8].lower() == "https://"
 
 
-def value_problems(value: str, *, in_card: bool, person_acts: bool | None = False,
+def person_entry_problems(value: str, *, in_card: bool, person_acts: bool | None = False,
                    country: Callable[[], str | None] = lambda: None) -> list[Problem]:
     """Every OR-3.4, OR-3.8 and URL problem of one personEntry value, whatever shows it:
     operator.yaml, a card, or the §6.1 object of a reply (one judgement per fact). The

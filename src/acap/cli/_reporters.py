@@ -249,6 +249,8 @@ class Reporter:
             self.err(f"note: checked as {marked}activated, since the reply is {marked}marked; "
                      "say --activated or --not-activated to check OR-6.1 fully")
         self.findings(result.report)
+        for rule, why in result.not_judged:  # said whatever the format: never "fine"
+            self.err(f"not judged [{rule}]: {terminal_safe(why)}")
 
     def probe(self, result: ProbeResult, strict: bool) -> None:
         """``acap probe``; ``strict``: warnings fail too."""

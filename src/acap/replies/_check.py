@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from acap.findings import Finding, Report, Result
-from acap.load import CARD, REPLY, JsonDocument, document_from, pointer_join
+from acap.load import CARD, REPLY, JsonDocument, document_from
 from acap.replies._behaviour import check_behaviour, mentions_entry
 from acap.replies._checking import CheckContext, Marker, Options, as_document, sdk_to_json
 from acap.replies._decide import (
@@ -93,6 +93,7 @@ class _Run:
     skill: OnRequestSkill | None
     markers: list[Marker]
     rf: JsonDocument
+    not_judged: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _run(rf: JsonDocument, card: Mapping[str, Any], opts: Options) -> _Run:
@@ -109,7 +110,7 @@ def _run(rf: JsonDocument, card: Mapping[str, Any], opts: Options) -> _Run:
             or view.final_status):
         return _Run(ctx.findings, view, None, [], rf)
     check_a2a_form(ctx, view)
-    markers = find_markers(ctx, view)
+    markers = find_markers(ctx, view, card)
     skill = None
     if extension_entry(card) is None:
         ctx.add("REPLY-SKILL", "error", "the card does not declare the On Request extension, "
@@ -118,18 +119,9 @@ def _run(rf: JsonDocument, card: Mapping[str, Any], opts: Options) -> _Run:
     else:
         skill = concerned_skill(ctx, card, on_request_skills(card), markers, opts.skill_id)
     if skill is not None:
-        for m in markers:
-            pe = m.obj.get("personEntry") if isinstance(m.obj, Mapping) else None
-            ptr = pointer_join(m.pointer, "personEntry")
-            if (m.skill_id == skill.id and isinstance(pe, str) and pe != skill.person_entry
-                    and ptr not in ctx.bad):
-                ctx.add("OR-6.1", "error", f"personEntry {pe} is not the card's "
-                        f"({skill.person_entry})", ptr,
-                        "§6.1: personEntry is the address from the card, the same for every "
-                        "caller")
         check_behaviour(ctx, view, markers, skill, opts)
     check_echo(ctx, opts)
-    return _Run(ctx.findings, view, skill, markers, rf)
+    return _Run(ctx.findings, view, skill, markers, rf, ctx.not_judged)
 
 
 @dataclass(repr=False)
@@ -146,6 +138,8 @@ class ReplyCheck(Result):
             marked reply counts as activated): OR-6.1 is then checked in part only.
         skill: the on-request skill the reply was judged for, or ``None`` when none
             could be told (``REPLY-SKILL``).
+        not_judged: ``(rule id, what)`` for each thing the reply could not show (whom the
+            caller acts for ...): said, never passed as fine.
     """
 
     source: str
@@ -153,6 +147,7 @@ class ReplyCheck(Result):
     activated: bool | None = None
     assumed: bool = False
     skill: OnRequestSkill | None = None
+    not_judged: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _private_values(operator: str | Path | None,
@@ -230,6 +225,7 @@ def check_reply(reply: Any, card: Any, *, activated: bool | None = None,
                                     safeguards_hold, response_extensions, tuple(values)))
     result.report.extend(run.findings)
     result.activated, result.assumed, result.skill = activated, assumed, run.skill
+    result.not_judged = run.not_judged
     return result
 
 
@@ -321,6 +317,7 @@ def compare_replies(activated_reply: Any, plain_reply: Any, card: Any, *,
     rp = _run(p, cf.data, Options(False, sid, for_named_person, action, safeguards_hold,
                                   response_extensions[1], tuple(values)))
     result.skill = ra.skill or rp.skill
+    result.not_judged = ra.not_judged + [n for n in rp.not_judged if n not in ra.not_judged]
     result.report.extend(ra.findings + rp.findings)
     result.report.extend(same_behaviour(ra, rp))
     return result

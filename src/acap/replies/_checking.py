@@ -43,13 +43,15 @@ class Options:
 
 
 class CheckContext:
-    """The findings of one check, and the pointers already found at fault (a later rule
-    does not report the same place again)."""
+    """The findings of one check, the pointers already found at fault (a later rule
+    does not report the same place again), and what could not be judged
+    (``not_judged``: ``(rule id, what)``, said instead of passed as fine)."""
 
     def __init__(self, rf: JsonDocument) -> None:
         self.rf = rf
         self.findings: list[Finding] = []
         self.bad: set[str] = set()
+        self.not_judged: list[tuple[str, str]] = []
 
     def add(self, rule: str, level: Level, message: str, pointer: str | None,
             hint: str | None = None) -> None:
