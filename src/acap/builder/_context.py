@@ -39,6 +39,9 @@ class BuildOptions:
         key_dirs: a batch tenant's build: the folders, besides the operator's own, that
             its key files may lie in (``--key-dir``); ``None`` (a build of one's own):
             key files may lie anywhere (:func:`acap.keys.resolve_signing_key`).
+        check_only: ``acap check operator.yaml``: every check of a build, with nothing
+            written and no key needed (a missing key is made in memory for this run
+            and forgotten; ``write`` is ignored).
         template_seconds: how long the operator's page templates may take to render,
             all its pages together (seconds); past it the build stops with a
             ``PAGE-TEMPLATE`` error (attacker trial, HIGH 3).
@@ -54,6 +57,7 @@ class BuildOptions:
     force: bool = False
     key_dirs: tuple[Path, ...] | None = None
     template_seconds: float = 5.0
+    check_only: bool = False
 
     def resolved_site_dir(self) -> Path:
         """``site_dir``, or ``site`` next to operator.yaml."""

@@ -44,7 +44,6 @@ if TYPE_CHECKING:
     from acap.checks._run import OperatorCheck as OperatorCheck
     from acap.checks._run import card_findings as card_findings
     from acap.checks._run import check_operator as check_operator
-    from acap.checks._run import check_operator_file as check_operator_file
     from acap.checks._run import check_site as check_site
     from acap.checks._words import fold as fold
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from acap.checks import (
@@ -57,7 +56,7 @@ from acap.checks._facts import Locate, Subject, from_card, from_operator, report
 from acap.checks._text import card_size_finding, card_text
 from acap.checks._urls import one_finding_per_host
 from acap.findings import Finding, Location, Report, Result
-from acap.load import OperatorConfig, load_operator
+from acap.load import OperatorConfig
 from acap.uris import CARD_PATH
 
 #: What ``acap check`` of a card cannot check fully without operator.yaml:
@@ -81,7 +80,8 @@ CARD_SKIPS: tuple[tuple[str, str, str], ...] = (
 
 @dataclass(repr=False)
 class OperatorCheck(Result):
-    """The result of checking one operator file without building it.
+    """The result of ``acap check operator.yaml``: every check of ``acap build``, with
+    nothing written (:func:`acap.builder.check_operator_file`).
 
     Attributes:
         source: the file as given.
@@ -90,24 +90,6 @@ class OperatorCheck(Result):
 
     source: str
     report: Report = field(default_factory=Report)
-
-
-def check_operator_file(path: str | Path) -> OperatorCheck:
-    """Check an operator file as ``acap build`` does before it builds: loading, the
-    schema and every requirement check (:func:`check_operator`), with nothing signed
-    or written and no key needed (``acap check operator.yaml``, the pre-commit hook).
-
-    Args:
-        path: the operator file (``operator.private.yaml`` beside it is read too).
-
-    Returns:
-        An :class:`OperatorCheck`. Never raises for bad content or a missing file.
-    """
-    cfg = load_operator(path)
-    result = OperatorCheck(str(path))
-    result.report.extend(cfg.findings)
-    result.report.extend(check_operator(cfg))
-    return result
 
 
 def check_operator(cfg: OperatorConfig, tenant: bool = False) -> list[Finding]:

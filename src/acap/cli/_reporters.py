@@ -344,8 +344,8 @@ class TextReporter(Reporter):
                 self.card_check(card)
             elif operator is not None:
                 self.out(report_text(operator.report) if len(operator.report) else
-                         f"{terminal_safe(operator.source)}: no problems found (acap build "
-                         "also checks the signed card and the pages it builds)")
+                         f"{terminal_safe(operator.source)}: no problems found (every "
+                         "check of acap build; nothing was written)")
 
     def live(self, result: LiveCheck, ok: bool) -> None:
         self._live_table(result)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from acap.checks import CardCheck, OperatorCheck, check_card, check_card_file, check_operator_file
+from acap.checks import CardCheck, OperatorCheck, check_card, check_card_file
 from acap.cli._commands._common import ALLOW_PRIVATE, FORMATS, reporter
 from acap.load import JsonDocument
 
@@ -65,6 +65,9 @@ def check(cards: tuple[str, ...], url: str | None, strict: bool, fmt: str, timeo
                                  url=url or card)
         reporter(fmt).card_check(result, lr)
         sys.exit(0 if result.passes(strict) and lr.ok and lr.report.passes(strict) else 1)
+    # start-up: the builder (which an operator file's check is) only for an operator file
+    from acap.builder import check_operator_file
+
     results: list[CardCheck | OperatorCheck] = [
         check_operator_file(c) if _is_operator_file(c) else
         check_card(c, url=url, timeout=timeout, allow_private=allow_private) for c in cards]
