@@ -243,7 +243,8 @@ def test_the_pre_commit_hook_fails_a_commit_of_a_broken_operator_file(tmp_path: 
     project.mkdir()
     config = project / "operator.yaml"
     config.write_text((REPO / "operator.yaml").read_text(encoding="utf-8").replace(
-        "personEntry: https://ask.example.com/talk", "personEntry: https://ask.example.com/grief"),
+        "personEntry: https://ask.example.com/talk",
+        "personEntry: https://ask.example.com/bereavement"),  # the text's own example: an error
         encoding="utf-8")
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
     subprocess.run(["git", "add", "operator.yaml"], cwd=project, check=True)
