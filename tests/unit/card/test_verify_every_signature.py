@@ -91,7 +91,7 @@ def test_the_a1_placeholder_beside_a2a_sdks_own_signature_verifies(tmp_path: Pat
                                                    "kid": "sdk-1", "jku": JKU})(
         parse_agent_card(copy.deepcopy(card)))
     out = MessageToDict(signed)
-    assert [s["protected"] for s in out["signatures"]][0] == ANNEX_A1_PROTECTED
+    assert out["signatures"][0]["protected"] == ANNEX_A1_PROTECTED
     path = tmp_path / "card.json"
     path.write_text(json.dumps(out, indent=2), encoding="utf-8")
     given = tmp_path / "keys.json"
