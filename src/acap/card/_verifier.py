@@ -604,14 +604,26 @@ def header_problem(header: dict[str, Any], unprotected: Any = None) -> str | Non
       §8.4.2 signs the base64url-encoded payload; an unencoded one (``b64: false``)
       is not an Agent Card signature.
     """
-    if unprotected is not None:
-        if not isinstance(unprotected, dict):
-            return "the unprotected header is not a JSON object (RFC 7515 §7.2.1)"
-        both = sorted(set(unprotected) & set(header))
-        if both:
-            return (f"{shorten(both[0])!r} is in both the protected and the unprotected "
-                    "header, which RFC 7515 §7.2.1 says MUST be disjoint: one of the two is "
-                    "not signed")
+    return _unprotected_problem(header, unprotected) or _crit_problem(header)
+
+
+def _unprotected_problem(header: dict[str, Any], unprotected: Any) -> str | None:
+    """RFC 7515 §7.2.1: the unprotected header is an object whose names are not the
+    protected header's."""
+    if unprotected is None:
+        return None
+    if not isinstance(unprotected, dict):
+        return "the unprotected header is not a JSON object (RFC 7515 §7.2.1)"
+    both = sorted(set(unprotected) & set(header))
+    if both:
+        return (f"{shorten(both[0])!r} is in both the protected and the unprotected "
+                "header, which RFC 7515 §7.2.1 says MUST be disjoint: one of the two is "
+                "not signed")
+    return None
+
+
+def _crit_problem(header: dict[str, Any]) -> str | None:
+    """RFC 7515 §4.1.11 (``crit``) and RFC 7797 §6 (``b64``) in a protected header."""
     crit = header.get("crit")
     if "crit" in header:
         if not isinstance(crit, list) or not crit or \

@@ -98,12 +98,11 @@ _PLACE_HINT = ("§6.2: on-request and action-referred go on the Message (Message
                "the information")
 
 
-def _schema_message(err: Any) -> str:
+def _schema_message(err: Any, siblings: list[Any]) -> str:
     """One schema error of a §6.1 object in words, read from jsonschema's structured error
     (its validator, instance and schema), never from its English message."""
     if err.validator == "required":
-        missing = [k for k in err.validator_value if k not in err.instance]
-        return f"the §6.1 object has no {missing[0] if missing else 'required member'}"
+        return f"the §6.1 object has no {schemas.required_member(err, siblings)}"
     if err.validator == "enum":
         return f"status {shorten(repr(err.instance), 60)} is not one of {', '.join(STATUSES)}"
     if err.validator == "type":
@@ -131,7 +130,9 @@ def person_entry_findings(ctx: CheckContext, value: Any, ptr: str, card_value: s
     if problems:
         p = problems[0]
         also = f"; and it is not the card's personEntry ({card_value})" if differs else ""
-        ctx.add(p.rule, "error", f"personEntry {shorten(repr(value), 80)}: {p.message}{also}",
+        shown = shorten(repr(value), 80)
+        said = p.message if p.message.startswith(repr(value)) else f"{shown}: {p.message}"
+        ctx.add(p.rule, "error", f"personEntry {said}{also}",
                 ptr, "give the card's personEntry as it is" if differs else p.hint)
     elif differs:
         ctx.add("OR-6.1", "error", f"personEntry {shorten(value, 80)} is not the card's "
@@ -177,12 +178,13 @@ def _marker(ctx: CheckContext, n: Node, kind: str, card_entries: Mapping[str, st
         return None
     obj = meta[EXTENSION_URI]
     optr = pointer_join(pointer_join(n.pointer, "metadata"), EXTENSION_URI)
-    for err in sorted(schemas.errors(schemas.EXTENSION, obj, "reply"),
-                      key=lambda e: list(e.absolute_path)):
+    errors = schemas.errors(schemas.EXTENSION, obj, "reply")
+    for err in sorted(errors, key=lambda e: list(e.absolute_path)):
         if list(err.absolute_path) == ["personEntry"] and err.validator in ("pattern",
                                                                           "format"):
             continue  # the value is judged as the card's is, below
-        ctx.add("OR-6.1", "error", _schema_message(err), pointer_of(err.absolute_path, optr),
+        ctx.add("OR-6.1", "error", _schema_message(err, errors),
+                pointer_of(err.absolute_path, optr),
                 "§6.1: {\"status\": \"on-request\" | \"action-referred\" | "
                 "\"given-on-opt-in\", \"skillId\": ..., \"personEntry\": ...}")
     status = obj.get("status") if isinstance(obj, Mapping) else None
