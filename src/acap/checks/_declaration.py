@@ -230,36 +230,42 @@ def _params(sub: Subject, ptr: str, ext: dict[str, Any]) -> Iterator[Finding]:
     skill_ids = {s.id for s in sub.skills if s.id}
     seen: dict[str, int | None] = {}
     for j, e in enumerate(entries):
-        eptr = f"{ptr}/params/skills/{j}"
-        if not isinstance(e, dict):
-            yield sub.finding("OR-3.2", "error", f"params.skills[{j}] is not an object", eptr,
-                              'write {"id": ..., "personEntry": ...}')
-            continue
-        for key in e:
-            if key not in _ENTRY_FIELDS:
-                yield sub.finding("OR-3.2", "warning", f"params.skills[{j}].{key} is not part of "
-                                  "the On Request extension (v1)", f"{eptr}/{key}", "remove it")
-        sid = e.get("id")
-        if not isinstance(sid, str) or not sid:
-            yield sub.finding("OR-3.3", "error", f"params.skills[{j}] has no id", eptr,
-                              "add the id of the AgentSkill it is about")
-        elif sid not in skill_ids:
-            yield sub.finding("OR-3.3", "error", f"params.skills[{j}] names '{sid}', which is not "
-                              "the id of a skill in this card", f"{eptr}/id",
-                              "use the id of one of the card's skills")
-        elif sid in seen:
-            yield sub.finding("OR-3.3", "error", f"'{sid}' appears twice in params.skills (first "
-                              f"at line {seen[sid]})", f"{eptr}/id", "keep one entry per skill")
-        else:
-            seen[sid] = sub.at(f"{eptr}/id").line
-        if "assistantAccess" in e and not isinstance(e["assistantAccess"], bool):
-            yield sub.finding("OR-3.5", "error", f"assistantAccess of params.skills[{j}] must be "
-                              f"true or false, found {e['assistantAccess']!r}",
-                              f"{eptr}/assistantAccess", "write true or false, without quotes")
-        if "completion" in e and e["completion"] not in COMPLETIONS:
-            yield sub.finding("OR-3.6", "error", f"completion of params.skills[{j}] is "
-                              f"{e['completion']!r}; it is in-conversation or deferred",
-                              f"{eptr}/completion", "write in-conversation or deferred")
+        yield from _entry(sub, f"{ptr}/params/skills/{j}", j, e, skill_ids, seen)
+
+
+def _entry(sub: Subject, eptr: str, j: int, e: Any, skill_ids: set[str],
+           seen: dict[str, int | None]) -> Iterator[Finding]:
+    """OR-3.2, OR-3.3, OR-3.5, OR-3.6 for one entry of params.skills (``seen``: the ids
+    of the entries before it, with their lines)."""
+    if not isinstance(e, dict):
+        yield sub.finding("OR-3.2", "error", f"params.skills[{j}] is not an object", eptr,
+                          'write {"id": ..., "personEntry": ...}')
+        return
+    for key in e:
+        if key not in _ENTRY_FIELDS:
+            yield sub.finding("OR-3.2", "warning", f"params.skills[{j}].{key} is not part of "
+                              "the On Request extension (v1)", f"{eptr}/{key}", "remove it")
+    sid = e.get("id")
+    if not isinstance(sid, str) or not sid:
+        yield sub.finding("OR-3.3", "error", f"params.skills[{j}] has no id", eptr,
+                          "add the id of the AgentSkill it is about")
+    elif sid not in skill_ids:
+        yield sub.finding("OR-3.3", "error", f"params.skills[{j}] names '{sid}', which is not "
+                          "the id of a skill in this card", f"{eptr}/id",
+                          "use the id of one of the card's skills")
+    elif sid in seen:
+        yield sub.finding("OR-3.3", "error", f"'{sid}' appears twice in params.skills (first "
+                          f"at line {seen[sid]})", f"{eptr}/id", "keep one entry per skill")
+    else:
+        seen[sid] = sub.at(f"{eptr}/id").line
+    if "assistantAccess" in e and not isinstance(e["assistantAccess"], bool):
+        yield sub.finding("OR-3.5", "error", f"assistantAccess of params.skills[{j}] must be "
+                          f"true or false, found {e['assistantAccess']!r}",
+                          f"{eptr}/assistantAccess", "write true or false, without quotes")
+    if "completion" in e and e["completion"] not in COMPLETIONS:
+        yield sub.finding("OR-3.6", "error", f"completion of params.skills[{j}] is "
+                          f"{e['completion']!r}; it is in-conversation or deferred",
+                          f"{eptr}/completion", "write in-conversation or deferred")
 
 
 def _security_for_all(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:
