@@ -33,64 +33,79 @@ def _nonempty_str(v: Any) -> bool:
     return isinstance(v, str) and bool(v)
 
 
+def _parts(ctx: CheckContext, node: Node, what: str) -> None:
+    """A2A 1.0: ``parts`` is REQUIRED and each Part holds one of text, raw, url, data."""
+    ps = node.data.get("parts")
+    ptr = pointer_join(node.pointer, "parts")
+    if not isinstance(ps, list) or not ps:
+        ctx.add("A2A-REPLY", "error", f"the {what} has no parts", ptr if "parts" in node.data
+                else node.pointer, "A2A 1.0: parts is REQUIRED, e.g. [{\"text\": \"...\"}]")
+        return
+    for i, p in enumerate(ps):
+        pp = pointer_join(ptr, i)
+        if not isinstance(p, Mapping):
+            ctx.add("A2A-REPLY", "error", "a Part is not an object", pp, None)
+            continue
+        if "kind" in p:
+            ctx.add("A2A-REPLY", "error", "a Part carries `kind`, an A2A 0.3 field",
+                    pointer_join(pp, "kind"),
+                    "A2A 1.0 names the content directly: {\"text\": \"...\"}")
+        if len([k for k in ("text", "raw", "url", "data") if k in p]) != 1:
+            ctx.add("A2A-REPLY", "error", "a Part needs exactly one of text, raw, url, data",
+                    pp, None)
+
+
+def _required(ctx: CheckContext, node: Node, what: str, key: str, shown: str) -> None:
+    if not _nonempty_str(node.data.get(key)):
+        ctx.add("A2A-REPLY", "error", f"the {what} has no {key}", node.pointer,
+                f"A2A 1.0: {shown} is REQUIRED")
+
+
+def _no_kind(ctx: CheckContext, node: Node, what: str) -> None:
+    if "kind" in node.data:
+        ctx.add("A2A-REPLY", "error", f"the {what} carries `kind`, an A2A 0.3 field",
+                pointer_join(node.pointer, "kind"), "remove it; A2A 1.0 has no kind")
+
+
+def _message_form(ctx: CheckContext, n: Node) -> None:
+    """A reply Message: ROLE_AGENT, a messageId, no 0.3 kind, its parts."""
+    role = n.data.get("role")
+    if role != "ROLE_AGENT":
+        hint = ("A2A 1.0 writes ROLE_AGENT (0.3 wrote \"agent\")" if role == "agent"
+                else "an agent's reply has role ROLE_AGENT")
+        ctx.add("A2A-REPLY", "error", f"the reply Message has role {role!r}",
+                pointer_join(n.pointer, "role") if "role" in n.data else n.pointer, hint)
+    _required(ctx, n, "Message", "messageId", "messageId")
+    _no_kind(ctx, n, "Message")
+    _parts(ctx, n, "Message")
+
+
+def _state_form(ctx: CheckContext, view: ReplyView) -> None:
+    """The final task state is an A2A 1.0 TaskState name."""
+    st = view.final_status
+    if st is None:
+        return
+    state = st.data.get("state")
+    if state in TASK_STATES:
+        return
+    hint = (f"A2A 1.0 writes TASK_STATE_{state.upper().replace('-', '_')}"
+            if isinstance(state, str) and state.islower() else
+            "one of " + ", ".join(TASK_STATES))
+    ctx.add("A2A-REPLY", "error", f"task state {state!r} is not an A2A 1.0 TaskState",
+            view.state_pointer if "state" in st.data else st.pointer, hint)
+
+
 def check_a2a_form(ctx: CheckContext, view: ReplyView) -> None:
     """A2A 1.0 JSON: the fields a2a.proto marks REQUIRED, enum names, no 0.3 ``kind``."""
-    def parts(node: Node, what: str) -> None:
-        ps = node.data.get("parts")
-        ptr = pointer_join(node.pointer, "parts")
-        if not isinstance(ps, list) or not ps:
-            ctx.add("A2A-REPLY", "error", f"the {what} has no parts", ptr if "parts" in node.data
-                    else node.pointer, "A2A 1.0: parts is REQUIRED, e.g. [{\"text\": \"...\"}]")
-            return
-        for i, p in enumerate(ps):
-            pp = pointer_join(ptr, i)
-            if not isinstance(p, Mapping):
-                ctx.add("A2A-REPLY", "error", "a Part is not an object", pp, None)
-                continue
-            if "kind" in p:
-                ctx.add("A2A-REPLY", "error", "a Part carries `kind`, an A2A 0.3 field",
-                        pointer_join(pp, "kind"),
-                        "A2A 1.0 names the content directly: {\"text\": \"...\"}")
-            content = [k for k in ("text", "raw", "url", "data") if k in p]
-            if len(content) != 1:
-                ctx.add("A2A-REPLY", "error",
-                        "a Part needs exactly one of text, raw, url, data", pp, None)
-
-    def required(node: Node, what: str, key: str, shown: str) -> None:
-        if not _nonempty_str(node.data.get(key)):
-            ctx.add("A2A-REPLY", "error", f"the {what} has no {key}", node.pointer,
-                    f"A2A 1.0: {shown} is REQUIRED")
-
-    def no_kind(node: Node, what: str) -> None:
-        if "kind" in node.data:
-            ctx.add("A2A-REPLY", "error", f"the {what} carries `kind`, an A2A 0.3 field",
-                    pointer_join(node.pointer, "kind"), "remove it; A2A 1.0 has no kind")
-
     for n in view.messages:
-        role = n.data.get("role")
-        if role != "ROLE_AGENT":
-            hint = ("A2A 1.0 writes ROLE_AGENT (0.3 wrote \"agent\")" if role == "agent"
-                    else "an agent's reply has role ROLE_AGENT")
-            ctx.add("A2A-REPLY", "error", f"the reply Message has role {role!r}",
-                    pointer_join(n.pointer, "role") if "role" in n.data else n.pointer, hint)
-        required(n, "Message", "messageId", "messageId")
-        no_kind(n, "Message")
-        parts(n, "Message")
+        _message_form(ctx, n)
     for n in view.artifacts:
-        required(n, "Artifact", "artifactId", "artifactId")
-        parts(n, "Artifact")
+        _required(ctx, n, "Artifact", "artifactId", "artifactId")
+        _parts(ctx, n, "Artifact")
     for n in view.tasks:
-        required(n, "Task", "id", "Task.id")
-        no_kind(n, "Task")
-    st = view.final_status
-    if st is not None:
-        state = st.data.get("state")
-        if state not in TASK_STATES:
-            hint = (f"A2A 1.0 writes TASK_STATE_{state.upper().replace('-', '_')}"
-                    if isinstance(state, str) and state.islower() else
-                    "one of " + ", ".join(TASK_STATES))
-            ctx.add("A2A-REPLY", "error", f"task state {state!r} is not an A2A 1.0 TaskState",
-                    view.state_pointer if "state" in st.data else st.pointer, hint)
+        _required(ctx, n, "Task", "id", "Task.id")
+        _no_kind(ctx, n, "Task")
+    _state_form(ctx, view)
 
 
 _PLACE_HINT = ("§6.2: on-request and action-referred go on the Message (Message.metadata, or "
