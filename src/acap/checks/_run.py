@@ -189,7 +189,7 @@ def card_findings(card: dict[str, Any], file: str, locate: Locate,
         locate: ``(JSON pointer, key) -> Location`` in the card file.
         card_url: where the card is served, when known (CARD-URL, OR-3.4's origin guess).
         not_judged: a list to which ``(rule id, what)`` is added for each thing the
-            checks could not judge (see :attr:`~acap.checks._facts.Subject.not_judged`).
+            checks could not judge (``not_judged`` of :class:`~acap.checks._facts.Subject`).
 
     Returns:
         Findings, grouped by check.
