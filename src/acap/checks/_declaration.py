@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
-from acap.checks._facts import Subject, as_list, is_near_extension_uri
+from acap.checks._facts import Subject, as_dict, as_list, is_near_extension_uri
 from acap.checks._words import mentions
 from acap.findings import Finding, Level
 from acap.load import describe, hidden_characters
@@ -122,6 +122,9 @@ def skill_id_form(sub: Subject) -> Iterator[Finding]:
 def said_on_request(sub: Subject) -> Iterator[Finding]:
     """OR-3.1 (heuristic, warning): a public skill whose description says it is given on
     request; only the extension can say so to a client."""
+    if any(not isinstance(as_dict(ext.get("params")).get("skills"), list)
+           for _, ext in sub.declarations):
+        return  # which skills the card lists is not known: OR-3.2's error says why
     for s in sub.skills:
         desc = s.data.get("description")
         if s.kind != "public" or not isinstance(desc, str) or not mentions("onRequest", desc):
