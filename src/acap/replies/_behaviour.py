@@ -91,13 +91,16 @@ def _read(view: ReplyView, markers: list[Marker], skill: OnRequestSkill,
           opts: Options) -> _Reply:
     mine = [m for m in markers if m.skill_id in (None, skill.id)]
     refs = [m for m in mine if m.status in (ON_REQUEST, ACTION_REFERRED)]
-    referring = {id(m.node) for m in refs}
+    referring = {id(m.node.data) for m in refs}
     said = [(message_text(n.data), parts_pointer(n)) for n in view.messages]
     said += [(str(e.data.get("message", "")), e.pointer) for e in view.errors]
+    # a referral misplaced on an Artifact still says where to ask in its own words
+    carriers = [m.node for m in refs if m.kind != "message"]
+    mentions = mentions_entry(view, skill) or any(
+        mentions_person_entry(message_text(n.data), skill.person_entry) for n in carriers)
     return _Reply(view, skill, opts, markers, mine, refs,
                   [m for m in mine if m.status == GIVEN_ON_OPT_IN],
-                  [a for a in view.artifacts if id(a) not in referring],
-                  mentions_entry(view, skill), said)
+                  [a for a in view.artifacts if id(a.data) not in referring], mentions, said)
 
 
 def check_behaviour(ctx: CheckContext, view: ReplyView, markers: list[Marker],
