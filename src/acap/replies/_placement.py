@@ -13,6 +13,7 @@ from typing import Any
 from acap import schemas
 from acap.card import same_address
 from acap.checks import person_entry_problems
+from acap.findings import Finding
 from acap.load import pointer_join, pointer_of, shorten
 from acap.replies._checking import TASK_STATES, CheckContext, Marker, Options
 from acap.replies._decide import (
@@ -140,8 +141,12 @@ def person_entry_findings(ctx: CheckContext, value: Any, ptr: str, card_value: s
     if not isinstance(value, str):
         return  # a type error of the object: said by the schema
     differs = card_value is not None and not same_address(value, card_value)
-    problems = [p for p in person_entry_problems(value, in_card=True)
-                if p.level == "error"]
+    found = person_entry_problems(value, in_card=True)
+    for p in found:  # the guesses, as the card's personEntry gets them
+        if p.level == "warning":
+            ctx.findings.append(Finding(p.rule, "warning", f"personEntry {shorten(value, 80)}: "
+                                        f"{p.message}", ctx.rf.at(ptr), p.hint))
+    problems = [p for p in found if p.level == "error"]
     if problems:
         p = problems[0]
         also = f"; and it is not the card's personEntry ({card_value})" if differs else ""
