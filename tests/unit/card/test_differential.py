@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -36,7 +35,6 @@ from support.sdks import (
     Outcome,
     acap_verify,
     case_texts,
-    make_keys,
     python_verify,
     run_card,
     with_signature,
@@ -46,18 +44,6 @@ from support.sdks import (
 SEEN: list[str] = []
 ROWS_SEEN: set[str] = set()
 GENERATED = 430
-
-
-@pytest.fixture(scope="module")
-def keys() -> dict[str, Key]:
-    return make_keys()
-
-
-@pytest.fixture(scope="module")
-def js() -> Iterator[JsSdk]:
-    sdk = JsSdk()
-    yield sdk
-    sdk.close()
 
 
 def unexplained(o: Outcome) -> list[str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -27,7 +26,6 @@ from support.sdks import (
     JsSdk,
     Key,
     acap_verify,
-    make_keys,
     python_verify,
     run_card,
 )
@@ -64,18 +62,6 @@ def card_of(case: dict[str, Any]) -> dict[str, Any]:
         else:
             target[last] = value
     return card
-
-
-@pytest.fixture(scope="module")
-def keys() -> dict[str, Key]:
-    return make_keys()
-
-
-@pytest.fixture(scope="module")
-def js() -> Iterator[JsSdk]:
-    sdk = JsSdk()
-    yield sdk
-    sdk.close()
 
 
 CASE_LIST = DOC["cases"]
