@@ -83,7 +83,7 @@ def step_card(ctx: BuildContext) -> None:
             ctx.report.add(bug_finding(f"the built card breaks the {label} schema at "
                                        f"/{'/'.join(map(str, err.absolute_path))}: "
                                        f"{err.message}", cfg.loaded.file))
-    if not ctx.report.ok():
+    if not ctx.report.ok:
         return
     with one_look_each():  # each key file looked at and read once by the key steps
         _sign(ctx, card)
@@ -93,8 +93,10 @@ def _sign(ctx: BuildContext, card: dict[str, Any]) -> None:
     """Find the signing key, sign the card, and add the card and its JWKS."""
     cfg = ctx.cfg
     dirs = ctx.options.key_dirs
-    resolved = resolve_signing_key(cfg, ctx.site_dir, create=ctx.options.create_key,
-                                   confine=None if dirs is None else (cfg.base_dir, *dirs))
+    check_only = ctx.options.check_only
+    resolved = resolve_signing_key(cfg, ctx.site_dir, create=ctx.options.create_key or check_only,
+                                   confine=None if dirs is None else (cfg.base_dir, *dirs),
+                                   in_memory=check_only)
     ctx.report.extend(resolved.findings)
     ctx.notices.extend(resolved.notices)
     if resolved.key is None:

@@ -125,13 +125,13 @@ def build_one(config: Path, options: BatchOptions, salt: str,
             "were built"))
     except Exception as exc:  # one operator's crash must not take the batch down
         return bug_outcome(config, exc)
-    if ctx.report.ok() and under(_real_site(options.site_dir), real_path(ctx.cfg.base_dir)):
+    if ctx.report.ok and under(_real_site(options.site_dir), real_path(ctx.cfg.base_dir)):
         # the site folder in the tenant's folder: a link of the tenant's may lead there
         # and stay in its folder; any other link there leads out of it, refused already
         ctx.report.extend(tenant_site_findings(options.site_dir, ctx.cfg))
     out = _outcome(config, ctx.cfg, ctx.report, ctx.files.hosts(), ctx.jwks)
     out.notices, out.history = ctx.notices, ctx.history
-    if not ctx.report.ok(options.strict):
+    if not ctx.report.passes(options.strict):
         return out
     if stage is not None:
         try:
@@ -337,7 +337,7 @@ def build_many(options: BatchOptions) -> BatchResult:
     with site_lock(site_dir) as lock:
         if isinstance(lock, SiteBusy):
             result.report.add(lock.finding(options.site_dir))
-        target = _target(result, site_dir) if result.report.ok() else None
+        target = _target(result, site_dir) if result.report.ok else None
         try:
             old = read_manifest(site_dir)
             with _terminate_on_sigterm():

@@ -370,7 +370,7 @@ def reuse(config: Path, record: OperatorRecord, files: dict[str, str],
     folder.keep(input_stats)
     report = Report()
     report.extend(record.warnings)
-    if not report.ok(options.strict):
+    if not report.passes(options.strict):
         return None  # rebuilt, so that --strict fails it as a build does
     return OperatorOutcome(
         config, report, digests=files, hosts=list(record.hosts), card_url=record.card,
