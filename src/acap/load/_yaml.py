@@ -244,10 +244,47 @@ def load_text(text: str, schema: Mapping[str, Any], file: str, *,
     (``-id: x``, ``YAML-SYNTAX``): each is reported at its own line, which a
     parser's error would miss, and read as meant.
     """
-    if quick:
-        found = _load_quick(text, schema, file)
-        if found is not None:
-            return found
+    found = _load_quick(text, schema, file) if quick else None
+    return found if found is not None else _load_located(text, schema, file)
+
+
+def _load_located(text: str, schema: Mapping[str, Any], file: str) -> Loaded:
+    """:func:`load_text` the located way."""
+    text, loaded_tabs = _as_meant(text, file)
+    try:
+        root = yaml.compose(text, Loader=YamlLoader)
+    except yaml.MarkedYAMLError as exc:
+        # start-up: the syntax explainer loads only for a file that is not valid YAML
+        from acap.load._yaml_syntax import explain
+
+        problem = explain(text, exc, YamlLoader)
+        out = _fail(file, "YAML-SYNTAX", f"not valid YAML: {problem.message}", problem.hint,
+                    (problem.line, problem.column))
+        out.findings[:0] = loaded_tabs
+        return out
+    except yaml.reader.ReaderError as exc:
+        # start-up: the syntax explainer loads only for a file that is not valid YAML
+        from acap.load._yaml_syntax import explain_reader_error
+
+        problem = explain_reader_error(text, exc)
+        return _fail(file, "YAML-SYNTAX", f"not valid YAML: {problem.message}", problem.hint,
+                     (problem.line, problem.column))
+    except yaml.YAMLError as exc:  # pragma: no cover - every libyaml error is marked
+        return _fail(file, "YAML-SYNTAX", f"not valid YAML: {exc}", None, (1, 1))
+    loaded = Loaded(file, findings=loaded_tabs)
+    if root is None:
+        loaded.findings.append(Finding(
+            "YAML-EMPTY", "error", f"{file} is empty", Location(file, 1, 1, ""),
+            START_HINT))
+        return loaded
+    _Builder(loaded, schema, text).run(root)
+    return loaded
+
+
+def _as_meant(text: str, file: str) -> tuple[str, list[Finding]]:
+    """``text`` with what YAML would stop at read as meant (tabs and odd spaces in an
+    indentation, a list item without its space after the dash), and a finding for each
+    (see :func:`load_text`)."""
     tabs = tab_lines(text)
     loaded_tabs = [Finding("YAML-TAB", "error", f"line {n} is indented with a tab",
                            Location(file, n, c), "YAML indents with spaces, never tabs: "
@@ -280,34 +317,7 @@ def load_text(text: str, schema: Mapping[str, Any], file: str, *,
             for n, c, _ in dashes:
                 rows[n - 1] = rows[n - 1][:c + 1] + " " + rows[n - 1][c + 1:]
             text = "\n".join(rows)
-    try:
-        root = yaml.compose(text, Loader=YamlLoader)
-    except yaml.MarkedYAMLError as exc:
-        # start-up: the syntax explainer loads only for a file that is not valid YAML
-        from acap.load._yaml_syntax import explain
-
-        problem = explain(text, exc, YamlLoader)
-        out = _fail(file, "YAML-SYNTAX", f"not valid YAML: {problem.message}", problem.hint,
-                    (problem.line, problem.column))
-        out.findings[:0] = loaded_tabs
-        return out
-    except yaml.reader.ReaderError as exc:
-        # start-up: the syntax explainer loads only for a file that is not valid YAML
-        from acap.load._yaml_syntax import explain_reader_error
-
-        problem = explain_reader_error(text, exc)
-        return _fail(file, "YAML-SYNTAX", f"not valid YAML: {problem.message}", problem.hint,
-                     (problem.line, problem.column))
-    except yaml.YAMLError as exc:  # pragma: no cover - every libyaml error is marked
-        return _fail(file, "YAML-SYNTAX", f"not valid YAML: {exc}", None, (1, 1))
-    loaded = Loaded(file, findings=loaded_tabs)
-    if root is None:
-        loaded.findings.append(Finding(
-            "YAML-EMPTY", "error", f"{file} is empty", Location(file, 1, 1, ""),
-            START_HINT))
-        return loaded
-    _Builder(loaded, schema, text).run(root)
-    return loaded
+    return text, loaded_tabs
 
 
 def _load_quick(text: str, schema: Mapping[str, Any], file: str) -> QuickLoaded | None:

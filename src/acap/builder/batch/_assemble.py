@@ -274,15 +274,7 @@ def _key_owners(result: BatchResult, records: list[OperatorRecord], owners: _Own
     operator's public key, copied from its JWKS, is refused at the line naming the
     previous keys. The operator that had the key last time keeps it; when none did,
     every operator using it fails."""
-    mine: dict[int, set[str]] = {}
-    others: dict[str, OperatorRecord] = {}  # thumbprint -> a record that had it
-    for rec in records:
-        keys = {*rec.keys, *([rec.signer] if rec.signer else [])}
-        o = owners.owner(rec)
-        if o is not None:
-            mine.setdefault(id(o), set()).update(keys)
-        for k in keys:
-            others.setdefault(k, rec)
+    mine, others = _last_keys(records, owners)
     signing: dict[str, list[OperatorOutcome]] = {}
     for o in result.built:
         if o.signer is not None:
@@ -301,6 +293,22 @@ def _key_owners(result: BatchResult, records: list[OperatorRecord], owners: _Own
     for o in result.built:
         if id(o) in refused:
             o.fail(refused[id(o)])
+
+
+def _last_keys(records: list[OperatorRecord], owners: _Owners
+               ) -> tuple[dict[int, set[str]], dict[str, OperatorRecord]]:
+    """The keys of the last build: ``({id of an operator of this batch: the keys its
+    record had}, {thumbprint: a record that had it})``."""
+    mine: dict[int, set[str]] = {}
+    others: dict[str, OperatorRecord] = {}
+    for rec in records:
+        keys = {*rec.keys, *([rec.signer] if rec.signer else [])}
+        o = owners.owner(rec)
+        if o is not None:
+            mine.setdefault(id(o), set()).update(keys)
+        for k in keys:
+            others.setdefault(k, rec)
+    return mine, others
 
 
 def _signer_refusal(o: OperatorOutcome, key: str, ops: list[OperatorOutcome],
