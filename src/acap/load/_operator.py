@@ -179,8 +179,14 @@ class OperatorConfig:
 
     def root_of(self, path: Path) -> Root:
         """The root of a file operator.yaml names: the project folder when the path leads
-        into it, else the folder the path names (an absolute ``keyFile`` elsewhere)."""
-        return given_root(path, base=self.base_dir, name="the project folder")
+        into it, else the folder the path names (an absolute ``keyFile`` elsewhere).
+        Worked out once a path (a build asks for the key files' roots a dozen times)."""
+        roots: dict[str, Root] = self.__dict__.setdefault("_roots", {})
+        found = roots.get(str(path))
+        if found is None:
+            found = roots[str(path)] = given_root(path, base=self.base_dir,
+                                                  name="the project folder")
+        return found
 
     @cached_property
     def private_values_file(self) -> Path:
