@@ -179,7 +179,8 @@ def record_file_stats(site_dir: Path, outputs: Mapping[str, list[int]],
     try:
         mark = _later_mark(fd, part)
         data = orjson.dumps({"version": _VERSION, "mark": mark, "inputs": inputs,
-                             "outputs": {rel: sig[:5] for rel, sig in outputs.items()}})
+                             "outputs": {rel: sig if len(sig) == 5 else sig[:5]
+                                         for rel, sig in outputs.items()}})
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]

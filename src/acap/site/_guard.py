@@ -98,7 +98,8 @@ def batch_site_findings(site_dir: Path, folders: Iterable[str], where: str, *,
     for folder in folders:
         what = f"holds the operator folder {folder}" if under(folder, real_target) else next(
             (f"is inside {os.path.join(folder, sub)}" for sub in _READ_FOLDERS
-             if under(real_target, os.path.join(folder, sub))), None)
+             if under(real_target, os.path.join(folder, sub))), None) \
+            if under(real_target, folder) else None
         if what is not None:
             return [Finding("SITE-PATH", "error", f"the site folder {site_dir} {what}, whose "
                             "files the build reads (operator file, templates, keys); a batch "

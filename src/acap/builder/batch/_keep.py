@@ -206,8 +206,8 @@ def _recorded(st: os.stat_result, entry: object) -> bytes | None:
 
 
 def _hash_reads(reads: tuple[str, ...], templates: list[str], roots: tuple[str, ...],
-                folder: Folder, key_real: str | None, found: dict[str, list[Any]]
-                ) -> dict[str, bytes | None] | None:
+                folder: Folder, key_real: str | None, found: dict[str, list[Any]],
+                first: os.stat_result | None = None) -> dict[str, bytes | None] | None:
     """The SHA-256 of each file (``None``: missing or refused, as
     :func:`acap.builder._build.file_hash` has it); the key files (the last two of
     ``reads``: previous keys, signing key) judged as the build judges them: inside
@@ -220,7 +220,8 @@ def _hash_reads(reads: tuple[str, ...], templates: list[str], roots: tuple[str, 
     not looked at; any other is read and hashed (:func:`_digest`), and its signature
     put in ``found`` (with its digest) when :func:`acap.site.settled`. ``found`` gets
     the recorded entries of the files found unchanged. ``key_real`` is the real path
-    the last batch recorded of the signing key file.
+    the last batch recorded of the signing key file; ``first`` the ``lstat`` of the
+    operator file (the first of ``reads``) when the batch took it already.
     """
     out: dict[str, bytes | None] = {}
     known = folder._known
@@ -232,13 +233,14 @@ def _hash_reads(reads: tuple[str, ...], templates: list[str], roots: tuple[str, 
             out[p], found[p] = None, MISSING
             continue
         key = 2 <= i < 4
-        st: os.stat_result | None = None
+        st: os.stat_result | None = first if i == 0 else None
+        missing = False
         try:  # lstat: a link is never taken for the file it leads to
-            st = os.lstat(p)
+            st = st or os.lstat(p)
         except FileNotFoundError:
             missing = True
         except OSError:
-            missing = False  # judged by the read below
+            pass  # judged by the read below
         digest = _recorded(st, known.get(p)) if st is not None else None
         if key and not ((digest is not None and folder.confined(p, key_real if i == 3 else None))
                         or any(under(real_path(p), r) for r in roots)):
@@ -300,16 +302,19 @@ def outputs_unchanged(folder: Path, files: dict[str, str], known: dict[str, Any]
     the last batch's ``mark``, is unchanged unread (:func:`acap.site.unchanged_output`);
     any other is read and hashed. ``found`` gets the signature of each file as it was
     judged (taken before it was read), for the next batch."""
-    top = os.fspath(folder)
+    top = os.fspath(folder) + os.sep
     for rel, digest in files.items():
-        path = os.path.join(top, rel)
+        path = top + rel
         try:
-            sig = signature(os.lstat(path))
+            st = os.lstat(path)
         except OSError:
             return False
-        if unchanged_output(sig, known.get(rel), mark):
-            found[rel] = sig
+        recorded = known.get(rel)
+        if st.st_ctime_ns < mark and recorded is not None and \
+                unchanged_output(signature(st), recorded, mark):
+            found[rel] = recorded  # as recorded, unchanged since: see unchanged_output
             continue
+        sig = signature(st)
         try:
             data = read_regular(path, OUTPUT_LIMIT)
         except (OSError, FileRefused):
@@ -364,7 +369,8 @@ def reuse(config: Path, record: OperatorRecord, files: dict[str, str],
     input_stats: dict[str, list[Any]] = {}
     templates = _templates(folder, input_stats)
     roots = (folder.real, *(str(d) for d in options.key_dirs))
-    hashes = _hash_reads(reads, templates, roots, folder, record.key_file, input_stats)
+    hashes = _hash_reads(reads, templates, roots, folder, record.key_file, input_stats,
+                         st if st is not None and stat.S_ISREG(st.st_mode) else None)
     if hashes is None or state_digest(salt, config, reads, hashes, templates) != record.state:
         return None
     folder.keep(input_stats)
