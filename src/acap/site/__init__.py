@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from acap.site._files import write_site as write_site
     from acap.site._guard import batch_site_findings as batch_site_findings
     from acap.site._guard import site_dir_findings as site_dir_findings
+    from acap.site._guard import stray_files as stray_files
     from acap.site._guard import stray_finding as stray_finding
     from acap.site._guard import tenant_site_findings as tenant_site_findings
     from acap.site._manifest import MANIFEST as MANIFEST
@@ -62,7 +63,6 @@ if TYPE_CHECKING:
     from acap.site._preview import start_preview as start_preview
     from acap.site._tenants import LiveSite as LiveSite
     from acap.site._tenants import Unit as Unit
-    from acap.site._tenants import iter_stray as iter_stray
     from acap.site._tenants import repair as repair
 
 __getattr__, __dir__ = exports(__name__)

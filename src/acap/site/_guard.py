@@ -240,17 +240,19 @@ def stray_finding(what: str, stray: list[str], loc: Location, why: str) -> Findi
                    "with --force to delete them")
 
 
-def stray_files(site_dir: Path, manifest: Manifest) -> list[str]:
+def stray_files(site_dir: Path, manifest: Manifest, host: str | None = None) -> list[str]:
     """Paths under ``site_dir`` (``/``-separated, sorted) of files and links the build
     manifest does not list, acap's own folder ``.acap/`` aside (the manifest, the batch's
     file signatures :data:`acap.site._file_stats.FILE_STATS`, a batch's journal and the
-    parts of them written when a build was stopped). Links are not followed; a folder
-    that cannot be read is skipped."""
-    listed = set(manifest.files)
+    parts of them written when a build was stopped); with ``host``, in that host folder
+    only (what a batch would delete replacing or removing it). Links are not followed;
+    a folder that cannot be read (or is not there) is skipped."""
+    listed = manifest.files
     out: list[str] = []
     # os.scandir and strings, not os.walk and Path objects: a batch's site holds a few
     # files per operator, and the entry's type comes with its name (no stat each).
-    folders = [(os.fspath(site_dir), "")]
+    top = os.fspath(site_dir)
+    folders = [(os.path.join(top, host), host + "/")] if host else [(top, "")]
     while folders:
         folder, prefix = folders.pop()
         try:

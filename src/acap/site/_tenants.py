@@ -36,7 +36,7 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -349,23 +349,3 @@ def _write_whole(path: Path, data: bytes) -> None:
     """Write ``path`` whole or not at all (:func:`acap.load.write_file`: a new file renamed
     over it)."""
     write_file(path, Root(path.parent, "the batch's journal"), data)
-
-
-def iter_stray(site_dir: Path, host: str, listed: Mapping[str, str]) -> Iterator[str]:
-    """The paths under site/ (``host/...``) of the files and links in the host folder
-    ``host`` that ``listed`` (the last manifest's files) does not list: what replacing
-    or removing that folder would delete that acap did not write. Links are not
-    followed."""
-    folders = [(os.path.join(os.fspath(site_dir), host), host + "/")]
-    while folders:
-        folder, prefix = folders.pop()
-        try:
-            with os.scandir(folder) as entries:
-                for e in entries:
-                    rel = prefix + e.name
-                    if e.is_dir(follow_symlinks=False):
-                        folders.append((e.path, rel + "/"))
-                    elif rel not in listed:
-                        yield rel
-        except OSError:
-            continue

@@ -42,7 +42,7 @@ from urllib.parse import urlsplit
 from acap.builder.batch._model import BatchOptions, BatchResult, OperatorOutcome
 from acap.findings import Finding, Location
 from acap.load import real_path
-from acap.site import Manifest, OperatorRecord, Place, iter_stray, stray_finding
+from acap.site import Manifest, OperatorRecord, Place, stray_files, stray_finding
 from acap.uris import SPEC_HOST
 
 __all__ = ["SitePlan", "plan_site"]
@@ -78,6 +78,7 @@ class _Last:
     """The last build as this batch sees it: its records, its files by host, and whether
     its host folders are judged for files it did not write before one is replaced."""
 
+    manifest: Manifest
     records: list[OperatorRecord]
     files: dict[str, str]
     by_host: dict[str, list[str]]
@@ -88,11 +89,10 @@ class _Last:
     @classmethod
     def of(cls, old: Manifest | None, site_dir: Path, options: BatchOptions) -> _Last:
         """What the batch knows of the last build from its manifest ``old``."""
-        if old is None:
-            return cls([], {}, {}, site_dir, options.site_dir, False)
+        old = old if old is not None else Manifest({})
         batch = old.is_batch
-        return cls(old.records() if batch else [], old.files, old.files_by_host(), site_dir,
-                   options.site_dir, batch and not options.force)
+        return cls(old, old.records() if batch else [], old.files, old.files_by_host(),
+                   site_dir, options.site_dir, batch and not options.force)
 
     def stray(self, hosts: list[str]) -> Finding | None:
         """The ``SITE-PATH`` error for the host folders of ``hosts`` holding files the last
@@ -101,7 +101,7 @@ class _Last:
             return None
         found: list[str] = []
         for h in hosts:  # a folder the manifest does not list at all is judged too
-            found += iter_stray(self.site_dir, h, self.files)
+            found += stray_files(self.site_dir, self.manifest, h)
         if not found:
             return None
         return stray_finding(f"the site folder {self.shown}", sorted(found),
