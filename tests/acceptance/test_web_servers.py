@@ -48,7 +48,7 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Published]:
         for rel, data in WEBSITE.items():
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_bytes(data)
-        res = publish(trial(config=config, dir=root))
+        res = publish(trial(config=config, dir=root, hosting="apache"))
         assert res.ok, res.report
         assert {rel: snapshot(root)[rel] for rel in WEBSITE} == WEBSITE  # nothing lost
         work = www / "work"

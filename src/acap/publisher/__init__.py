@@ -21,27 +21,29 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
-    from acap.publisher._directory import DirectoryPublisher as DirectoryPublisher
-    from acap.publisher._directory import mirror as mirror
-    from acap.publisher._directory import overlay as overlay
-    from acap.publisher._git_branch import BranchPublisher as BranchPublisher
+    from acap.publisher._engine import HostJob as HostJob
+    from acap.publisher._engine import publish_host as publish_host
+    from acap.publisher._fs import FileStore as FileStore
+    from acap.publisher._git_branch import BranchStore as BranchStore
+    from acap.publisher._hosting import HOSTING_KINDS as HOSTING_KINDS
     from acap.publisher._live import HttpFacts as HttpFacts
     from acap.publisher._live import LiveCheck as LiveCheck
     from acap.publisher._live import live_check as live_check
+    from acap.publisher._local import directory_store as directory_store
     from acap.publisher._plan import ForeignFiles as ForeignFiles
     from acap.publisher._plan import Plan as Plan
     from acap.publisher._plan import Published as Published
-    from acap.publisher._plan import Publisher as Publisher
     from acap.publisher._plan import TargetRefused as TargetRefused
-    from acap.publisher._plan import diff as diff
     from acap.publisher._publish import Checked as Checked
     from acap.publisher._publish import HostResult as HostResult
     from acap.publisher._publish import PublishResult as PublishResult
     from acap.publisher._publish import preflight as preflight
     from acap.publisher._publish import publish as publish
     from acap.publisher._sftp import SftpAddress as SftpAddress
-    from acap.publisher._sftp import SftpPublisher as SftpPublisher
+    from acap.publisher._sftp import SftpStore as SftpStore
+    from acap.publisher._store import Store as Store
     from acap.publisher._targets import PublishOptions as PublishOptions
     from acap.publisher._targets import Target as Target
+    from acap.publisher._trust import KeyRing as KeyRing
 
 __getattr__, __dir__ = exports(__name__)

@@ -27,9 +27,6 @@ from acap.publisher._targets import Target
 from acap.site import Manifest
 from acap.uris import CARD_PATH
 
-#: What a GitHub Pages branch needs beside the built files: no Jekyll run, so
-#: that ``.well-known`` (a dot folder, which Jekyll skips) is served.
-NOJEKYLL = ".nojekyll"
 _GITHUB = re.compile(r"^(?:https://|ssh://git@|git@|git://)github\.com[/:]"
                      r"(?P<owner>[A-Za-z0-9-]+)/(?P<repo>[A-Za-z0-9._-]+?)(?:\.git)?/?$",
                      re.IGNORECASE)
@@ -200,15 +197,3 @@ def origin_findings(target: Target, files: dict[str, bytes], card_host: str) -> 
                         f"set hosts.{target.host}.cname: {target.host} (and the same custom "
                         "domain in the repository's Pages settings)")]
     return []
-
-
-def pages_extras(cfg: Any, host: str, files: dict[str, bytes]) -> dict[str, bytes]:
-    """Files a GitHub Pages branch needs that the build did not write: ``.nojekyll``
-    (Jekyll would skip ``.well-known``) and ``CNAME`` from ``hosts.<host>.cname``."""
-    extra: dict[str, bytes] = {}
-    if NOJEKYLL not in files:
-        extra[NOJEKYLL] = b""
-    cname = cfg.hosts.get(host, {}).get("cname")
-    if "CNAME" not in files and isinstance(cname, str) and cname:
-        extra["CNAME"] = (cname.strip() + "\n").encode("utf-8")
-    return extra
