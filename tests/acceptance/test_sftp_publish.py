@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from acap.cli import cli, report_text
 from acap.publisher import PublishResult, publish
 from acap.publisher import _sftp as sftp_publish
 from support.publishing import change, do_build, project, served, snapshot, trial
-from support.servers import Sshd, free_port, keygen, ssh_agent, sshd
+from support.servers import Sshd, free_port, keygen, ssh_agent
 
 WEBSITE = {"index.html": b"<!doctype html><title>Praxis</title>\n",
            "impressum.html": b"<!doctype html><title>Impressum</title>\n",
@@ -31,19 +30,10 @@ WEBSITE = {"index.html": b"<!doctype html><title>Praxis</title>\n",
            ".htaccess": b"RewriteEngine On\n"}
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
-    with sshd(tmp_path_factory.mktemp("sshd")) as s:
-        yield s
-
-
-@pytest.fixture(autouse=True)
-def _no_users_ssh(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """The tester's own ssh-agent and ~/.ssh never take part."""
-    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
+@pytest.fixture
+def server(sshd_server: Sshd, no_users_ssh: None) -> Sshd:
+    """The run's sshd; the tester's own ssh-agent and ~/.ssh never take part."""
+    return sshd_server
 
 
 def _sftp_target(config: Path, server: Sshd, remote: Path, **extra: Any) -> None:

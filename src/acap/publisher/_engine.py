@@ -36,6 +36,7 @@ from acap.publisher._signals import deferred
 from acap.publisher._store import Store
 from acap.publisher._trust import CARD, KeyRing, Note, RecordCopies, Trust, foreign_key, judge
 from acap.site import PublishRecord, RecordSigner
+from acap.uris import JWKS_PATH
 
 #: What to do about files acap wrote and someone changed since.
 EDITED_HINT = ("to keep a change, make it where acap builds the file (a page: your own "
@@ -59,6 +60,8 @@ class HostJob:
         dry_run: plan only.
         create: make the target when it does not exist.
         progress: called with one line per step.
+        notes: filled with the warnings the publish gives (``(rule, message, hint)``),
+            whether it succeeds or not.
     """
 
     host: str
@@ -70,6 +73,7 @@ class HostJob:
     dry_run: bool = False
     create: bool = False
     progress: Callable[[str], None] = field(default=lambda _m: None)
+    notes: list[Note] = field(default_factory=list)
 
 
 @dataclass
@@ -132,17 +136,18 @@ def publish_host(store: Store, job: HostJob, ring: KeyRing, copies: RecordCopies
         view = View(_root_exists(store, job))
         trust = judge(store.record() if view.exists else None, copies.load(job.host, where),
                       job.host, job.overlay, ring, where)
+        job.notes += trust.notes
         view.top = store.top() if view.exists else []
-        files, notes = _for_hosting(store, job, view.top)
+        files = _for_hosting(store, job, view.top)
         _survey(store, job, files, trust, view)
         _check_card_key(view, job, ring, where)
         mine = _ownership(view, trust, ring)
+        job.notes += _trust_notes(where, trust, mine)
         plan = _plan(job, files, view, mine)
         _refuse(where, job, files, plan, view, mine, trust)
-        notes = trust.notes + _trust_notes(where, trust, mine) + notes + _website_notes(
-            where, job, files, view, mine)
+        job.notes += _website_notes(where, job, files, view, mine)
         if job.dry_run:
-            return Published(plan, "dry run", notes=notes)
+            return Published(plan, "dry run", notes=job.notes)
         final = _final_record(job, files, plan, mine)
         signed = final.to_bytes(_signer(ring))
         commit = _write(store, job, files, plan, view, mine, (final, signed), trust, ring)
@@ -150,7 +155,7 @@ def publish_host(store: Store, job: HostJob, ring: KeyRing, copies: RecordCopies
         if said:
             job.progress(said)
         outcome = "up to date" if plan.empty and view.exists else "published"
-        return Published(plan, outcome, commit, notes)
+        return Published(plan, outcome, commit, job.notes)
 
 
 def _root_exists(store: Store, job: HostJob) -> bool:
@@ -164,18 +169,17 @@ def _root_exists(store: Store, job: HostJob) -> bool:
                         "the first publish there, run acap publish --create")
 
 
-def _for_hosting(store: Store, job: HostJob, top: list[str]
-                 ) -> tuple[dict[str, bytes], list[Note]]:
-    """The files of ``job`` the target's hosting reads, and a note when acap cannot tell
-    which web server serves a folder."""
+def _for_hosting(store: Store, job: HostJob, top: list[str]) -> dict[str, bytes]:
+    """The files of ``job`` the target's hosting reads (a note when acap cannot tell which
+    web server serves a folder)."""
     kind, _why = (job.hosting, "declared") if job.hosting else \
         _hosting.detect(top, store.default_hosting)
     files = _hosting.for_kind(job.files, kind)
     if kind == "github-pages":
         files = _hosting.jekyll_ready(store, top, files, job.overlay)
-    notes = [] if job.hosting or kind != "plain" else [_hosting.hosting_note(
-        job.host, store.describe())]
-    return files, notes
+    if not job.hosting and kind == "plain":
+        job.notes.append(_hosting.hosting_note(job.host, store.describe()))
+    return files
 
 
 def _survey(store: Store, job: HostJob, files: Mapping[str, bytes], trust: Trust,
@@ -206,8 +210,11 @@ def _check_card_key(view: View, job: HostJob, ring: KeyRing, where: str) -> None
     raise TargetRefused(
         f"the card at {where} is signed under kid {kid} with another key than this "
         f"project's key of that kid: publishing would give kid {kid} two keys",
-        "bring the key that signed it (ACAP_SIGNING_KEY, or its .acap/signing-key.pem) and "
-        "build again; if it is lost, acap keys rotate --lost", "PUBLISH-KEY")
+        "bring the key that signed it: put it in place of this computer's key (its "
+        ".acap/signing-key.pem, or ACAP_SIGNING_KEY set to its text), remove site/ (built "
+        "with this computer's key), then acap build and acap publish; if that key is lost "
+        "for good, rotate on purpose: acap keys rotate --lost --jwks "
+        f"https://{job.host}{JWKS_PATH}", "PUBLISH-KEY")
 
 
 def _ownership(view: View, trust: Trust, ring: KeyRing) -> Mine:

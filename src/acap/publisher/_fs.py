@@ -36,7 +36,7 @@ from typing import Protocol
 
 from acap.load import file_kind
 from acap.publisher._plan import TargetRefused
-from acap.site import MAX_DEPTH, RECORD_LIMIT
+from acap.site import MAX_DEPTH, RECORD_LIMIT, RECORD_NAME
 
 #: The largest file acap reads at one of its own paths (its files are a few kilobytes).
 READ_LIMIT = 64 * 1024 * 1024
@@ -146,7 +146,7 @@ class FileStore:
         self.fs = fs
         self.root = root.rstrip("/") or "/"
         self._describe = describe
-        self.record_at = beside(self.root, "acap-published.json")
+        self.record_at = beside(self.root, RECORD_NAME)
         self.stage_at = (posixpath.join(self.root, ".acap-stage") if stage_inside
                          else beside(self.root, "acap-stage"))
         #: Root-level names never listed, read or written: acap's own (when they lie

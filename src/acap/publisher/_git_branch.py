@@ -276,9 +276,10 @@ class BranchStore:
         blocked = next(("/".join(parts[:i]) for i in range(1, len(parts))
                         if "/".join(parts[:i]) in self.entries), None)
         if blocked is not None:
-            raise TargetRefused(f"{blocked} on the branch is a file where acap needs a folder "
-                                f"(for {rel})", "rename it on the branch, or give acap's page "
-                                "another address")
+            what = "a symbolic link: acap never writes through a link" \
+                if self.entries[blocked][0] == "120000" else "a file where acap needs a folder"
+            raise TargetRefused(f"{blocked} on the branch is {what} (for {rel})",
+                                "rename it on the branch, or give acap's page another address")
         if rel in self.folders:
             raise TargetRefused(f"{rel} on the branch is a folder where acap writes a file",
                                 "rename it on the branch")

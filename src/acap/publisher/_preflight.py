@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from acap.card import Verifier
+from acap.card import KeyLookup, Verifier
 from acap.checks import SOURCES_HINT
 from acap.findings import Finding, Location, Report
 from acap.keys import in_bytes
@@ -119,40 +119,46 @@ def signature_findings(files: dict[str, bytes], host: str, root: Path) -> list[F
         out.extend(cf.findings)
         if cf.data is None:
             continue
-
-        def lookup(kid: str | None, jku: str | None,
-                   shown: str = shown) -> tuple[dict[str, Any] | None, str]:
-            if not jku:
-                return None, "the protected header names no jku"
-            try:
-                u = urlsplit(jku)
-                jku_host = (u.hostname or "").lower()
-            except ValueError:  # https://[::1/x: not a URL (a hand-edited card)
-                return None, f"jku {jku!r} is not a URL"
-            if jku_host != host or u.scheme != "https":
-                return None, f"jku {jku} is not on https://{host}/"
-            rel_jwks = u.path.lstrip("/")
-            if rel_jwks not in files:
-                return None, f"the JWKS named by jku ({jku}) is not in site/{host}/"
-            try:
-                doc = json_loads(files[rel_jwks].decode("utf-8"))
-                keys = [k for k in doc["keys"] if isinstance(k, dict) and k.get("kid") == kid]
-            except (ValueError, KeyError, TypeError):
-                return None, f"site/{host}/{rel_jwks} is not a JWKS"
-            if not keys:
-                return None, f"no key with kid '{kid}' in site/{host}/{rel_jwks}"
-            return keys[0], str(root / rel_jwks)
-
-        verifier = Verifier(lookup, "run acap build: it writes the JWKS beside the card")
+        verifier = Verifier(built_keys(files, host, root),
+                            "run acap build: it writes the JWKS beside the card")
         res = verifier.verify(cf.data, card_url=f"https://{host}/{rel}", cf=cf)
         out.extend(res.report)
-        for s in res.signatures:
-            if not s.valid:
-                out.append(Finding("PUBLISH-SIGNATURE", "error",
-                                   f"signature {s.index} of {shown} (kid {s.kid or '-'}) does "
-                                   f"not verify against the built JWKS: {s.reason}",
-                                   cf.at(f"/signatures/{s.index}"), "run acap build"))
+        out.extend(Finding("PUBLISH-SIGNATURE", "error",
+                           f"signature {s.index} of {shown} (kid {s.kid or '-'}) does not "
+                           f"verify against the built JWKS: {s.reason}",
+                           cf.at(f"/signatures/{s.index}"), "run acap build")
+                   for s in res.signatures if not s.valid)
     return out
+
+
+def built_keys(files: dict[str, bytes], host: str, root: Path) -> KeyLookup:
+    """The :data:`acap.card.KeyLookup` of a card in the host folder ``files``: the key
+    of its kid in the JWKS its ``jku`` names, which must lie on ``https://{host}/`` and
+    be one of ``files`` (never fetched)."""
+
+    def lookup(kid: str | None, jku: str | None) -> tuple[dict[str, Any] | None, str]:
+        if not jku:
+            return None, "the protected header names no jku"
+        try:
+            u = urlsplit(jku)
+            jku_host = (u.hostname or "").lower()
+        except ValueError:  # https://[::1/x: not a URL (a hand-edited card)
+            return None, f"jku {jku!r} is not a URL"
+        if jku_host != host or u.scheme != "https":
+            return None, f"jku {jku} is not on https://{host}/"
+        rel_jwks = u.path.lstrip("/")
+        if rel_jwks not in files:
+            return None, f"the JWKS named by jku ({jku}) is not in site/{host}/"
+        try:
+            doc = json_loads(files[rel_jwks].decode("utf-8"))
+            keys = [k for k in doc["keys"] if isinstance(k, dict) and k.get("kid") == kid]
+        except (ValueError, KeyError, TypeError):
+            return None, f"site/{host}/{rel_jwks} is not a JWKS"
+        if not keys:
+            return None, f"no key with kid '{kid}' in site/{host}/{rel_jwks}"
+        return keys[0], str(root / rel_jwks)
+
+    return lookup
 
 
 def served_origin(target: Target, files: dict[str, bytes]) -> tuple[str | None, str, str]:

@@ -63,7 +63,7 @@ from urllib.parse import urlsplit
 from acap.builder import input_digest
 from acap.errors import FileRefused, GitError
 from acap.findings import Finding, Location, Report
-from acap.keys import b64url_decode, published_keys, resolve_signing_key
+from acap.keys import card_kids, published_keys, resolve_signing_key
 from acap.load import load_operator, read_regular, strings
 from acap.publisher._engine import HostJob, publish_host
 from acap.publisher._git_branch import BranchStore, commit_date
@@ -269,16 +269,6 @@ def _built_card(checked: Checked, site_dir: Path) -> bytes:
         return b""
 
 
-def card_kids(card: bytes) -> set[str]:
-    """The kids of the signatures of the card ``card`` (JSON bytes; none when unreadable)."""
-    try:
-        sigs = json.loads(card).get("signatures") or []
-        headers = [json.loads(b64url_decode(s["protected"])) for s in sigs]
-        return {h["kid"] for h in headers if isinstance(h.get("kid"), str)}
-    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
-        return set()
-
-
 @dataclass
 class _Run:
     """One :func:`publish` run: what every host shares."""
@@ -317,11 +307,10 @@ class _Run:
         try:
             done = publish_host(store_for(t, self.checked.cfg), job, self.ring, self.copies)
             hr.plan, hr.outcome, hr.commit = done.plan, done.outcome, done.commit
-            for rule, msg, hint in done.notes:
-                self.result.report.add(Finding(rule, "warning", f"{t.host}: {msg}", t.where,
-                                               hint))
         except (ForeignFiles, TargetRefused, GitError, OSError) as exc:
             self._failed(t, hr, exc)
+        for rule, msg, hint in job.notes:
+            self.result.report.add(Finding(rule, "warning", f"{t.host}: {msg}", t.where, hint))
         self._said(hr)
 
     def _held_back(self, t: Target, hr: HostResult) -> bool:

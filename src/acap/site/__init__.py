@@ -57,9 +57,11 @@ if TYPE_CHECKING:
     from acap.site._preview import start_preview as start_preview
     from acap.site._publish_record import MAX_DEPTH as MAX_DEPTH
     from acap.site._publish_record import RECORD_LIMIT as RECORD_LIMIT
+    from acap.site._publish_record import RECORD_NAME as RECORD_NAME
     from acap.site._publish_record import PublishRecord as PublishRecord
     from acap.site._publish_record import RecordProblem as RecordProblem
     from acap.site._publish_record import RecordSigner as RecordSigner
     from acap.site._publish_record import path_problem as path_problem
+    from acap.site._publish_record import record_beside as record_beside
 
 __getattr__, __dir__ = exports(__name__)

@@ -33,11 +33,14 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from acap._package import __version__
 from acap.errors import AcapError
 
+#: The name of the record beside a folder (``.<folder>.acap-published.json``).
+RECORD_NAME = "acap-published.json"
 #: The ``typ`` of the record's protected header: a card's signature (``typ: JOSE``)
 #: can never stand for a record's, nor the reverse.
 RECORD_TYP = "acap-publish-record"
@@ -49,6 +52,13 @@ MAX_DEPTH = 64
 _HEX = re.compile(r"[0-9a-f]{64}")
 #: Algorithms a record may be signed with (those of :class:`acap.keys.SigningKey`).
 _ALGS = ("ES256", "ES384", "ES512", "EdDSA", "RS256", "PS256")
+
+
+def record_beside(folder: Path) -> Path:
+    """Where the record of a publish into the local ``folder`` lies: beside it, outside
+    what a web server serves it from (``/srv/www`` -> ``/srv/.www.acap-published.json``)."""
+    folder = folder.absolute()
+    return folder.parent / f".{folder.name}.{RECORD_NAME}"
 
 
 class RecordProblem(AcapError):
@@ -164,11 +174,12 @@ class PublishRecord:
             raise RecordProblem("it is not a record of acap's")
         extra = set(doc) - {"publishedBy", "acap", "host", "files", "signature"}
         host, files, version = doc.get("host"), doc.get("files"), doc.get("acap")
-        if extra or not isinstance(host, str) or not isinstance(version, str):
+        if isinstance(files, list):
+            raise RecordProblem("it lists its files without their SHA-256, as only an acap "
+                                "before signed records did (or someone else)")
+        if extra or not isinstance(host, str) or not isinstance(version, str) \
+                or not isinstance(files, dict):
             raise RecordProblem("it is not in the format acap writes")
-        if not isinstance(files, dict):
-            raise RecordProblem("it lists its files in a format acap no longer writes "
-                                "(without their SHA-256): an older acap wrote it")
         return cls(host.lower(), _files(files), version, *_signature(doc.get("signature")))
 
     def signed_by(self, keys: Mapping[str, Mapping[str, Any]]) -> str:
