@@ -352,3 +352,42 @@ def test_a_second_computer_without_the_key_is_refused(target: Harness, tmp_path:
     res = publish(other.options())
     assert res.ok, report_text(res.report)
     _intact(h)
+
+
+def test_a_second_computer_whose_key_is_lost_rotates_on_purpose(target: Harness,
+                                                                tmp_path: Path) -> None:
+    """The key of the live card is lost for good: the second computer keeps its public key
+    from the published JWKS (acap keys rotate --lost --jwks), signs with a new kid, and
+    publishes; cards clients cached still verify against the new JWKS."""
+    from click.testing import CliRunner
+
+    from acap.builder import BuildOptions, build
+    from acap.card import verify_card
+    from acap.cli import cli
+
+    h = target
+    h.website()
+    do_build(h.config)
+    assert publish(h.options()).ok
+    cached = tmp_path / "cached-card.json"
+    cached.write_bytes(h.served()[CARD])
+    jwks = tmp_path / "published-jwks.json"
+    jwks.write_bytes(h.served()[".well-known/jwks.json"])
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    shutil.copyfile(h.config, clone / "operator.yaml")
+    other = Harness(h.kind, clone / "operator.yaml", h.root, h.server)
+    build(BuildOptions(config=other.config))  # refused (dir) or a key made here (the others)
+    shutil.rmtree(clone / "site", ignore_errors=True)  # as the refusal says
+    rotated = CliRunner().invoke(cli, ["keys", "rotate", "--lost", "--jwks", str(jwks),
+                                       "-c", str(other.config)])
+    assert rotated.exit_code == 0, rotated.output
+    assert "kept the published public key of chapel-1" in rotated.stdout
+    do_build(other.config)
+    res = publish(other.options())
+    assert res.ok, report_text(res.report)
+    live = json.loads(h.served()[".well-known/jwks.json"])
+    assert [k["kid"] for k in live["keys"]] == ["chapel-2", "chapel-1"]
+    (tmp_path / "live-jwks.json").write_bytes(h.served()[".well-known/jwks.json"])
+    assert verify_card(str(cached), str(tmp_path / "live-jwks.json")).ok
+    _intact(h)
