@@ -75,8 +75,8 @@ class Fs(Protocol):
     def chmod(self, path: str, mode: int) -> None:
         """Set ``path``'s permission bits."""
 
-    def rename(self, src: str, dst: str) -> None:
-        """Put ``src`` at ``dst`` in one step, replacing a file there."""
+    def move(self, src: str, dst: str) -> None:
+        """Put ``src`` at ``dst`` in one step (a rename), replacing a file there."""
 
     def unlink(self, path: str) -> None:
         """Remove the file at ``path``."""
@@ -283,7 +283,7 @@ class FileStore:
         self._stage_ready()
         tmp = self._temp()
         self.fs.write(tmp, record)
-        self.fs.rename(tmp, self.record_at)
+        self.fs.move(tmp, self.record_at)
         return True
 
     def stage(self, rel: str, data: bytes) -> None:
@@ -324,7 +324,7 @@ class FileStore:
                 mode = self.fs.mode(dest)
                 if mode is not None:
                     self.fs.chmod(tmp, mode & 0o7777)
-                self.fs.rename(tmp, dest)
+                self.fs.move(tmp, dest)
                 done.append(rel)
         except BaseException:
             self._put_back(done, old)
@@ -343,7 +343,7 @@ class FileStore:
                 else:
                     tmp = self._temp()
                     self.fs.write(tmp, before)
-                    self.fs.rename(tmp, dest)
+                    self.fs.move(tmp, dest)
 
     def roll_back(self) -> None:
         """See :meth:`acap.publisher._store.Store.roll_back`."""
@@ -351,7 +351,7 @@ class FileStore:
             return
         with contextlib.suppress(*STORE_ERRORS):
             if self._kept:
-                self.fs.rename(posixpath.join(self.stage_at, "record.old"), self.record_at)
+                self.fs.move(posixpath.join(self.stage_at, "record.old"), self.record_at)
             elif self._old_record is None:
                 self.fs.unlink(self.record_at)
         self._drop_stage()

@@ -35,7 +35,8 @@ from pathlib import Path
 from types import TracebackType
 
 from acap._package import __version__
-from acap.errors import GitError
+from acap.errors import FileRefused, GitError
+from acap.load import Root, read_file, write_file
 from acap.publisher._plan import TargetRefused
 from acap.site import MAX_DEPTH
 
@@ -94,11 +95,11 @@ def _sweep_temp() -> None:
             st = folder.lstat()
             if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
                 continue
-            pid = int((folder / "pid").read_text(encoding="ascii"))
+            pid = int(read_file(folder / "pid", Root(folder), 32))
             os.kill(pid, 0)
         except ProcessLookupError:
             shutil.rmtree(folder, ignore_errors=True)
-        except (OSError, ValueError):
+        except (OSError, ValueError, FileRefused):
             continue
 
 
@@ -108,7 +109,7 @@ class _Repo:
     def __init__(self) -> None:
         _sweep_temp()
         self.tmp = Path(tempfile.mkdtemp(prefix=_TEMP_PREFIX))
-        (self.tmp / "pid").write_text(str(os.getpid()), encoding="ascii")
+        write_file(self.tmp / "pid", Root(self.tmp), str(os.getpid()).encode("ascii"))
         self.git_dir = self.tmp / "repo.git"
         self.env = _clean_env()
         self.env.update({"GIT_DIR": str(self.git_dir), "GIT_INDEX_FILE": str(self.tmp / "index"),
@@ -340,8 +341,7 @@ class BranchStore:
         stage = self.repo.tmp / "stage"
         names = sorted(self._staged)
         for i, rel in enumerate(names):
-            (stage / str(i)).parent.mkdir(parents=True, exist_ok=True)
-            (stage / str(i)).write_bytes(self._staged[rel])
+            write_file(stage / str(i), Root(stage), self._staged[rel])
         blobs = self.repo.run(["hash-object", "-w", "--no-filters", "--stdin-paths"],
                               what="store the files", cwd=stage,
                               stdin="".join(f"{i}\n" for i in range(len(names))).encode()

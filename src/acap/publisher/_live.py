@@ -22,15 +22,17 @@ from pathlib import Path
 from typing import Any
 
 from acap.card import JkuKeys, SignatureCheck, Verifier, jwks_from_bytes
-from acap.errors import FetchError, KeysUnavailable, SitePathError
+from acap.errors import FetchError, FileRefused, KeysUnavailable, SitePathError
 from acap.findings import Finding, Location, Report
 from acap.load import (
     DEFAULT_MAX_BYTES,
     DEFAULT_TIMEOUT,
     JsonDocument,
     Response,
+    Root,
     fetch,
     parse_document,
+    read_file,
     status_hint,
 )
 from acap.site import url_to_path
@@ -109,14 +111,15 @@ def _facts(url: str, resp: Response) -> HttpFacts:
                      cc, int(m.group(1)) if m else None, h.get("ETag"), len(resp.body))
 
 
-def _local_file(site_dir: Path | None, url: str) -> Path | None:
+def _local_bytes(site_dir: Path | None, url: str) -> bytes | None:
+    """The file of the local build at ``url`` (:func:`acap.load.read_file`, in site/);
+    ``None`` when there is none."""
     if site_dir is None:
         return None
     try:
-        p = site_dir / url_to_path(url)
-    except SitePathError:
+        return read_file(site_dir / url_to_path(url), Root(site_dir, "site/"), DEFAULT_MAX_BYTES)
+    except (SitePathError, OSError, FileRefused):
         return None
-    return p if p.is_file() else None
 
 
 def _header_findings(f: HttpFacts, what: str) -> list[Finding]:
@@ -201,9 +204,9 @@ def live_check(url: str, *, site_dir: Path | None = Path("site"),
         result.report.add(Finding("LIVE-HTTP", "error", f"the card answers HTTP {resp.status}",
                                   Location(url), status_hint(resp.status, "the card")))
         return result
-    local = _local_file(site_dir, url)
+    local = _local_bytes(site_dir, url)
     if local is not None:
-        result.card.same_as_local = local.read_bytes() == resp.body
+        result.card.same_as_local = local == resp.body
     result.report.extend(_header_findings(result.card, "card"))
     cf = JsonDocument(url, raw=resp.body, response=resp)
     parse_document(cf)
@@ -231,9 +234,9 @@ def live_check(url: str, *, site_dir: Path | None = Path("site"),
                                       f"{r.status}", Location(jku),
                                       "publish the JWKS at its jku URL"))
             raise KeysUnavailable(got.error)
-        loc = _local_file(site_dir, jku)
+        loc = _local_bytes(site_dir, jku)
         if loc is not None:
-            got.same_as_local = loc.read_bytes() == r.body
+            got.same_as_local = loc == r.body
         result.report.extend(_header_findings(got, "JWKS"))
         return jwks_from_bytes(r.body)
 

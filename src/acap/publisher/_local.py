@@ -1,8 +1,11 @@
 """A folder on this machine as a publish target: the :class:`~acap.publisher._fs.Fs` of
-the local file system, and :func:`DirectoryStore`.
+the local file system, and :func:`directory_store`.
 
-Nothing here follows a symbolic link: modes are ``lstat``'s, files are opened with
-``O_NOFOLLOW`` (:func:`acap.load.read_regular`), new files with ``O_EXCL``.
+Every read, write, rename and removal goes through acap's one way to touch a file
+(:mod:`acap.load._files`), confined to the folder that holds the target (its record
+and staging folder lie there too): each path is walked part by part from that folder,
+and a symbolic link anywhere on the way is refused, never followed, even one swapped in
+after acap looked.
 """
 
 from __future__ import annotations
@@ -11,26 +14,52 @@ import os
 from pathlib import Path
 
 from acap.errors import FileRefused
-from acap.load import read_regular
+from acap.load import Root, file_status, move_file, read_file, remove_file, write_file
 from acap.publisher._fs import FileStore, refused
 from acap.publisher._plan import TargetRefused
 
-_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-
 
 class LocalFs:
-    """The local file system, for :class:`~acap.publisher._fs.FileStore`."""
+    """The local file system below ``base`` (the folder holding the target), for
+    :class:`~acap.publisher._fs.FileStore`.
+
+    Args:
+        base: the folder that holds the target, its record and its staging folder.
+    """
+
+    def __init__(self, base: str) -> None:
+        self.root = Root(Path(base), f"the folder {base}", links="refuse")
 
     def shown(self, path: str) -> str:
         """``path`` itself."""
         return path
 
+    def _refused(self, path: str, exc: FileRefused) -> TargetRefused:
+        if exc.link:
+            return TargetRefused(f"{exc.link if os.path.isabs(exc.link) else path} is a "
+                                 "symbolic link: acap reads, replaces and deletes only regular "
+                                 "files and folders, and never writes through a link",
+                                 "remove it, or publish into another folder")
+        if exc.kind:
+            return refused(self, path, 0, exc.kind)
+        return TargetRefused(f"{path}: {exc.reason}", "publish into another folder")
+
     def mode(self, path: str) -> int | None:
-        """``lstat`` mode, ``None`` when nothing is there."""
+        """``lstat`` mode, ``None`` when nothing is there (the base folder and the folders
+        above it are the user's own choice, links on the way included)."""
+        base = os.fspath(self.root.folder)
+        if not path.startswith(base.rstrip("/") + "/"):
+            try:
+                return os.stat(path).st_mode
+            except (FileNotFoundError, NotADirectoryError):
+                return None
         try:
-            return os.lstat(path).st_mode
-        except (FileNotFoundError, NotADirectoryError):
+            st = file_status(path, self.root)
+        except FileRefused as exc:
+            raise self._refused(path, exc) from exc
+        except NotADirectoryError:
             return None
+        return st.st_mode if st is not None else None
 
     def names(self, folder: str) -> list[tuple[str, int]]:
         """``(name, lstat mode)`` of each entry of ``folder``."""
@@ -38,37 +67,40 @@ class LocalFs:
             return [(e.name, e.stat(follow_symlinks=False).st_mode) for e in it]
 
     def read(self, path: str, limit: int) -> bytes:
-        """The regular file at ``path`` (:func:`acap.load.read_regular`, no link followed)."""
+        """The regular file at ``path`` (:func:`acap.load.read_file`)."""
         try:
-            return read_regular(path, limit, follow_links=False)
+            return read_file(path, self.root, limit)
         except FileRefused as exc:
-            if exc.kind:
-                raise refused(self, path, os.lstat(path).st_mode, exc.kind) from exc
+            if exc.kind or exc.link:
+                raise self._refused(path, exc) from exc
             raise TargetRefused(f"{path} is larger than any file acap writes: it is not acap's",
                                 "move it, or publish into another folder") from exc
 
     def write(self, path: str, data: bytes) -> None:
-        """A new file (``O_EXCL``), mode 0644 whatever the umask (a web server reads it)."""
-        fd = os.open(path, _NEW, 0o644)
+        """A new file, mode 0644 whatever the umask (a web server reads it); never over
+        anything (:func:`acap.load.write_file`, ``exclusive``)."""
         try:
-            os.fchmod(fd, 0o644)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-        finally:
-            os.close(fd)
+            write_file(path, self.root, data, mode=0o644, exclusive=True)
+        except FileRefused as exc:
+            raise self._refused(path, exc) from exc
 
     def chmod(self, path: str, mode: int) -> None:
-        """``os.chmod`` (of acap's own staged file)."""
+        """``os.chmod`` of acap's own staged file."""
         os.chmod(path, mode)
 
-    def rename(self, src: str, dst: str) -> None:
-        """``os.replace``: one step, over a file there."""
-        os.replace(src, dst)
+    def move(self, src: str, dst: str) -> None:
+        """One rename, over a file there (:func:`acap.load.move_file`)."""
+        try:
+            move_file(src, dst, self.root)
+        except FileRefused as exc:
+            raise self._refused(dst, exc) from exc
 
     def unlink(self, path: str) -> None:
-        """``os.unlink``."""
-        os.unlink(path)
+        """Remove the file (:func:`acap.load.remove_file`)."""
+        try:
+            remove_file(path, self.root)
+        except FileRefused as exc:
+            raise self._refused(path, exc) from exc
 
     def mkdir(self, path: str) -> None:
         """A folder, mode 0755 whatever the umask."""
@@ -84,8 +116,9 @@ def directory_store(target: Path) -> FileStore:
     """The :class:`~acap.publisher._store.Store` of the folder ``target`` (made absolute;
     staged inside it only when it lies on another file system than its parent)."""
     root = os.path.abspath(target)
+    parent = os.path.dirname(root)
     try:
-        inside = os.lstat(root).st_dev != os.lstat(os.path.dirname(root)).st_dev
+        inside = os.lstat(root).st_dev != os.lstat(parent).st_dev
     except OSError:
         inside = False
-    return FileStore(LocalFs(), root, f"directory {root}", stage_inside=inside)
+    return FileStore(LocalFs(parent), root, f"directory {root}", stage_inside=inside)

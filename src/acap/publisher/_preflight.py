@@ -11,8 +11,8 @@ its root, A2A §8.2).
 from __future__ import annotations
 
 import hashlib
-import os
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,9 +20,13 @@ from urllib.parse import urlsplit
 
 from acap.card import KeyLookup, Verifier
 from acap.checks import SOURCES_HINT
+from acap.errors import FileRefused
 from acap.findings import Finding, Location, Report
 from acap.keys import in_bytes
-from acap.load import JsonDocument, json_loads, parse_document
+from acap.load import JsonDocument, Root, json_loads, parse_document, read_file
+from acap.publisher._fs import READ_LIMIT, walk
+from acap.publisher._local import LocalFs
+from acap.publisher._plan import TargetRefused
 from acap.publisher._targets import Target
 from acap.site import Manifest
 from acap.uris import CARD_PATH
@@ -32,22 +36,16 @@ _GITHUB = re.compile(r"^(?:https://|ssh://git@|git@|git://)github\.com[/:]"
                      re.IGNORECASE)
 
 
-def _walk_files(root: Path) -> Iterator[Path]:
-    for dirpath, dirs, names in os.walk(root):
-        dirs.sort()
-        for name in sorted(names + [d for d in dirs if (Path(dirpath) / d).is_symlink()]):
-            yield Path(dirpath) / name
-
-
 def read_host_files(site_dir: Path, host: str, manifest: Manifest,
                     report: Report) -> dict[str, bytes]:
     """Read ``site/<host>/`` and check it against the build manifest.
 
     Returns:
-        ``{path relative to the host root: bytes}`` of every file.
+        ``{path relative to the host root: bytes}`` of every file (walked without
+        recursion, read through :func:`acap.load.read_file`: no link followed).
         Every file that the build did not write, that changed after the build
-        (one byte is enough) or that is missing is a ``PUBLISH-INTEGRITY``
-        error in ``report``.
+        (one byte is enough), that is missing or is not a regular file is a
+        ``PUBLISH-INTEGRITY`` error in ``report``.
     """
 
     root = site_dir / host
@@ -55,15 +53,9 @@ def read_host_files(site_dir: Path, host: str, manifest: Manifest,
                 for rel, digest in manifest.files.items()
                 if rel.startswith(host + "/")}
     files: dict[str, bytes] = {}
-    for p in _walk_files(root):
-        rel = p.relative_to(root).as_posix()
-        shown = str(p)
-        if p.is_symlink() or not p.is_file():
-            report.add(Finding("PUBLISH-INTEGRITY", "error", f"{shown} is not a regular file",
-                               Location(shown), "run acap build"))
-            continue
-        data = p.read_bytes()
+    for rel, data in _host_files(root, report):
         files[rel] = data
+        shown = str(root / rel)
         if rel not in expected:
             report.add(Finding("PUBLISH-INTEGRITY", "error", f"{shown} was not written by "
                                "acap build", Location(shown),
@@ -77,6 +69,29 @@ def read_host_files(site_dir: Path, host: str, manifest: Manifest,
         report.add(Finding("PUBLISH-INTEGRITY", "error", f"{shown} is missing",
                            Location(shown), "run acap build"))
     return files
+
+
+def _host_files(root: Path, report: Report) -> Iterator[tuple[str, bytes]]:
+    """``(relative path, bytes)`` of each regular file of the host folder ``root``; what
+    is not one (a link, a FIFO) is a ``PUBLISH-INTEGRITY`` error in ``report``."""
+    if not root.is_dir():
+        return
+    place = Root(root, f"site/{root.name}/", links="refuse", may_be_link=False)
+    try:
+        entries = list(walk(LocalFs(str(root)), str(root), set()))
+    except TargetRefused as exc:
+        report.add(Finding("PUBLISH-INTEGRITY", "error", str(exc), Location(str(root)),
+                           "run acap build"))
+        return
+    for rel, mode in entries:
+        if stat.S_ISDIR(mode):
+            continue
+        shown = str(root / rel)
+        try:
+            yield rel, read_file(root / rel, place, READ_LIMIT)
+        except (OSError, FileRefused):
+            report.add(Finding("PUBLISH-INTEGRITY", "error", f"{shown} is not a regular file",
+                               Location(shown), "run acap build"))
 
 
 def private_key_findings(files: dict[str, bytes], root: Path) -> list[Finding]:

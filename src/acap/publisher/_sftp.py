@@ -307,7 +307,7 @@ class SftpFs:
         """SFTP ``setstat``."""
         self.sftp.chmod(path, mode)
 
-    def rename(self, src: str, dst: str) -> None:
+    def move(self, src: str, dst: str) -> None:
         """``posix-rename@openssh.com`` (one step, over a file there); where the server
         lacks it, the file there is removed first (SFTP v3 rename refuses one)."""
         try:

@@ -389,7 +389,7 @@ def project_content(folder: Path) -> str | None:
     for name in ("operator.yaml", ".acap"):
         if (folder / name).exists():
             return f"it is an acap project (it holds {name})"
-    for rel, mode in walk(LocalFs(), str(folder), set()):
+    for rel, mode in walk(LocalFs(str(folder)), str(folder), set()):
         held = _held(folder, rel, mode)
         if held:
             return held

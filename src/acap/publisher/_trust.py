@@ -26,9 +26,9 @@ from typing import Any
 from acap.card import Verifier
 from acap.errors import FileRefused
 from acap.keys import SigningKey, thumbprint
-from acap.load import read_regular
+from acap.load import Root, read_file, write_file
 from acap.publisher._plan import TargetRefused
-from acap.site import RECORD_LIMIT, PublishRecord, RecordProblem, path_problem, write_file_atomic
+from acap.site import RECORD_LIMIT, PublishRecord, RecordProblem, path_problem
 from acap.uris import CARD_PATH, JWKS_PATH
 
 CARD = CARD_PATH.lstrip("/")
@@ -220,21 +220,27 @@ class RecordCopies:
         tag = hashlib.sha256(where.encode("utf-8")).hexdigest()[:16]
         return self.folder / f"{host.lower()}-{tag}.json"
 
+    def _root(self) -> Root:
+        assert self.folder is not None
+        return Root(self.folder.parent.parent, "the project folder", links="refuse")
+
     def load(self, host: str, where: str) -> bytes | None:
         """The copy's bytes, or ``None`` (none, or not a regular file of bounded size)."""
         path = self.path(host, where)
         try:
-            return read_regular(path, RECORD_LIMIT, follow_links=False) if path else None
+            return read_file(path, self._root(), RECORD_LIMIT) if path else None
         except (OSError, FileRefused):
             return None
 
     def save(self, host: str, where: str, raw: bytes) -> str | None:
-        """Keep ``raw`` as the copy; the reason when it could not be written."""
+        """Keep ``raw`` as the copy (never written through a link); the reason when it
+        could not be written."""
         path = self.path(host, where)
         if path is None:
             return None
         try:
-            write_file_atomic(path, raw)
-        except OSError as exc:
-            return f"could not keep acap's copy of the record at {path}: {exc.strerror or exc}"
+            write_file(path, self._root(), raw)
+        except (OSError, FileRefused) as exc:
+            why = exc.reason if isinstance(exc, FileRefused) else exc.strerror or exc
+            return f"could not keep acap's copy of the record at {path}: {why}"
         return None

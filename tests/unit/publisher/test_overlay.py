@@ -184,7 +184,7 @@ def test_an_overlay_cut_in_the_middle_leaves_every_file_as_it_was(
     do_build(config)
     renamed: list[str] = []
     failed: list[str] = []
-    real = _local.LocalFs.rename
+    real = _local.LocalFs.move
 
     def flaky(fs: _local.LocalFs, tmp: str, dest: str) -> None:
         if dest.startswith(str(www) + "/") and len(renamed) == 2 and not failed:
@@ -194,7 +194,7 @@ def test_an_overlay_cut_in_the_middle_leaves_every_file_as_it_was(
         if dest.startswith(str(www) + "/") and not failed:
             renamed.append(dest)
 
-    monkeypatch.setattr(_local.LocalFs, "rename", flaky)
+    monkeypatch.setattr(_local.LocalFs, "move", flaky)
     res = publish(trial(config=config, dir=www))
     assert len(renamed) == 2  # two files were in place when it failed
     assert [f.rule for f in res.report.errors] == ["PUBLISH-FAILED"]
@@ -211,14 +211,14 @@ def _unreplaceable(path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[], 
     if subprocess.run(["chattr", "+i", str(path)], capture_output=True,
                       check=False).returncode == 0:
         return lambda: subprocess.run(["chattr", "-i", str(path)], check=True)
-    real = _local.LocalFs.rename
+    real = _local.LocalFs.move
 
     def refuse(fs: _local.LocalFs, tmp: str, dest: str) -> None:
         if dest == str(path):
             raise PermissionError(1, "Operation not permitted", dest)
         real(fs, tmp, dest)
 
-    monkeypatch.setattr(_local.LocalFs, "rename", refuse)
+    monkeypatch.setattr(_local.LocalFs, "move", refuse)
     return monkeypatch.undo
 
 

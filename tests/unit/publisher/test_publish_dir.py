@@ -80,7 +80,7 @@ def test_dir_from_operator_yaml_relative_to_it(tmp_path: Path) -> None:
 
 def _cut_after(monkeypatch: pytest.MonkeyPatch, method: str, n: int) -> list[str]:
     """Make ``LocalFs.<method>`` fail once, as a full disk would, when it has staged
-    (``write``) or put in place (``rename``) ``n`` of the site's files; returns the paths
+    (``write``) or put in place (``move``) ``n`` of the site's files; returns the paths
     done before."""
     done: list[str] = []
     failed: list[str] = []
@@ -104,10 +104,10 @@ def _cut_after(monkeypatch: pytest.MonkeyPatch, method: str, n: int) -> list[str
     return done
 
 
-@pytest.mark.parametrize("method", ["write", "rename"])
+@pytest.mark.parametrize("method", ["write", "move"])
 def test_a_publish_cut_in_the_middle_leaves_every_file_and_the_record_as_they_were(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str) -> None:
-    """Cut while staging (``write``) or while putting files in place (``rename``: what
+    """Cut while staging (``write``) or while putting files in place (``move``: what
     was renamed is put back)."""
     config = project(tmp_path, overlay=False)
     do_build(config)
