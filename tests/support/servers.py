@@ -8,12 +8,14 @@ an error naming the Debian package (``.ci/run`` installs them), never a skip.
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
 import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -337,3 +339,54 @@ def curl(url: str, method: str = "GET", headers: dict[str, str] | None = None) -
         name, _, value = line.partition(":")
         parsed[name.strip().lower()] = value.strip()
     return Response(status, parsed, body)
+
+
+# -- a slow connection ---------------------------------------------------------------------------
+
+@contextmanager
+def slow_link(port: int, up: int, down: int | None = None) -> Iterator[int]:
+    """A TCP relay on 127.0.0.1 to ``port`` that passes at most ``up`` bytes a second to
+    the server and ``down`` (default: ``up``) back (a slow upload, as from a clinic's
+    office line); yields its own port. Real bytes, real protocol: only the pace is the
+    relay's."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.settimeout(0.2)
+    stop = threading.Event()
+
+    def pump(src: socket.socket, dst: socket.socket, rate: int) -> None:
+        try:
+            while not stop.is_set():
+                data = src.recv(max(1, rate // 20))
+                if not data:
+                    break
+                dst.sendall(data)
+                time.sleep(len(data) / rate)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                client, _ = listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", port))
+            for a, b, rate in ((client, upstream, up), (upstream, client, down or up)):
+                threading.Thread(target=pump, args=(a, b, rate), daemon=True).start()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        stop.set()
+        listener.close()
+        thread.join(5)
