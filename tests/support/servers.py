@@ -189,8 +189,7 @@ ServerName 127.0.0.1
 LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so
 LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
 LoadModule mime_module /usr/lib/apache2/modules/mod_mime.so
-LoadModule headers_module /usr/lib/apache2/modules/mod_headers.so
-LoadModule dir_module /usr/lib/apache2/modules/mod_dir.so
+{headers}LoadModule dir_module /usr/lib/apache2/modules/mod_dir.so
 {user}
 ErrorLog "{d}/error.log"
 TypesConfig /etc/mime.types
@@ -213,7 +212,7 @@ DirectoryIndex index.html
 
 @contextmanager
 def apache(root: Path, work: Path, *, override: str = "FileInfo",
-           include: Path | None = None) -> Iterator[str]:
+           include: Path | None = None, headers: bool = True) -> Iterator[str]:
     """Debian's Apache 2.4 serving ``root`` on a free port; yields its origin.
 
     Args:
@@ -222,6 +221,7 @@ def apache(root: Path, work: Path, *, override: str = "FileInfo",
         override: ``AllowOverride`` for the root (``FileInfo`` reads ``.htaccess``
             files; ``None`` ignores them, as Debian's default for /var/www).
         include: a file included in the server configuration (acap's ``apache.conf``).
+        headers: load mod_headers (off, as on a shared host that has not enabled it).
     """
     binary = need("/usr/sbin/apache2", "apache2")
     (work / "run").mkdir(exist_ok=True)
@@ -230,7 +230,9 @@ def apache(root: Path, work: Path, *, override: str = "FileInfo",
     conf = work / "httpd.conf"
     conf.write_text(_APACHE_CONF.format(
         d=work, port=port, root=root, user=user, override=override,
-        include=f'Include "{include}"' if include else ""), encoding="utf-8")
+        include=f'Include "{include}"' if include else "",
+        headers="LoadModule headers_module /usr/lib/apache2/modules/mod_headers.so\n"
+        if headers else ""), encoding="utf-8")
     log = work / "stdout.log"
     with log.open("wb") as out:
         proc = subprocess.Popen([binary, "-f", str(conf), "-DFOREGROUND"], stdout=out,

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from acap.publisher._engine import publish_host as publish_host
     from acap.publisher._fs import FileStore as FileStore
     from acap.publisher._git_branch import BranchStore as BranchStore
-    from acap.publisher._hosting import HOSTING_KINDS as HOSTING_KINDS
     from acap.publisher._live import HttpFacts as HttpFacts
     from acap.publisher._live import LiveCheck as LiveCheck
     from acap.publisher._live import live_check as live_check

@@ -5,7 +5,7 @@ acap build writes, for every host, the small files static hosts read (see
 ``_headers`` (Netlify, Cloudflare Pages) and ``.well-known/.htaccess`` (Apache). A
 hosting reads only its own and serves the others as files (Apache serves ``_headers``),
 so ``acap publish`` sends each target only the files its kind reads
-(:data:`READS`). The kind is declared (``hosts.<host>.hosting`` in operator.yaml,
+(:data:`acap.builder.pages.READS`). The kind is declared (``hosts.<host>.hosting`` in operator.yaml,
 ``acap publish --hosting``), else detected from what the target holds
 (:func:`detect`): a ``.htaccess`` at the root is Apache's, ``netlify.toml`` or
 ``_redirects`` Netlify's, ``wrangler.toml`` Cloudflare's, ``_config.yml`` GitHub Pages'
@@ -24,18 +24,10 @@ from collections.abc import Mapping
 
 import yaml
 
+from acap.builder.pages import reads
 from acap.publisher._plan import TargetRefused
 from acap.publisher._store import Store
 
-#: Every hosting kind acap knows.
-HOSTING_KINDS = ("github-pages", "netlify", "cloudflare-pages", "apache", "nginx", "caddy", "plain")
-#: The hosting files acap build writes, and the kinds that read each.
-READS: Mapping[str, frozenset[str]] = {
-    ".nojekyll": frozenset({"github-pages"}),
-    "CNAME": frozenset({"github-pages"}),
-    "_headers": frozenset({"netlify", "cloudflare-pages"}),
-    ".well-known/.htaccess": frozenset({"apache"}),
-}
 #: Files at a target's root that say which hosting serves it.
 _MARKERS = ((".htaccess", "apache"), ("netlify.toml", "netlify"), ("_redirects", "netlify"),
             ("wrangler.toml", "cloudflare-pages"), ("wrangler.json", "cloudflare-pages"),
@@ -55,8 +47,9 @@ def detect(top: list[str], default: str) -> tuple[str, str]:
 
 
 def for_kind(files: Mapping[str, bytes], kind: str) -> dict[str, bytes]:
-    """``files`` without the hosting files ``kind`` does not read (:data:`READS`)."""
-    return {p: b for p, b in files.items() if p not in READS or kind in READS[p]}
+    """``files`` without the hosting files ``kind`` does not read
+    (:func:`acap.builder.pages.reads`)."""
+    return {p: b for p, b in files.items() if reads(kind, p)}
 
 
 def jekyll_ready(store: Store, top: list[str], files: Mapping[str, bytes],

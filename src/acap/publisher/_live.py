@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from acap.builder.pages import APACHE_NO_HEADERS_TYPE
 from acap.card import JkuKeys, SignatureCheck, Verifier, jwks_from_bytes
 from acap.errors import FetchError, FileRefused, KeysUnavailable, SitePathError
 from acap.findings import Finding, Location, Report
@@ -56,6 +57,8 @@ class HttpFacts:
         same_as_local: the body equals the file in the local site/ (``None``
             when there is no local file to compare with).
         error: why the fetch failed.
+        server: ``Server`` header (which web server answered: it names the likely cause
+            of a missing header, :func:`cors_cause`).
     """
 
     url: str
@@ -68,6 +71,7 @@ class HttpFacts:
     size: int = 0
     same_as_local: bool | None = None
     error: str | None = None
+    server: str | None = None
 
     @property
     def cors_open(self) -> bool:
@@ -108,7 +112,8 @@ def _facts(url: str, resp: Response) -> HttpFacts:
     cc = h.get("Cache-Control")
     m = _MAX_AGE.search(cc or "")
     return HttpFacts(url, resp.status, h.get("Content-Type"), h.get("Access-Control-Allow-Origin"),
-                     cc, int(m.group(1)) if m else None, h.get("ETag"), len(resp.body))
+                     cc, int(m.group(1)) if m else None, h.get("ETag"), len(resp.body),
+                     server=h.get("Server"))
 
 
 def _local_bytes(site_dir: Path | None, url: str) -> bytes | None:
@@ -120,6 +125,49 @@ def _local_bytes(site_dir: Path | None, url: str) -> bytes | None:
         return read_file(site_dir / url_to_path(url), Root(site_dir, "site/"), DEFAULT_MAX_BYTES)
     except (SitePathError, OSError, FileRefused):
         return None
+
+
+#: ``(what the Server header says, in lower case, the likely cause and fix)`` of a card
+#: served without acap's headers by a server other than Apache.
+_SERVERS = (
+    ("nginx", "nginx serves it without acap's settings: include "
+              "site/.servers/<host>/nginx.conf in the host's server { } block, then "
+              "nginx -s reload"),
+    ("caddy", "Caddy serves it without acap's settings: import "
+              "site/.servers/<host>/Caddyfile in the host's site block, before file_server"),
+    ("netlify", "Netlify serves it without the _headers file acap writes: publish the host "
+                "folder with it (hosts.<host>.hosting: netlify)"),
+    ("cloudflare", "Cloudflare serves it without the _headers file acap writes: publish the "
+                   "host folder with it (hosts.<host>.hosting: cloudflare-pages)"),
+)
+
+
+def cors_cause(f: HttpFacts) -> str:
+    """The likely cause of a card (or JWKS) served without acap's headers, and its fix,
+    from which server answered (``Server``) and how: a guess, said as one. For Apache (and
+    LiteSpeed, which reads the same files), the type tells two causes apart: acap's
+    ``.well-known/.htaccess`` gives the card ``application/json; charset=utf-8`` only where
+    mod_headers is off (:data:`acap.builder.pages._servers.APACHE_NO_HEADERS_TYPE`)."""
+    server = (f.server or "").lower()
+    if "apache" in server or "litespeed" in server:
+        if (f.content_type or "").replace(" ", "").lower() == \
+                APACHE_NO_HEADERS_TYPE.replace(" ", ""):
+            return ("likely cause: the server is Apache, and it read acap's "
+                    ".well-known/.htaccess, but mod_headers is off there, so none of the "
+                    "card's headers can be set: turn it on (a2enmod headers, then reload "
+                    "Apache; on shared hosting, ask your provider), or put "
+                    "site/.servers/<host>/apache.conf in the site's <VirtualHost>")
+        return ("likely cause: the server is Apache, and it does not read acap's "
+                ".well-known/.htaccess: it was not published there (set hosts.<host>.hosting: "
+                "apache and publish again), or the site does not allow .htaccess files "
+                "(AllowOverride FileInfo); else put site/.servers/<host>/apache.conf in the "
+                "site's <VirtualHost>")
+    for name, cause in _SERVERS:
+        if name in server:
+            return f"likely cause: {cause}"
+    return ("send Access-Control-Allow-Origin: * (GitHub Pages does; Netlify and Cloudflare "
+            "Pages read the _headers file acap writes; for Apache, nginx or Caddy, use the "
+            "settings acap writes in site/.servers/<host>/)")
 
 
 def _header_findings(f: HttpFacts, what: str) -> list[Finding]:
@@ -134,11 +182,7 @@ def _header_findings(f: HttpFacts, what: str) -> list[Finding]:
     if f.cors is None:
         out.append(Finding("LIVE-CORS", "warning", f"the {what} has no "
                            "Access-Control-Allow-Origin header: clients running in a browser "
-                           "cannot read it", loc,
-                           "send Access-Control-Allow-Origin: * (GitHub Pages does; Netlify "
-                           "and Cloudflare Pages read the _headers file acap writes; for "
-                           "Apache, nginx or Caddy, use the settings acap writes in "
-                           "site/.servers/<host>/)"))
+                           "cannot read it", loc, cors_cause(f)))
     elif not f.cors_open:
         out.append(Finding("LIVE-CORS", "warning", f"the {what} is served with "
                            f"Access-Control-Allow-Origin: {f.cors!r}, not *: only that origin's "
@@ -148,7 +192,8 @@ def _header_findings(f: HttpFacts, what: str) -> list[Finding]:
                            "writes do)"))
     if f.max_age is None:
         out.append(Finding("LIVE-CACHE", "warning", f"the {what} has no Cache-Control max-age "
-                           "(A2A §8.6.1 SHOULD)", loc, "send Cache-Control: max-age=600 or so"))
+                           "(A2A §8.6.1 SHOULD)", loc, "send Cache-Control: max-age=600 or so"
+                           + ("" if f.cors is not None else f"; {cors_cause(f)}")))
     if f.etag is None:
         out.append(Finding("LIVE-ETAG", "warning", f"the {what} has no ETag (A2A §8.6.1 SHOULD)",
                            loc, "let the server send an ETag (most static hosts do)"))

@@ -17,7 +17,11 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
+    from acap.builder.pages._hosting import HOSTING_KINDS as HOSTING_KINDS
+    from acap.builder.pages._hosting import READS as READS
     from acap.builder.pages._hosting import cache_policy as cache_policy
+    from acap.builder.pages._hosting import reads as reads
+    from acap.builder.pages._servers import APACHE_NO_HEADERS_TYPE as APACHE_NO_HEADERS_TYPE
     from acap.builder.pages._servers import SERVERS_DIR as SERVERS_DIR
     from acap.builder.pages._servers import server_files as server_files
     from acap.builder.pages._steps import step_hosting_files as step_hosting_files

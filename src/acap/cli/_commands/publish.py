@@ -7,9 +7,10 @@ from pathlib import Path
 
 import click
 
+from acap.builder.pages import HOSTING_KINDS
 from acap.cli._commands._common import FORMATS, config_option, reporter
 from acap.cli._reporters import shown
-from acap.publisher import HOSTING_KINDS, PublishOptions
+from acap.publisher import PublishOptions
 from acap.publisher import publish as run_publish
 
 
