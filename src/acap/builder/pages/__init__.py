@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from acap.builder.pages._servers import server_files as server_files
     from acap.builder.pages._steps import step_hosting_files as step_hosting_files
     from acap.builder.pages._steps import step_person_entry_pages as step_person_entry_pages
+    from acap.builder.pages._taken import final_check_pages_taken as final_check_pages_taken
     from acap.builder.pages._words_file import WordsFile as WordsFile
     from acap.builder.pages._words_file import WordsFileError as WordsFileError
     from acap.builder.pages._words_file import words_text as words_text
