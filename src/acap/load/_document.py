@@ -12,6 +12,7 @@ where that pass fails, findings carry the pointer without a line.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -152,7 +153,8 @@ def status_hint(status: int, what: str) -> str:
 
 def read_document(source: str, kind: DocumentKind = CARD, *,
                   max_bytes: int = DEFAULT_MAX_BYTES, timeout: float = DEFAULT_TIMEOUT,
-                  allow_private: bool = False) -> JsonDocument:
+                  allow_private: bool = False,
+                  connect_to: Mapping[str, str] | None = None) -> JsonDocument:
     """Read a JSON document from a path or an https URL; never raises for bad input.
 
     Args:
@@ -161,6 +163,8 @@ def read_document(source: str, kind: DocumentKind = CARD, *,
         max_bytes: size limit, in bytes.
         timeout: seconds for the whole fetch of a URL.
         allow_private: a URL may lead to a private or loopback address (tests, previews).
+        connect_to: ``{host: "http://127.0.0.1:8000"}``: fetch that host's URLs from there
+            (:func:`acap.load._fetch.fetch`).
 
     Returns:
         A :class:`JsonDocument`; a document that cannot be read, is not JSON, or (for a
@@ -171,7 +175,7 @@ def read_document(source: str, kind: DocumentKind = CARD, *,
     if doc.is_url:
         try:
             doc.response = fetch(source, timeout=timeout, max_bytes=max_bytes,
-                                 allow_private=allow_private)
+                                 allow_private=allow_private, connect_to=connect_to)
         except FetchError as exc:  # the location names the URL; the message says why
             doc.findings.append(Finding(kind.read_rule, "error",
                                         f"cannot read {what}: {exc.reason}", Location(source),
@@ -325,11 +329,12 @@ def _second_names(text: str) -> dict[str, tuple[int, int, int]]:
 
 
 def read_card(source: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
-              timeout: float = DEFAULT_TIMEOUT, allow_private: bool = False) -> JsonDocument:
+              timeout: float = DEFAULT_TIMEOUT, allow_private: bool = False,
+              connect_to: Mapping[str, str] | None = None) -> JsonDocument:
     """Read an Agent Card from a path or an https URL (:func:`read_document` of
-    :data:`CARD`); never raises for bad input."""
+    :data:`CARD`; ``connect_to`` as there); never raises for bad input."""
     return read_document(source, CARD, max_bytes=max_bytes, timeout=timeout,
-                         allow_private=allow_private)
+                         allow_private=allow_private, connect_to=connect_to)
 
 
 def read_reply(path: str | Path) -> JsonDocument:
