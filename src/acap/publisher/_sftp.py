@@ -114,8 +114,8 @@ def parse_sftp_url(url: str) -> tuple[SftpAddress | None, str]:
     try:
         u = urlsplit(url)
         port = u.port
-    except ValueError as exc:
-        return None, f"not a URL ({exc})"
+    except ValueError:  # its words would quote the URL, a password in it too
+        return None, "not a URL: after the server's name, only :PORT (a number) may come"
     if u.scheme != "sftp":
         return None, "it does not start with sftp://"
     if not u.hostname:

@@ -131,7 +131,12 @@ def redacted(url: str) -> str:
     name is kept (``sftp://praxis@host``, ``git@github.com:...``)."""
     m = re.match(r"([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)@", url)
     if not m:
-        return url
+        # ``scheme://name:secret/...`` (the @ forgotten): what stands as the port is
+        # not a port
+        port = re.match(r"([A-Za-z][A-Za-z0-9+.-]*://(?:\[[^\]/]*\]|[^/?#:\[]*):)([^/?#]*)",
+                        url)
+        return url if not port or port.group(2).isdigit() else \
+            f"{port.group(1)}***{url[port.end():]}"
     scheme, userinfo = m.group(1), m.group(2)
     user, colon, _password = userinfo.partition(":")
     keep = scheme.lower() in ("sftp://", "ssh://", "git+ssh://", "ssh+git://")
