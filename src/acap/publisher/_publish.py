@@ -61,10 +61,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from acap.builder import input_digest
-from acap.errors import FileRefused, GitError
+from acap.errors import FetchError, FileRefused, GitError
 from acap.findings import Finding, Location, Report
 from acap.keys import card_kids, published_keys, resolve_signing_key
-from acap.load import load_operator, read_regular, strings
+from acap.load import fetch, load_operator, read_regular, strings
 from acap.publisher._engine import HostJob, publish_host
 from acap.publisher._git_branch import BranchStore, commit_date
 from acap.publisher._local import directory_store
@@ -78,7 +78,7 @@ from acap.publisher._preflight import (
 from acap.publisher._signals import interruptible
 from acap.publisher._store import Store
 from acap.publisher._targets import PublishOptions, Target, redacted, resolve_targets, scrubbed
-from acap.publisher._trust import KeyRing, RecordCopies
+from acap.publisher._trust import KeyRing, RecordCopies, foreign_key
 from acap.site import MANIFEST, read_manifest
 from acap.uris import CARD_PATH, is_example_host
 
@@ -219,6 +219,7 @@ def publish(options: PublishOptions) -> PublishResult:
     if not checked.report.ok():
         return result
     ring = key_ring(checked, options, result.report)
+    result.report.extend(live_key_findings(checked, options, ring))
     if not result.report.ok():
         return result
     run = _Run(checked, options, result, ring,
@@ -255,6 +256,38 @@ def key_ring(checked: Checked, options: PublishOptions, report: Report) -> KeyRi
             "bring that key (ACAP_SIGNING_KEY, or .acap/signing-key.pem from the computer "
             "that built it) and run acap build and acap publish again"))
     return KeyRing(history, key)
+
+
+#: Seconds to fetch the live card for :func:`live_key_findings` (a publish does not wait
+#: long on a host that does not answer: the target's own card is checked anyway).
+LIVE_CARD_TIMEOUT = 5.0
+
+
+def live_key_findings(checked: Checked, options: PublishOptions, ring: KeyRing
+                      ) -> list[Finding]:
+    """``PUBLISH-KEY`` when the card live at ``https://{card host}/.well-known/agent-card.json``
+    is signed only with kids this computer lacks (or under one of its kids with another
+    key): the hosting may have moved, or this is a second computer, and publishing would
+    replace the live card's key without a rotation (issue 20, item 4). A live card that
+    cannot be fetched says nothing (the target's own card is checked at publish); a host
+    reserved for examples is fetched only where ``options.connect_to`` routes it."""
+    host = checked.card_host
+    if not host or not any(t.host == host for t in checked.targets) or (
+            is_example_host(host) and host not in options.connect_to):
+        return []
+    url = f"https://{host}{CARD_PATH}"
+    try:
+        resp = fetch(url, timeout=LIVE_CARD_TIMEOUT, connect_to=options.connect_to)
+    except FetchError:
+        return []
+    signatures = ring.card_signatures(resp.body) if resp.status == 200 else None
+    if not signatures or any(ok for _kid, ok in signatures):
+        return []
+    kid = next((k for k, _ok in signatures if k not in ring.keys), None) or \
+        str(signatures[0][0])
+    refusal = foreign_key(kid, f"the live card at {url}", host)
+    target = next(t for t in checked.targets if t.host == host)
+    return [Finding("PUBLISH-KEY", "error", f"{host}: {refusal}", target.where, refusal.hint)]
 
 
 def _built_card(checked: Checked, site_dir: Path) -> bytes:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -104,6 +104,10 @@ class PublishOptions:
             unserved folder.
         hosting: the hosting kind of the targets given on the command line
             (``--hosting``), overriding ``hosts.<host>.hosting``.
+        connect_to: ``{host: "http://127.0.0.1:8000"}``: where the live card of a host
+            is fetched from, for the check that it is not signed with a key this
+            computer lacks (a site not yet in DNS, tests); a host reserved for examples
+            is fetched only when routed so.
     """
 
     config: Path = Path("operator.yaml")
@@ -119,6 +123,7 @@ class PublishOptions:
     allow_example_hosts: bool = False
     create: bool = False
     hosting: str | None = None
+    connect_to: Mapping[str, str] = field(default_factory=dict)
 
     def resolved_site_dir(self) -> Path:
         """``site_dir``, or ``site`` next to operator.yaml."""
