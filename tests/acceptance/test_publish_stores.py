@@ -333,7 +333,7 @@ def test_a_second_computer_without_the_key_is_refused(target: Harness, tmp_path:
         assert "ACAP_SIGNING_KEY" in (err.hint or "")
         assert not (clone / ".acap/signing-key.pem").exists()
     else:
-        assert built.report.ok(), report_text(built.report)
+        assert built.report.ok, report_text(built.report)
         res = publish(other.options())
         [err] = res.report.errors
         assert err.rule == "PUBLISH-KEY"

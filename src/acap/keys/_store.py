@@ -40,6 +40,8 @@ from acap.keys._key import (
     SigningKey,
     generate_private_key,
     load_signing_key,
+    public_jwk,
+    thumbprint,
     write_private_key,
 )
 from acap.keys._key_file_names import similar_key_file
@@ -146,15 +148,18 @@ def key_file_findings(cfg: OperatorConfig, confine: Sequence[Path] | None) -> li
     return out
 
 
-def _make_key(cfg: OperatorConfig, root: Root, loc: Location, create: bool,
+def _make_key(cfg: OperatorConfig, root: Root, loc: Location, how: tuple[bool, bool],
               confine: Sequence[Path] | None,
               published: dict[str, tuple[dict[str, Any], str]], out: ResolvedKey) -> bool:
-    """Make a new key at ``signing.keyFile``, which is missing; ``False`` (with the reason
-    in ``out.findings``) when acap must not: a typo in the file name, ``create`` not given,
-    a kid already published with another key, or a key of this project published already
+    """Make a new key at ``signing.keyFile``, which is missing: ``True`` when it was written
+    (read it next). ``False`` when it was made in memory only (``how``: ``(create,
+    in_memory)``; it is ``out.key``), or, with the reason in ``out.findings``, when acap
+    must not make one: a typo in the file name, ``create`` not given, a kid already
+    published with another key, or a key of this project published already
     (:func:`acap.keys._history.published_elsewhere`: the site was built or published from
     another computer, whose key is not here; a new key would replace the live card's key
     without a rotation)."""
+    create, in_memory = how
     path, kid, alg = cfg.key_file, cfg.signing.get("kid"), cfg.signing.get("algorithm")
     meant = similar_key_file(cfg, path)
     if meant is not None:  # a typo: said before anything about a lost key
@@ -165,11 +170,11 @@ def _make_key(cfg: OperatorConfig, root: Root, loc: Location, create: bool,
     if not create:
         # A batch tenant (confined) is not told of ACAP_SIGNING_KEY: one key
         # in the environment would sign every tenant's card (fresh-user trial)
-        how = "or build the batch with --new-keys" if confine is not None \
+        other = "or build the batch with --new-keys" if confine is not None \
             else f"or set {KEY_ENV}"
         out.findings.append(Finding(
             "KEY", "error", f"no signing key at {cfg.display_path(path)}", loc,
-            f"if the path is right, run `acap keys new -c {cfg.path}`, {how}; if "
+            f"if the path is right, run `acap keys new -c {cfg.path}`, {other}; if "
             "the key is elsewhere, correct signing.keyFile"))
         return False
     if isinstance(kid, str) and kid in published:
@@ -181,6 +186,10 @@ def _make_key(cfg: OperatorConfig, root: Root, loc: Location, create: bool,
         return False
     new_alg = alg or "ES256"
     private = generate_private_key(new_alg)
+    if in_memory:
+        out.key = SigningKey(private, new_alg, kid if isinstance(kid, str) and kid
+                             else thumbprint(public_jwk(private.public_key())))
+        return False
     write_private_key(path, private, new_alg, root)
     ignored = git_ignores(path)
     out.notices.append(f"created a new {new_alg} signing key at "
@@ -208,7 +217,8 @@ def _lacking_key_finding(cfg: OperatorConfig, loc: Location,
 
 
 def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = True,
-                        confine: Sequence[Path] | None = None) -> ResolvedKey:
+                        confine: Sequence[Path] | None = None,
+                        in_memory: bool = False) -> ResolvedKey:
     """Find (or, with ``create``, make) the key that signs this operator's card.
 
     Args:
@@ -218,6 +228,9 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
         create: make a new key at ``signing.keyFile`` when none exists.
         confine: in a batch, the folders the key files must lie in (see
             :func:`key_file_findings`); ``None`` for a build of one's own.
+        in_memory: with ``create``, make the new key in memory only, never written and
+            never said (``acap check operator.yaml`` signs as a build would, and writes
+            nothing).
 
     Returns:
         A :class:`ResolvedKey`; never raises for a missing or bad key. A key file that
@@ -252,7 +265,7 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
             return out
         else:
             if file_status(path, root) is None and \
-                    not _make_key(cfg, root, loc, create, confine, published, out):
+                    not _make_key(cfg, root, loc, (create, in_memory), confine, published, out):
                 return out
             # first: a folder, FIFO, device or unreadable file is the one error
             data = read_file(path, root, KEY_FILE_LIMIT, one_name=True)

@@ -62,7 +62,7 @@ from urllib.parse import urlsplit
 
 from acap.builder import input_digest
 from acap.errors import FetchError, FileRefused, GitError
-from acap.findings import Finding, Location, Report
+from acap.findings import Finding, Location, Report, Result
 from acap.keys import card_kids, published_keys, resolve_signing_key
 from acap.load import fetch, load_operator, read_regular, strings
 from acap.publisher._engine import HostJob, publish_host
@@ -106,8 +106,8 @@ class HostResult:
     detail: str = ""
 
 
-@dataclass
-class PublishResult:
+@dataclass(repr=False)
+class PublishResult(Result):
     """The whole run.
 
     Attributes:
@@ -118,11 +118,9 @@ class PublishResult:
     report: Report = field(default_factory=Report)
     hosts: list[HostResult] = field(default_factory=list)
 
-    @property
-    def ok(self) -> bool:
-        """True when nothing failed."""
-        return self.report.ok() and all(h.outcome not in ("failed", "held back")
-                                        for h in self.hosts)
+    def _succeeded(self) -> bool:
+        """No host failed or was held back."""
+        return all(h.outcome not in ("failed", "held back") for h in self.hosts)
 
 
 @dataclass
@@ -148,14 +146,14 @@ def preflight(options: PublishOptions) -> Checked:
     """Every check before anything goes out (see the module docstring).
 
     Returns:
-        A :class:`Checked`; nothing may be published unless ``report.ok()``.
+        A :class:`Checked`; nothing may be published unless ``report.ok``.
     """
 
     report = Report()
     cfg = load_operator(options.config)
     report.extend(cfg.findings)
     out = Checked(report, [], {}, cfg)
-    if not report.ok():
+    if not report.ok:
         return out
     site_dir = options.resolved_site_dir()
     manifest = read_manifest(site_dir)
@@ -216,11 +214,11 @@ def publish(options: PublishOptions) -> PublishResult:
 
     checked = preflight(options)
     result = PublishResult(checked.report)
-    if not checked.report.ok():
+    if not checked.report.ok:
         return result
     ring = key_ring(checked, options, result.report)
     result.report.extend(live_key_findings(checked, options, ring))
-    if not result.report.ok():
+    if not result.report.ok:
         return result
     run = _Run(checked, options, result, ring,
                RecordCopies(checked.cfg.base_dir / ".acap" / "published"))
