@@ -316,7 +316,11 @@ def check_reply_files(reply: str, card: str, *, activated: bool | None = None,
         from acap.checks import load_private_values
         from acap.load import load_operator  # start-up: as above
 
-        private = load_private_values(load_operator(Path(operator)))
+        cfg = load_operator(Path(operator))
+        # an operator file not read (missing, a link out of its folder, a FIFO) is said:
+        # its private values would go unchecked
+        report.extend(f for f in cfg.findings if f.rule == "FILE")
+        private = load_private_values(cfg)
         report.extend(private.findings)
         values = list(private.values)
     cf = read_card(card)
