@@ -97,3 +97,42 @@ def test_a_branch_is_github_pages_whatever_apache_file_its_website_holds(tmp_pat
     res = publish(trial(config=config, remote=str(remote)))
     assert res.ok, report_text(res.report)
     assert set(tree_files(remote, "gh-pages")) & HOSTING_FILES == {".nojekyll", "CNAME"}
+
+
+def test_an_overlay_folder_that_holds_no_website_is_a_warning(tmp_path: Path) -> None:
+    """The trial's case: a typo in the folder, or the wrong folder: acap adds its files
+    beside the website, so a folder with nothing else in it is likely not the website's."""
+    config = project(tmp_path)
+    do_build(config)
+    empty = tmp_path / "www"
+    empty.mkdir()
+    res = publish(trial(config=config, dir=empty, hosting="apache"))
+    assert res.ok, report_text(res.report)
+    [warn] = [f for f in res.report.warnings if f.rule == "PUBLISH-TARGET"
+              and "holds no website" in f.message]
+    assert warn.message == (f"example.com: directory {empty} holds no website, only acap's "
+                            "files: acap adds its files beside your website, so this is likely "
+                            "not the folder that serves https://example.com/")
+    site = tmp_path / "site-www"
+    _website(site)
+    again = publish(trial(config=config, dir=site, hosting="apache"))
+    assert not [f for f in again.report.warnings if "holds no website" in f.message]
+
+
+def test_a_dry_run_needs_no_key(tmp_path: Path) -> None:
+    """Only a publish that writes signs acap's record: a dry run plans without the key."""
+    config = project(tmp_path)
+    do_build(config)
+    (config.parent / ".acap/signing-key.pem").unlink()
+    www = tmp_path / "www"
+    _website(www)
+    dry = publish(trial(config=config, dir=www, dry_run=True, hosting="apache"))
+    assert dry.ok, report_text(dry.report)
+    assert dry.hosts[0].plan is not None and CARD_FILE in dry.hosts[0].plan.added
+    real = publish(trial(config=config, dir=www, hosting="apache"))
+    [err] = real.report.errors
+    assert err.rule == "PUBLISH-KEY" and "this computer does not have it" in err.message
+    assert set(snapshot(www)) == {"index.html"}
+
+
+CARD_FILE = ".well-known/agent-card.json"
