@@ -3,13 +3,15 @@
 :func:`preflight` checks everything before anything goes out (a fresh build, every file
 as the manifest lists it, signatures against the built JWKS, no key material, the card at
 its origin's well-known path); :func:`publish` then puts each host folder on its target
-through that target's :class:`Publisher`: a git branch (:class:`BranchPublisher`, GitHub
-Pages), a directory swapped in atomically (:class:`DirectoryPublisher`) or a folder on an
-SFTP server (:class:`SftpPublisher`). On a host where the operator's own website lives
-(overlay) each adds acap's files beside it and removes only what acap put there
-(:func:`overlay`). None replaces what acap did not publish there without ``force``
-(:class:`ForeignFiles`), and none touches what is not a regular file or folder
-(:class:`TargetRefused`). What is live can be checked with :func:`live_check`.
+with one engine (:func:`publish_host`) over a small :class:`Store` protocol whose stores
+only move bytes: a git branch (:class:`BranchStore`, GitHub Pages), a folder on this
+machine (:func:`directory_store`) or on an SFTP server (:class:`SftpStore`), both through
+one :class:`FileStore`. What acap may replace or remove at a target is what its record
+says, and only when a key of the operator's history signed it (:class:`KeyRing`); on a
+host where the operator's own website lives (overlay) acap adds its files beside it and
+removes only what it put there. Nothing acap cannot prove is its own is replaced without
+``force`` (:class:`ForeignFiles`), and nothing that is not a regular file or folder is
+touched (:class:`TargetRefused`). What is live can be checked with :func:`live_check`.
 
 May import: :mod:`acap.builder` and every stage below it.
 """
