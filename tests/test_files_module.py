@@ -29,7 +29,8 @@ _BELOW_LOAD = ("a root module below acap.load (the import-linter layers), readin
                "own package data: never a path a user gives")
 _REWRITTEN = ("publisher/ and builder/batch/ are being rewritten (issues 20, 24); they route "
               "through this module when they land")
-_SFTP = ("a file on the SFTP server (paramiko), not on this machine; " + _REWRITTEN)
+_SFTP = ("a file on the SFTP server (paramiko's SFTP requests), not on this machine: "
+         "acap.publisher._fs judges every path on the way first (lstat, no link)")
 
 #: ``(file under src/acap, function, call)``: why it may touch a file itself.
 ALLOWED: dict[tuple[str, str, str], str] = {
@@ -71,52 +72,16 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("site/_files.py", "swap_in", "os.rename"):
         "renames the folder the build just made into site/'s place (and the old site/ into "
         "a folder it just made): folders, not files a user names",
-    # Not yet routed through the module (issue 22, item 1): done in the next commit.
-    ("agent/_built.py", "_read", ".read_bytes"): "routed in the next step of issue 22",
-    ("builder/_policy.py", "read_agent_policy", ".read_bytes"):
-        "routed in the next step of issue 22",
-    ("builder/pages/_words.py", "_names_in", ".read_bytes"):
-        "routed in the next step of issue 22",
-    ("builder/pages/_words_file.py", "words_text", ".read_text"):
-        "routed in the next step of issue 22",
-    ("builder/pages/_words_file.py", "write_words_file", ".open"):
-        "routed in the next step of issue 22",
-    ("card/_verifier.py", "_load_jwks_doc", "open"): "routed in the next step of issue 22",
-    ("checks/_private_keys.py", "operator_places", ".read_text"):
-        "routed in the next step of issue 22",
-    ("checks/_private_keys.py", "signing_key_in_site", ".read_text"):
-        "routed in the next step of issue 22",
-    ("checks/_private_keys.py", "_sources", ".read_bytes"): "routed in the next step of issue 22",
-    ("load/_document.py", "read_document", ".read_bytes"): "routed in the next step of issue 22",
-    ("site/_file_stats.py", "read_file_stats", "open"): "routed in the next step of issue 22",
-    ("site/_file_stats.py", "record_file_stats", "os.open"): "routed in the next step of issue 22",
+    ("site/_file_stats.py", "record_file_stats", "os.open"):
+        "creates the batch's file-stats record with O_EXCL in the site folder it just "
+        "swapped in; its mark is the ctime of that open descriptor (_later_mark), which "
+        "write_file cannot give",
     ("site/_file_stats.py", "record_file_stats", "os.replace"):
-        "routed in the next step of issue 22",
-    ("site/_files.py", "write_file_atomic", ".write_bytes"): "routed in the next step of issue 22",
-    ("site/_files.py", "write_file_atomic", "os.replace"): "routed in the next step of issue 22",
-    ("site/_manifest.py", "read_manifest", ".read_bytes"): "routed in the next step of issue 22",
-    # publisher/ and builder/batch/ (the lead removes these once they are merged).
-    ("publisher/_directory.py", "_KeptRecord.keep", "os.fdopen"): _REWRITTEN,
-    ("publisher/_directory.py", "_KeptRecord.restore", "os.replace"): _REWRITTEN,
-    ("publisher/_directory.py", "_write_marker", "os.fdopen"): _REWRITTEN,
-    ("publisher/_directory.py", "_write_marker", "os.replace"): _REWRITTEN,
-    ("publisher/_directory.py", "_digest", "os.open"): _REWRITTEN,
-    ("publisher/_directory.py", "_write_file", ".write_bytes"): _REWRITTEN,
-    ("publisher/_directory.py", "_swap_in", "os.rename"): _REWRITTEN,
-    ("publisher/_directory.py", "mirror", "os.rename"): _REWRITTEN,
-    ("publisher/_directory.py", "_stage_file", "os.fdopen"): _REWRITTEN,
-    ("publisher/_directory.py", "_rename", "os.replace"): _REWRITTEN,
-    ("publisher/_directory.py", "_undo", "os.replace"): _REWRITTEN,
-    ("publisher/_git_branch.py", "_write_tree", ".write_bytes"): _REWRITTEN,
-    ("publisher/_live.py", "live_check", ".read_bytes"): _REWRITTEN,
-    ("publisher/_live.py", "live_check.load", ".read_bytes"): _REWRITTEN,
-    ("publisher/_preflight.py", "read_host_files", ".read_bytes"): _REWRITTEN,
-    ("publisher/_sftp.py", "_Remote.read_file", ".open"): _SFTP,
-    ("publisher/_sftp.py", "_Remote.rename", ".rename"): _SFTP,
-    ("publisher/_sftp.py", "SftpPublisher._publish", ".rename"): _SFTP,
-    ("publisher/_sftp.py", "SftpPublisher._apply", ".rename"): _SFTP,
-    ("publisher/_sftp.py", "SftpPublisher._write_record", ".rename"): _SFTP,
-    ("publisher/_targets.py", "_holds_private_key", ".read_bytes"): _REWRITTEN,
+        "renames that record, just made with O_EXCL, over the old one (a rename replaces "
+        "a link, never writes through it)",
+    ("publisher/_sftp.py", "_upload", ".open"): _SFTP,
+    ("publisher/_sftp.py", "SftpFs.read", ".open"): _SFTP,
+    ("publisher/_sftp.py", "SftpFs.move", ".rename"): _SFTP,
 }
 
 

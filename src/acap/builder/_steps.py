@@ -17,7 +17,7 @@ import orjson
 
 from acap import schemas
 from acap.builder._context import BuildContext
-from acap.builder.pages import step_hosting_files, step_person_entry_pages
+from acap.builder.pages import final_check_pages_taken, step_hosting_files, step_person_entry_pages
 from acap.card import Signer, build_card
 from acap.checks import check_site, key_material_in_site, signing_key_in_site
 from acap.errors import CanonicalizationError, KeyProblem
@@ -127,8 +127,7 @@ def step_schemas(ctx: BuildContext) -> None:
 
 def final_check_site(ctx: BuildContext) -> None:
     """OR-3.9: no value of operator.private.yaml in any built file (card, pages, anything)."""
-    ctx.report.extend(check_site(ctx.cfg, ((rel, ctx.files[rel]) for rel in ctx.files),
-                                 tenant=ctx.options.key_dirs is not None))
+    ctx.report.extend(check_site(ctx.cfg, ((rel, ctx.files[rel]) for rel in ctx.files)))
 
 
 def final_check_private_keys(ctx: BuildContext) -> None:
@@ -162,4 +161,4 @@ Step = Callable[[BuildContext], None]
 STEPS: list[Step] = [step_card, step_schemas, step_spec_site, step_person_entry_pages,
                      step_hosting_files]  # hosting files last: they list every host's files
 #: Checks of the finished site, run after every step has added its files.
-FINAL_CHECKS: list[Step] = [final_check_site, final_check_private_keys]
+FINAL_CHECKS: list[Step] = [final_check_site, final_check_private_keys, final_check_pages_taken]

@@ -56,8 +56,9 @@ from typing import Literal
 from acap.errors import FileRefused
 from acap.load._paths import real_path, under
 
-__all__ = ["KEY_FILE_LIMIT", "Root", "file_kind", "file_status", "given_root", "read_file",
-           "read_regular", "rename_file", "write_check", "write_file"]
+__all__ = ["KEY_FILE_LIMIT", "Root", "file_kind", "file_status", "given_root", "move_file",
+           "read_file", "read_regular", "remove_file", "rename_file", "write_check",
+           "write_file"]
 
 #: Largest file of each kind an operator names that acap reads (bytes): far above any
 #: real one, so that ``/dev/zero`` or a log file named by mistake is refused, not read.
@@ -388,7 +389,8 @@ def _read_open(path: str | os.PathLike[str], fd: int, seen: os.stat_result | Non
         os.close(fd)
     data = b"".join(chunks)
     if len(data) > limit:  # grew while read
-        raise FileRefused(os.fspath(path), f"it has more than {limit:,} bytes")
+        raise FileRefused(os.fspath(path), f"it has more than {limit:,} bytes",
+                          too_large=True)
     return data
 
 
@@ -532,6 +534,47 @@ def rename_file(path: str | os.PathLike[str], new: str | os.PathLike[str], root:
         _sync_folder(place.dir_fd)
 
 
+def move_file(path: str | os.PathLike[str], new: str | os.PathLike[str], root: Root) -> None:
+    """Put the regular file ``path`` at ``new``, in one ``rename``, both inside ``root``
+    and walked part by part without following a link (a publish puts a file it staged
+    beside a web root into its place): a regular file at ``new`` is replaced, folders
+    missing on the way to ``new`` are made.
+
+    Raises:
+        FileNotFoundError: nothing is at ``path``.
+        FileRefused: either lies outside ``root`` or under a link; ``path`` is not a
+            regular file; something else than a regular file is at ``new``.
+        OSError: the rename failed (another file system, permissions ...); nothing moved.
+    """
+    with _Walk(root, path, follow=False) as walk, \
+            _Walk(root, new, make=True, follow=False) as there:
+        place = walk.go()
+        if place.st is None:
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", os.fspath(path))
+        _writable(path, place)
+        dest = there.go()
+        _writable(new, dest)
+        os.replace(place.name, dest.name, src_dir_fd=place.dir_fd, dst_dir_fd=dest.dir_fd)
+        _sync_folder(dest.dir_fd)
+
+
+def remove_file(path: str | os.PathLike[str], root: Root) -> None:
+    """Remove the regular file ``path`` inside ``root``, walked part by part without
+    following a link (a folder swapped for a link on the way is refused, not entered).
+
+    Raises:
+        FileNotFoundError: nothing is at ``path``.
+        FileRefused: it lies outside ``root`` or under a link, or is not a regular file.
+        OSError: it could not be removed.
+    """
+    with _Walk(root, path, follow=False) as walk:
+        place = walk.go()
+        if place.st is None:
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", os.fspath(path))
+        _writable(path, place)
+        os.unlink(place.name, dir_fd=place.dir_fd)
+
+
 def _unlink(dir_fd: int, name: str) -> None:
     with contextlib.suppress(FileNotFoundError):
         os.unlink(name, dir_fd=dir_fd)
@@ -585,7 +628,7 @@ def read_regular(path: str | os.PathLike[str], limit: int, *, inside: Sequence[P
             return read_file(real, Root(Path(base)), limit, one_name=one_name)
         except FileRefused as exc:
             raise FileRefused(os.fspath(path), exc.reason, kind=exc.kind, outside=exc.outside,
-                              link=exc.link) from exc
+                              link=exc.link, too_large=exc.too_large) from exc
     # stat first: a device is never opened (opening some has effects of its own), and
     # fstat after opening, for a file swapped in between.
     _judge(path, os.stat(path) if follow_links else os.lstat(path), limit, one_name)
@@ -611,7 +654,7 @@ def _judge(path: str | os.PathLike[str], st: os.stat_result, limit: int, one_nam
         raise FileRefused(str(path), f"it is {kind}, not a regular file", kind=kind)
     if st.st_size > limit:
         raise FileRefused(str(path), f"it has {st.st_size:,} bytes; a file of its kind "
-                          f"has at most {limit:,}")
+                          f"has at most {limit:,}", too_large=True)
     if one_name and st.st_nlink > 1:
         raise FileRefused(str(path), "it has other names (hard links), so it may be "
                           "another's file")

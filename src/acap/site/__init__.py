@@ -11,6 +11,8 @@
   so that the next batch tells an unchanged file by its ``stat``;
 * a live batch site changed tenant by tenant, each unit of change journaled first
   (:class:`LiveSite`, :func:`repair`: :mod:`acap.site._tenants`);
+* the record of a publish (:class:`PublishRecord`): which files acap put at a target,
+  signed; its one reader and writer;
 * the guard (:func:`site_dir_findings`): may this folder be replaced (``SITE-PATH``);
 * the preview server of ``acap serve`` (:func:`start_preview`), which serves every host
   by its ``Host`` header and calls back to rebuild.
@@ -43,7 +45,6 @@ if TYPE_CHECKING:
     from acap.site._files import swap_in as swap_in
     from acap.site._files import url_to_path as url_to_path
     from acap.site._files import write_failure as write_failure
-    from acap.site._files import write_file_atomic as write_file_atomic
     from acap.site._files import write_files as write_files
     from acap.site._files import write_site as write_site
     from acap.site._guard import batch_site_findings as batch_site_findings
@@ -61,6 +62,14 @@ if TYPE_CHECKING:
     from acap.site._preview import host_from_header as host_from_header
     from acap.site._preview import serve_forever as serve_forever
     from acap.site._preview import start_preview as start_preview
+    from acap.site._publish_record import MAX_DEPTH as MAX_DEPTH
+    from acap.site._publish_record import RECORD_LIMIT as RECORD_LIMIT
+    from acap.site._publish_record import RECORD_NAME as RECORD_NAME
+    from acap.site._publish_record import PublishRecord as PublishRecord
+    from acap.site._publish_record import RecordProblem as RecordProblem
+    from acap.site._publish_record import RecordSigner as RecordSigner
+    from acap.site._publish_record import path_problem as path_problem
+    from acap.site._publish_record import record_beside as record_beside
     from acap.site._tenants import LiveSite as LiveSite
     from acap.site._tenants import Unit as Unit
     from acap.site._tenants import repair as repair

@@ -41,8 +41,9 @@ from typing import Any
 import orjson
 
 from acap._package import __version__
+from acap.errors import FileRefused
 from acap.findings import Finding, Level, Location
-from acap.load import Root, write_file
+from acap.load import Root, read_file, write_file
 
 __all__ = ["MANIFEST", "Manifest", "OperatorRecord", "Place", "read_manifest",
            "write_manifest"]
@@ -355,6 +356,10 @@ class Manifest:
 
 #: Manifests read by this process: ``{path: (stat key, parsed)}`` (see :func:`read_manifest`).
 _manifests: dict[str, tuple[tuple[int, ...], Manifest | None]] = {}
+#: Largest manifest read (bytes): far above a batch of a hundred thousand operators, so
+#: that a file put in its place (``/dev/zero`` behind a link is refused anyway) is
+#: refused rather than read without end.
+MANIFEST_LIMIT = 1 << 30
 
 
 def read_manifest(site_dir: Path) -> Manifest | None:
@@ -375,9 +380,9 @@ def read_manifest(site_dir: Path) -> Manifest | None:
     seen = _manifests.get(str(path))
     if seen is not None and seen[0] == key:
         return seen[1]
-    try:
-        data = orjson.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
+    try:  # acap's own file: inside site/, through no link (issue 22)
+        data = orjson.loads(read_file(path, Root(site_dir, "the site folder"), MANIFEST_LIMIT))
+    except (OSError, ValueError, RecursionError, FileRefused):
         return None
     result = Manifest(data) if isinstance(data, dict) else None
     if len(_manifests) > 8:
@@ -395,7 +400,6 @@ def write_manifest(folder: Path, manifest: Manifest) -> None:
     not write)."""
 
     forget_manifests()
-    man = folder / MANIFEST
     try:
         indent = 0 if manifest.is_batch else orjson.OPT_INDENT_2
         data = orjson.dumps(manifest.data, option=indent | orjson.OPT_SORT_KEYS
@@ -405,7 +409,7 @@ def write_manifest(folder: Path, manifest: Manifest) -> None:
                            separators=(",", ":") if manifest.is_batch else None,
                            sort_keys=True, ensure_ascii=False)
                 + "\n").encode("utf-8", "surrogateescape")
-    write_file(man, Root(folder, "the site folder"), data)
+    write_file(folder / MANIFEST, Root(folder, "the site folder"), data)
 
 
 def forget_manifests() -> None:
