@@ -14,6 +14,7 @@ No function here prints or returns key material other than public JWKs.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,9 @@ def site_published_keys(cfg: OperatorConfig, site_dir: Path
     ``{kid: (public JWK, where it was found)}``."""
 
     out: dict[str, tuple[dict[str, Any], str]] = {}
+    manifest = read_manifest(site_dir)
+    if manifest is None and not os.path.isdir(site_dir):
+        return out  # no site folder: nothing published there (a batch's first build)
     try:
         rel = url_to_path(cfg.jwks_url)
     except SitePathError:
@@ -91,7 +95,6 @@ def site_published_keys(cfg: OperatorConfig, site_dir: Path
         host = Root(site_dir / rel.split("/", 1)[0], "its host folder", may_be_link=False)
         for k in _jwk_list(site_dir / rel, host, "keys"):
             out.setdefault(k["kid"], (k, f"{site_dir.name}/{rel}"))
-    manifest = read_manifest(site_dir)
     if manifest is not None and manifest.card == cfg.card_url:  # not another project's
         shown = f"by an earlier build, recorded in {site_dir.name}/{MANIFEST}"
         for k in manifest.published_keys:
