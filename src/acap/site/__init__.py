@@ -29,11 +29,13 @@ from acap._lazy import exports
 if TYPE_CHECKING:
     from acap.site._file_stats import FILE_STATS as FILE_STATS
     from acap.site._file_stats import FileStats as FileStats
+    from acap.site._file_stats import output_stamp as output_stamp
     from acap.site._file_stats import read_file_stats as read_file_stats
     from acap.site._file_stats import record_file_stats as record_file_stats
     from acap.site._file_stats import settled as settled
     from acap.site._file_stats import settled_folder as settled_folder
     from acap.site._file_stats import signature as signature
+    from acap.site._file_stats import stamp as stamp
     from acap.site._file_stats import unchanged_output as unchanged_output
     from acap.site._files import SiteBusy as SiteBusy
     from acap.site._files import SiteFiles as SiteFiles

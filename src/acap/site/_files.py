@@ -26,7 +26,7 @@ from urllib.parse import unquote, urlsplit
 
 from acap.errors import SitePathError
 from acap.findings import Finding, Location
-from acap.site._file_stats import signature
+from acap.site._file_stats import output_stamp
 from acap.site._manifest import Manifest, forget_manifests, write_manifest
 
 
@@ -288,7 +288,7 @@ def new_site_folder(site_dir: Path) -> Path:
 
 
 def write_files(folder: Path, files: Iterable[tuple[str, bytes]],
-                stats: dict[str, list[int]] | None = None) -> None:
+                stats: dict[str, str] | None = None) -> None:
     """Write ``(relative path, bytes)`` pairs as new files under ``folder`` (made if
     missing: a folder a build just made), making each folder once: one ``mkdir`` a folder
     and one ``open`` a file, no look first (a batch writes thousands).
@@ -296,8 +296,8 @@ def write_files(folder: Path, files: Iterable[tuple[str, bytes]],
     Args:
         folder: where to write.
         files: the pairs.
-        stats: when given, filled with ``{relative path: signature}`` of each file as
-            written (:func:`acap.site._file_stats.signature`, for the next batch).
+        stats: when given, filled with ``{relative path: output stamp}`` of each file as
+            written (:func:`acap.site._file_stats.output_stamp`, for the next batch).
 
     Raises:
         OSError: a file cannot be written.
@@ -318,7 +318,7 @@ def write_files(folder: Path, files: Iterable[tuple[str, bytes]],
             while view:
                 view = view[os.write(fd, view):]
             if stats is not None:
-                stats[rel] = signature(os.fstat(fd))
+                stats[rel] = output_stamp(os.fstat(fd))
         finally:
             os.close(fd)
 

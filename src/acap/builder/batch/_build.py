@@ -74,8 +74,8 @@ from acap.site import (
     record_file_stats,
     repair,
     settled,
-    signature,
     site_lock,
+    stamp,
     tenant_site_findings,
     write_failure,
     write_files,
@@ -193,7 +193,7 @@ def _record_state(out: OperatorOutcome, cfg: OperatorConfig, salt: str, since: i
         digest, st = _input_hash(p)
         by_name[p] = digest
         if st is not None and digest is not None and settled(st, since):
-            out.input_stats[p] = [*signature(st), digest.hex()]
+            out.input_stats[p] = f"{stamp(st)}:{digest.hex()}"
         elif digest is None and st is None:
             folder.record(out.input_stats, p, since, gone=True)
     if not templates:
@@ -388,8 +388,8 @@ def _record_stats(result: BatchResult, site_dir: Path, written: Manifest) -> Non
     operators it kept or built, as it checked or wrote them. Operators it did not build
     now (not in this batch, or failed) have none, and are read and hashed when they
     come back."""
-    expected: dict[str, list[int]] = {}
-    inputs: dict[str, dict[str, list[Any]]] = {}
+    expected: dict[str, str] = {}
+    inputs: dict[str, dict[str, str]] = {}
     for o in result.built:
         expected.update(o.output_stats)
         if o.state and o.input_stats:

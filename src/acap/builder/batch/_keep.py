@@ -29,9 +29,10 @@ from acap.load import KEY_ENV, KEY_FILE_LIMIT, read_regular, real_path, under
 from acap.site import (
     OperatorRecord,
     Place,
+    output_stamp,
     settled,
     settled_folder,
-    signature,
+    stamp,
     unchanged_output,
 )
 
@@ -46,9 +47,9 @@ class Known(NamedTuple):
     """The signatures the last batch recorded for one operator (see :func:`reuse`).
 
     Attributes:
-        inputs: ``{path: [*signature, sha256 hex]}`` of what it read
+        inputs: ``{path: "stamp:sha256 hex"}`` of what it read
             (:meth:`acap.site.FileStats.inputs`).
-        outputs: ``{path under site/: signature}`` of its output files, or of more
+        outputs: ``{path under site/: output stamp}`` of its output files, or of more
             (:meth:`acap.site.FileStats.outputs`, :attr:`acap.site.FileStats.all_outputs`).
         mark: the ``ctime`` (ns) every recorded output file is older than, unless changed.
     """
@@ -103,7 +104,7 @@ def templates_of(folder: str) -> list[str]:
 
 #: What the file signatures record of an input that was missing, when its operator's
 #: folder says so (see :class:`Folder`).
-MISSING: list[Any] = [0]
+MISSING = "-"
 
 
 class Folder:
@@ -139,13 +140,12 @@ class Folder:
         if self._unchanged is None:
             entry = self._known.get(self.prefix)
             try:
-                self._unchanged = isinstance(entry, list) and len(entry) == 7 and \
-                    entry[:6] == signature(os.lstat(self.named))
+                self._unchanged = entry == stamp(os.lstat(self.named)) + ":"
             except OSError:
                 self._unchanged = False
         return self._unchanged
 
-    def keep(self, found: dict[str, list[Any]]) -> None:
+    def keep(self, found: dict[str, str]) -> None:
         """Carry the folder's recorded signature into ``found`` when it was found
         unchanged (the entries recorded missing that it proves need it next time)."""
         if self._unchanged and self.prefix not in found:
@@ -171,7 +171,7 @@ class Folder:
         return rel is not None and rel.count(os.sep) <= 1 and real is not None and \
             real == self.real + os.sep + rel and self.unchanged()
 
-    def record(self, found: dict[str, list[Any]], path: str, since: int, *,
+    def record(self, found: dict[str, str], path: str, since: int, *,
                gone: bool = False) -> None:
         """Record ``path``, missing, in ``found`` when this folder can say so next time:
         its first missing part is a name in this folder, and the folder is
@@ -189,24 +189,25 @@ class Folder:
                 except OSError:
                     return
             if settled_folder(self._stat, since):
-                entry = [*signature(self._stat), ""]
+                entry = stamp(self._stat) + ":"
         if entry is not None:
             found[self.prefix] = entry
             found[path] = MISSING
 
 
 def _recorded(st: os.stat_result, entry: object) -> bytes | None:
-    """The digest recorded with ``entry`` when ``st`` (an ``lstat``) is its signature and
-    it is a regular file; else ``None``."""
-    if isinstance(entry, list) and len(entry) == 7 and stat.S_ISREG(st.st_mode) and \
-            isinstance(entry[6], str) and entry[:6] == signature(st):
-        with suppress(ValueError):
-            return bytes.fromhex(entry[6])
+    """The digest recorded with ``entry`` when ``st`` (an ``lstat``) is its stamp and it
+    is a regular file; else ``None``."""
+    if isinstance(entry, str) and stat.S_ISREG(st.st_mode):
+        mine = stamp(st) + ":"
+        if entry.startswith(mine):
+            with suppress(ValueError):
+                return bytes.fromhex(entry[len(mine):])
     return None
 
 
 def _hash_reads(reads: tuple[str, ...], templates: list[str], roots: tuple[str, ...],
-                folder: Folder, key_real: str | None, found: dict[str, list[Any]],
+                folder: Folder, key_real: str | None, found: dict[str, str],
                 first: os.stat_result | None = None) -> dict[str, bytes | None] | None:
     """The SHA-256 of each file (``None``: missing or refused, as
     :func:`acap.builder._build.file_hash` has it); the key files (the last two of
@@ -280,7 +281,7 @@ def _digest(path: str, key: bool, roots: tuple[str, ...]) -> bytes | None:
         return REFUSED_KEY
 
 
-def seen(found: dict[str, list[Any]], path: str, digest: bytes | None, since: int) -> None:
+def seen(found: dict[str, str], path: str, digest: bytes | None, since: int) -> None:
     """Put ``path``'s signature and ``digest`` in ``found`` when it may be recorded: read
     whole (a digest), and :func:`acap.site.settled` since ``since`` (taken before it was
     read), its ``stat`` taken after the read."""
@@ -289,11 +290,11 @@ def seen(found: dict[str, list[Any]], path: str, digest: bytes | None, since: in
     with suppress(OSError):
         st = os.lstat(path)  # a link is never recorded (settled: regular files only)
         if settled(st, since):
-            found[path] = [*signature(st), digest.hex()]
+            found[path] = f"{stamp(st)}:{digest.hex()}"
 
 
 def outputs_unchanged(folder: Path, files: dict[str, str], known: dict[str, Any], mark: int,
-                      found: dict[str, list[int]]) -> bool:
+                      found: dict[str, str]) -> bool:
     """True when every file of ``files`` (``{path under folder: sha256 hex}``, from the
     manifest) is a regular file under ``folder`` with that digest: an output deleted
     or edited since the last build makes its operator build again.
@@ -310,11 +311,10 @@ def outputs_unchanged(folder: Path, files: dict[str, str], known: dict[str, Any]
         except OSError:
             return False
         recorded = known.get(rel)
-        if st.st_ctime_ns < mark and recorded is not None and \
-                unchanged_output(signature(st), recorded, mark):
+        if recorded is not None and unchanged_output(st, recorded, mark):
             found[rel] = recorded  # as recorded, unchanged since: see unchanged_output
             continue
-        sig = signature(st)
+        sig = output_stamp(st)
         try:
             data = read_regular(path, OUTPUT_LIMIT)
         except (OSError, FileRefused):
@@ -360,13 +360,13 @@ def reuse(config: Path, record: OperatorRecord, files: dict[str, str],
     if options.full or len(reads) != 4 or reads[0] != named or not record.state \
             or not files or _is_link(named, st):  # a link not followed: the build says
         return None
-    output_stats: dict[str, list[int]] = {}
+    output_stats: dict[str, str] = {}
     if not outputs_unchanged(options.site_dir, files, known.outputs, known.mark, output_stats):
         return None
     folder = Folder(os.path.dirname(named),
                     os.path.dirname(real if real is not None else real_path(config)),
                     known.inputs)
-    input_stats: dict[str, list[Any]] = {}
+    input_stats: dict[str, str] = {}
     templates = _templates(folder, input_stats)
     roots = (folder.real, *(str(d) for d in options.key_dirs))
     hashes = _hash_reads(reads, templates, roots, folder, record.key_file, input_stats,
@@ -396,7 +396,7 @@ def _is_link(path: str, st: os.stat_result | None) -> bool:
     return os.path.islink(path)
 
 
-def _templates(folder: Folder, found: dict[str, list[Any]]) -> list[str]:
+def _templates(folder: Folder, found: dict[str, str]) -> list[str]:
     """:func:`templates_of` the operator's folder, unlooked-at when it had no templates/
     and still has none (:meth:`Folder.still_missing`); recorded so in ``found``."""
     tpl = folder.prefix + "templates"

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from acap.findings import Finding, Location, Report, Result
 from acap.site import OperatorRecord
@@ -88,9 +87,9 @@ class OperatorOutcome(Result):
         last: its record in the last build's manifest, when it was kept by it.
         state: :func:`acap.builder.batch._keep.state_digest` of what it was built from.
         reads: the files (besides templates/) that state covers.
-        input_stats: ``{path: [*signature, sha256 hex]}`` of the files that state covers,
-            for the next batch (:mod:`acap.site._file_stats`: only those it may trust).
-        output_stats: ``{path under site/: signature}`` of its output files as this
+        input_stats: ``{path: "stamp:sha256 hex"}`` of the files that state covers, for
+            the next batch (:mod:`acap.site._file_stats`: only those it may trust).
+        output_stats: ``{path under site/: output stamp}`` of its output files as this
             batch checked (kept) or wrote (built) them.
         history: its kid history findings (the ``history`` of the build's context),
             also in ``report``; dropped when it is refused its card's host (``SITE-HOST``).
@@ -114,8 +113,8 @@ class OperatorOutcome(Result):
     last: OperatorRecord | None = None
     state: str = ""
     reads: list[str] = field(default_factory=list)
-    input_stats: dict[str, list[Any]] = field(default_factory=dict)
-    output_stats: dict[str, list[int]] = field(default_factory=dict)
+    input_stats: dict[str, str] = field(default_factory=dict)
+    output_stats: dict[str, str] = field(default_factory=dict)
     history: list[Finding] = field(default_factory=list)
 
     @property
