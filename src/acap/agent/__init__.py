@@ -12,7 +12,13 @@ Serve an agent (see ``docs/agent-developers.md`` and ``examples/agent/``)::
 * :class:`BuiltCard`: the card's exact bytes, its JWKS and the runtime policy, checked to
   belong together;
 * :class:`OnRequestExecutor`: the §5 decision and the §6 reply as SDK objects, streaming
-  included;
+  included, every event of the developer's executor through the egress guard
+  (:class:`GuardedQueue`), referrals in the operator's languages;
+* :func:`asserts_named_person`, :func:`assert_named_person`: acap's provisional form of
+  an assistant's assertion that it acts for a named person (OR-5.5, §9 item 1);
+* :class:`DeferredActions`: actions left to staff (OR-5.8), and the staff's API;
+* :class:`AnonymousCaller`: each anonymous request its own task owner (no caller reads
+  another's tasks);
 * :class:`ExtensionsEcho`, :class:`ActivatingContextBuilder`, :func:`activate`: the
   ``A2A-Extensions`` response header for Starlette and FastAPI apps;
 * :func:`card_routes`, :func:`create_app`: the card's bytes and JWKS, and the app;
@@ -30,7 +36,15 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
+    from acap.agent._assertion import ACTS_FOR_NAMED_PERSON as ACTS_FOR_NAMED_PERSON
+    from acap.agent._assertion import assert_named_person as assert_named_person
+    from acap.agent._assertion import asserts_named_person as asserts_named_person
     from acap.agent._built import BuiltCard as BuiltCard
+    from acap.agent._callers import AnonymousCaller as AnonymousCaller
+    from acap.agent._deferred import DeferredActions as DeferredActions
+    from acap.agent._deferred import PendingAction as PendingAction
+    from acap.agent._guard import Entitlement as Entitlement
+    from acap.agent._guard import GuardedQueue as GuardedQueue
     from acap.agent._executor import NamedPerson as NamedPerson
     from acap.agent._executor import OnRequestExecutor as OnRequestExecutor
     from acap.agent._executor import SkillOf as SkillOf

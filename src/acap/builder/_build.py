@@ -20,7 +20,7 @@ from acap._package import __version__
 from acap.builder._context import BuildContext, BuildOptions, BuildResult
 from acap.builder._policy import agent_policy, policy_bytes, policy_path_for
 from acap.builder._steps import FINAL_CHECKS, STEPS, Step, bug_finding
-from acap.builder.pages import SERVERS_DIR, cache_policy, server_files
+from acap.builder.pages import SERVERS_DIR, cache_policy, reply_words, server_files
 from acap.checks import check_operator
 from acap.errors import FileRefused, SitePathError
 from acap.findings import Finding, Location, Report
@@ -318,8 +318,11 @@ def write_policy(ctx: BuildContext) -> None:
     if card not in ctx.files:
         return
     path = policy_path_for(cfg.path)
+    languages, words, found = reply_words(cfg, tenant=ctx.options.key_dirs is not None)
+    ctx.report.extend(found)
     try:
-        write_file_atomic(path, policy_bytes(agent_policy(cfg, ctx.files[card])))
+        write_file_atomic(path, policy_bytes(agent_policy(cfg, ctx.files[card],
+                                                          tuple(languages), words)))
     except OSError as exc:
         ctx.report.add(Finding("SITE-WRITE", "error", f"the agent policy "
                                f"{cfg.display_path(path)} could not be written: "

@@ -18,6 +18,7 @@ from acap._lazy import exports
 
 if TYPE_CHECKING:
     from acap.builder.pages._hosting import cache_policy as cache_policy
+    from acap.builder.pages._reply_words import reply_words as reply_words
     from acap.builder.pages._servers import SERVERS_DIR as SERVERS_DIR
     from acap.builder.pages._servers import server_files as server_files
     from acap.builder.pages._steps import step_hosting_files as step_hosting_files
