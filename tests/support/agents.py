@@ -155,3 +155,101 @@ class BrokenChapel:
         if sid == "memorial-notice" and self.breaks == "OR-5.8":
             reply["status"]["state"] = "TASK_STATE_COMPLETED"
         return to_sdk(reply)
+
+
+def opened(text: str) -> str:
+    """operator.yaml edit: service-pricing opened to assistants, and the deferred
+    memorial notice opened with every OR-5.6 safeguard (so that a named person gets the
+    price, and the notice is carried out and left to staff)."""
+    return text.replace("assistantAccess: false", "assistantAccess: true").replace(
+        "    completion: deferred\n", "    completion: deferred\n    acceptAssistantsWord: true\n"
+        "    safeguards: {attestationLevel: 2, reversibleByStaff: true, staffNotified: The "
+        "office, limitPerAssistant: 1 a day, limitTotal: 5 a day, personConfirms: true}\n"
+    ).replace("    assistantAccess: true\n    tags", "    assistantAccess: true\n"
+              "    acceptAssistantsWord: true\n    tags")
+
+
+def both_bindings(text: str) -> str:
+    """operator.yaml edit: HTTP+JSON at /a2a/rest beside JSON-RPC at /a2a/v1, and push
+    notifications on."""
+    return text.replace(
+        "      protocolVersion: \"1.0\"\n",
+        "      protocolVersion: \"1.0\"\n    - url: https://agent.example.com/a2a/rest\n"
+        "      binding: HTTP+JSON\n      protocolVersion: \"1.0\"\n", 1).replace(
+        "pushNotifications: false", "pushNotifications: true")
+
+
+@contextlib.asynccontextmanager
+async def sdk_client(base: str, card: dict[str, Any], *, streaming: bool = False,
+                     binding: str = "JSONRPC", headers: dict[str, str] | None = None,
+                     push: Any = None, seen: list[Any] | None = None) -> Any:
+    """The official SDK's client for ``card``, its requests sent to the local server
+    ``base`` (``Host`` and paths as the card says). ``seen`` collects each
+    ``httpx.Response`` (headers, status) as it arrives."""
+    import httpx
+    from a2a.client import ClientConfig, ClientFactory
+    from a2a.client.card_resolver import parse_agent_card
+
+    local = httpx.AsyncHTTPTransport()
+    b = httpx.URL(base)
+
+    class ToLocal(httpx.AsyncBaseTransport):
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            request.url = request.url.copy_with(scheme=b.scheme, host=b.host, port=b.port)
+            return await local.handle_async_request(request)
+
+    async def hook(response: httpx.Response) -> None:
+        if seen is not None:
+            seen.append(response)
+
+    async with httpx.AsyncClient(transport=ToLocal(), event_hooks={"response": [hook]},
+                                 headers=headers or {}, timeout=10) as hx:
+        client = ClientFactory(ClientConfig(
+            streaming=streaming, httpx_client=hx, supported_protocol_bindings=[binding],
+            push_notification_config=push)).create(parse_agent_card(card))
+        yield client
+
+
+async def ask(client: Any, text: str, *, activated: bool = False, named: bool = False,
+              task_id: str | None = None, language: str | None = None) -> list[Any]:
+    """Send ``text`` with the SDK's client; the StreamResponse objects received. ``named``
+    asserts a named person (acap's provisional form), ``language`` sends Accept-Language."""
+    from a2a.client import ClientCallContext
+    from a2a.client.service_parameters import ServiceParametersFactory, with_a2a_extensions
+    from a2a.helpers import new_text_message
+    from a2a.types import Role, SendMessageRequest
+
+    from acap.agent import assert_named_person
+
+    msg = new_text_message(text, role=Role.ROLE_USER)
+    if task_id:
+        msg.task_id = task_id
+    if named:
+        assert_named_person(msg)
+    params: dict[str, str] = {}
+    if language:
+        params["Accept-Language"] = language
+    updates = [with_a2a_extensions([EXT])] if activated or named else []
+    ctx = ClientCallContext(service_parameters=ServiceParametersFactory.create_from(
+        params, updates)) if updates or params else None
+    return [sr async for sr in client.send_message(SendMessageRequest(message=msg),
+                                                  context=ctx)]
+
+
+def push_receiver() -> tuple[list[dict[str, Any]], Any]:
+    """A push-notification receiver (A2A §9: a POST of a StreamResponse): an ASGI app whose
+    ``POST /hook`` records ``{"token": X-A2A-Notification-Token, "body": JSON}``; serve it
+    with :func:`serving`. Returns ``(received, app)``."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    received: list[dict[str, Any]] = []
+
+    async def hook(request: Request) -> Response:
+        received.append({"token": request.headers.get("x-a2a-notification-token"),
+                         "body": await request.json()})
+        return Response(status_code=204)
+
+    return received, Starlette(routes=[Route("/hook", hook, methods=["POST"])])
