@@ -37,11 +37,18 @@ def build_example(folder: Path, edit: Callable[[str], str] | None = None) -> Pat
     from acap.builder import BuildOptions, build
     from acap.cli import report_text
 
+    config = write_example(folder, edit)
+    result = build(BuildOptions(config=config))
+    assert result.written, report_text(result.report)
+    return config
+
+
+def write_example(folder: Path, edit: Callable[[str], str] | None = None) -> Path:
+    """Write a copy of examples/agent/operator.yaml (``edit`` changes its text) into
+    ``folder``, without building it; returns its path."""
     text = (EXAMPLE_AGENT / "operator.yaml").read_text(encoding="utf-8")
     config = folder / "operator.yaml"
     config.write_text(edit(text) if edit else text, encoding="utf-8")
-    result = build(BuildOptions(config=config))
-    assert result.written, report_text(result.report)
     return config
 
 
