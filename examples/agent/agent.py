@@ -103,8 +103,8 @@ def app(config: Path = HERE / "operator.yaml", site_dir: Path | None = None,
     runtime = OnRequestExecutor(executor or ChapelExecutor(), built, skill_of=skill_of)
     served = create_app(runtime, built)
     token = staff_token or os.environ.get("CHAPEL_STAFF_TOKEN")
-    if token:
-        served.router.routes.extend(staff_routes(runtime.deferred, token))
+    if token:  # first: the SDK's HTTP+JSON routes end with a catch-all /{tenant} mount
+        served.router.routes[:0] = staff_routes(runtime.deferred, token)
     return served
 
 
