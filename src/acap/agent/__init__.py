@@ -43,12 +43,12 @@ if TYPE_CHECKING:
     from acap.agent._callers import AnonymousCaller as AnonymousCaller
     from acap.agent._deferred import DeferredActions as DeferredActions
     from acap.agent._deferred import PendingAction as PendingAction
-    from acap.agent._guard import Entitlement as Entitlement
-    from acap.agent._guard import GuardedQueue as GuardedQueue
     from acap.agent._executor import NamedPerson as NamedPerson
     from acap.agent._executor import OnRequestExecutor as OnRequestExecutor
     from acap.agent._executor import SkillOf as SkillOf
     from acap.agent._executor import to_sdk as to_sdk
+    from acap.agent._guard import Entitlement as Entitlement
+    from acap.agent._guard import GuardedQueue as GuardedQueue
     from acap.agent._http import ACTIVATED as ACTIVATED
     from acap.agent._http import ActivatingContextBuilder as ActivatingContextBuilder
     from acap.agent._http import ExtensionsEcho as ExtensionsEcho

@@ -14,8 +14,8 @@ and, for the caller at hand (an :class:`Entitlement`), stops it when it gives:
   as a public, sign-in or entitled skill and some information skill is not the caller's;
 * a Part the guard cannot read (binary bytes, a file by URL), in that same case.
 
-The caller's own messages in a Task's ``history`` are not searched: what the caller wrote
-is its own to know.
+What is read, and what is not (ids, the caller's own words in a Task's ``history``), is
+:mod:`acap.agent._reading`'s, shared with ``acap probe``.
 
 A stopped event is not sent, nor is anything the executor emits after it: the caller gets
 the §5.3 referral of the skill concerned instead (with the §6.1 object when it activated
@@ -30,17 +30,15 @@ status update) are checked with all the text of that artifact sent before them.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from a2a.server.events import EventQueue
 from a2a.types import Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
 from google.protobuf.json_format import MessageToDict
 
+from acap.agent._reading import what_it_says
 from acap.checks import PrivateValue, amounts, find_private_values
 from acap.replies import OnRequestSkill
 
@@ -51,12 +49,6 @@ log = logging.getLogger("acap.agent")
 Event = Message | Task | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 #: Makes the referral that replaces a stopped event: ``(skill, task mode) -> event``.
 Refer = Callable[[OnRequestSkill, bool], Awaitable[Event]]
-
-#: Fields that hold ids and URIs of the protocol, not words: not searched (a UUID's group
-#: of four digits is no price).
-_ID_KEYS = frozenset({"messageId", "taskId", "contextId", "artifactId", "id",
-                      "referenceTaskIds", "extensions"})
-
 
 @dataclass(frozen=True)
 class Entitlement:
@@ -92,49 +84,6 @@ class Leak:
     why: str
 
 
-@dataclass
-class _Read:
-    parts: list[str] = field(default_factory=list)
-    strings: list[str] = field(default_factory=list)
-    unreadable: bool = False
-
-
-def _part(p: Mapping[str, Any], out: _Read) -> None:
-    raw = p.get("raw")
-    if isinstance(raw, str):
-        try:
-            out.parts.append(base64.b64decode(raw, validate=True).decode("utf-8"))
-        except (binascii.Error, ValueError):  # binary: no text the guard can read
-            out.unreadable = True
-    if isinstance(p.get("text"), str):
-        out.parts.append(p["text"])
-    if isinstance(p.get("url"), str):
-        out.unreadable = True  # what the URL points at is not read
-        out.strings.append(p["url"])
-    rest = {k: v for k, v in p.items() if k not in ("raw", "text", "url")}
-    _walk(rest, out)
-
-
-def _walk(value: Any, out: _Read) -> None:
-    if isinstance(value, str):
-        out.strings.append(value)
-    elif isinstance(value, list):
-        for v in value:
-            _walk(v, out)
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            if k in _ID_KEYS:
-                continue
-            if k == "parts" and isinstance(v, list):
-                for p in v:
-                    if isinstance(p, dict):
-                        _part(p, out)
-                continue
-            if k == "history" and isinstance(v, list):  # the caller's own words: its to know
-                v = [m for m in v if not (isinstance(m, dict) and m.get("role") == "ROLE_USER")]
-            _walk(v, out)
-
-
 def readable(event: Event) -> tuple[list[str], list[str], bool]:
     """What the guard reads of one event.
 
@@ -143,9 +92,7 @@ def readable(event: Event) -> tuple[list[str], list[str], bool]:
         data as text, raw bytes that are UTF-8), every other string (metadata, names,
         file names, URLs) but ids, and whether some Part could not be read.
     """
-    out = _Read()
-    _walk(MessageToDict(event), out)
-    return out.parts, out.strings, out.unreadable
+    return what_it_says(MessageToDict(event))
 
 
 def find_leak(texts: Iterable[str], unreadable: bool, entitlement: Entitlement,
