@@ -20,6 +20,9 @@ from support.paths import REPO
 EXAMPLE_AGENT = REPO / "examples" / "agent"
 EXT = "https://agent-capability.org/ext/on-request/v1"
 PRICE = "£1,395"
+#: What an agent says where nobody can be reached (OR-5.10).
+NOBODY = ("Nobody can be reached at the moment: the chapel has no member of staff to speak "
+          "to by phone or chat. You can write to us at ask@example.com.")
 
 
 def example_module() -> ModuleType:
@@ -91,9 +94,12 @@ class BrokenChapel:
     Args:
         built: the :class:`acap.agent.BuiltCard`.
         breaks: the rule id to break: ``OR-5.1`` (other words without activation),
-            ``OR-5.3`` (the price given beside the referral), ``OR-5.7`` (the booking
-            carried out for a caller acting for nobody), ``OR-5.8`` (the deferred notice's
-            task ends COMPLETED), ``OR-6.1`` (no §6.1 object when activated), ``OR-6.2``
+            ``OR-5.3`` (the price given beside the referral), ``OR-5.4`` (the price, opened
+            to assistants, given to any caller: build with :func:`opened`), ``OR-5.7`` (the
+            booking carried out for a caller acting for nobody), ``OR-5.8`` (the deferred
+            notice's task ends COMPLETED), ``OR-5.10`` (asked for a member of staff where
+            nobody can be reached, it talks of something else: build with
+            :func:`no_staff`), ``OR-6.1`` (no §6.1 object when activated), ``OR-6.2``
             (the marked text leaves out personEntry), ``A2A-EXT-ECHO`` (no echo header);
             ``None`` breaks nothing.
     """
@@ -137,7 +143,16 @@ class BrokenChapel:
         if skill is None:
             from a2a.helpers import new_text_message
 
+            asked = context.get_user_input().lower()
+            if "staff" in asked and self.breaks != "OR-5.10":
+                return new_text_message(NOBODY, context_id=cid)
             return new_text_message("Ask me about the chapel.", context_id=cid)
+        if sid == "service-pricing" and self.breaks == "OR-5.4":
+            from acap.replies import give_on_opt_in
+
+            return to_sdk(give_on_opt_in(skill, activated=marked, task_id=tid, context_id=cid,
+                                         artifact_id=uuid.uuid4().hex,
+                                         text=f"A direct cremation costs {PRICE}."))
         if sid == "service-pricing":
             text = information_text(skill, "Example Memorial Chapel", "its prices")
             if self.breaks == "OR-5.3":
@@ -174,6 +189,15 @@ def opened(text: str) -> str:
         "office, limitPerAssistant: 1 a day, limitTotal: 5 a day, personConfirms: true}\n"
     ).replace("    assistantAccess: true\n    tags", "    assistantAccess: true\n"
               "    acceptAssistantsWord: true\n    tags")
+
+
+def no_staff(text: str) -> str:
+    """operator.yaml edit: no skill tells how to reach a member of staff (OR-5.10), nor
+    uses a word acap reads as one (director, staff)."""
+    start = text.index("  - id: speak-to-staff")
+    text = text[:start] + text[text.index("contact:"):]
+    return text.replace("Checks director availability", "Checks availability").replace(
+        "A member of staff reads", "The chapel reads")
 
 
 def both_bindings(text: str) -> str:

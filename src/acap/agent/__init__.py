@@ -57,12 +57,12 @@ if TYPE_CHECKING:
     from acap.agent._http import create_app as create_app
     from acap.agent._http import proto_card as proto_card
     from acap.agent._probe import PROBE_RULES as PROBE_RULES
-    from acap.agent._probe import Exchange as Exchange
     from acap.agent._probe import ProbeOptions as ProbeOptions
     from acap.agent._probe import ProbeResult as ProbeResult
     from acap.agent._probe import probe as probe
     from acap.agent._probe import probe_async as probe_async
     from acap.agent._probe import read_probe_file as read_probe_file
+    from acap.agent._probe_judge import Exchange as Exchange
     from acap.agent._probe_net import Guard as Guard
     from acap.agent._probe_net import GuardedTransport as GuardedTransport
     from acap.agent._probe_net import ProbeRefused as ProbeRefused
