@@ -253,12 +253,14 @@ class OnRequestExecutor(AgentExecutor):
 
     # -- replies ------------------------------------------------------------------------
     def _entitlement(self, req: _Request, recognised: bool) -> Entitlement:
-        refer = None
-        if not recognised:
-            refer = next((s for s in self._skills.values()
-                          if s.id not in req.entitled and not self._is_action(s)), None)
-        return Entitlement(req.entitled, amounts=recognised, unreadable=recognised,
-                           refer=refer)
+        """What the developer's answer may say. For a question no classifier recognised,
+        nothing given on request, not even to a caller entitled to it: the runtime cannot
+        tell which skill it answers, so it could not give it as §6.2 says (an Artifact
+        marked given-on-opt-in); the caller is referred to the first information skill."""
+        if recognised:
+            return Entitlement(req.entitled, amounts=True, unreadable=True)
+        refer = next((s for s in self._skills.values() if not self._is_action(s)), None)
+        return Entitlement(frozenset(), amounts=False, unreadable=False, refer=refer)
 
     def _is_action(self, skill: OnRequestSkill) -> bool:
         pol = self.built.policy.skills.get(skill.id)

@@ -10,9 +10,10 @@ and, for the caller at hand (an :class:`Entitlement`), stops it when it gives:
 * a value of ``operator.private.yaml`` (or its number) of an on-request skill the caller
   is not entitled to, in any of the forms the build itself finds it
   (:func:`acap.checks.find_private_values`: ``£1,395``, ``1395 pounds``, ``GBP 1 395``);
-* an amount of money (:func:`acap.checks.amounts`), where the question was not recognised
-  as a public, sign-in or entitled skill and some information skill is not the caller's;
-* a Part the guard cannot read (binary bytes, a file by URL), in that same case.
+* for a question no classifier recognised: any amount of money
+  (:func:`acap.checks.amounts`), any private value (even of a skill the caller is
+  entitled to: the runtime cannot tell which skill it answers, so it could not give it
+  as §6.2 says), and any Part the guard cannot read (binary bytes, a file by URL).
 
 What is read, and what is not (ids, the caller's own words in a Task's ``history``), is
 :mod:`acap.agent._reading`'s, shared with ``acap probe``.
@@ -60,8 +61,8 @@ class Entitlement:
         amounts: an amount of money may be sent (the question was recognised as a public,
             sign-in or entitled skill's).
         unreadable: a Part the guard cannot read may be sent (as ``amounts``).
-        refer: the skill referred to when an amount or an unreadable Part is stopped (the
-            first information skill the caller is not entitled to), or ``None``.
+        refer: the skill referred to when an amount or an unreadable Part is stopped (for
+            an unrecognised question: the card's first information skill), or ``None``.
     """
 
     skills: frozenset[str] = frozenset()
