@@ -200,6 +200,8 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         g.sent += 1
         budget = max(min(g.timeout, g.remaining()), 0.1)
         until = time.monotonic() + budget
+        late = f"the deadline ({g.deadline:g} s) has passed" if g.remaining() < g.timeout \
+            else f"the answer took longer than {budget:g} s (--timeout)"
         extensions["timeout"] = {"connect": budget, "read": budget, "write": budget,
                                  "pool": budget}
         headers = httpx.Headers(request.headers)
@@ -209,7 +211,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         try:
             response = await asyncio.wait_for(self.inner.handle_async_request(sent), budget)
         except asyncio.TimeoutError:
-            raise ProbeRefused(_late(budget), request=request) from None
+            raise ProbeRefused(late, request=request) from None
         codings = _codings(response.headers.get_list("content-encoding", split_commas=True))
         if isinstance(codings, str):
             await response.aclose()
@@ -217,16 +219,12 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         kept = [(k, v) for k, v in response.headers.multi_items()
                 if k.lower() not in ("content-encoding", "content-length")]
         return httpx.Response(response.status_code, headers=kept,
-                              stream=_Capped(response.stream, codings, until, budget),
+                              stream=_Capped(response.stream, codings, until, late),
                               extensions=response.extensions, request=request)
 
     async def aclose(self) -> None:
         """Close the inner transport."""
         await self.inner.aclose()
-
-
-def _late(budget: float) -> str:
-    return f"the answer took longer than {budget:g} s (--timeout)"
 
 
 def _codings(values: list[str]) -> list[str] | str:
@@ -290,15 +288,15 @@ def _through(decoder: _Decoder, pieces: Iterable[bytes]) -> Iterator[bytes]:
 class _Capped(httpx.AsyncByteStream):
     """A response body, decoded and bounded: at most :data:`MAX_RESPONSE` bytes once
     decoded (and at each decoding step), and no later than ``until`` (a hostile agent's
-    endless, inflating or trickling answer is refused, not read)."""
+    endless, inflating or trickling answer is refused, not read; ``late`` says why)."""
 
     def __init__(self, stream: httpx.SyncByteStream | httpx.AsyncByteStream,
                  codings: list[str] | None = None, until: float | None = None,
-                 budget: float = 0.0) -> None:
+                 late: str = "the answer took too long") -> None:
         self.stream = stream
         # content codings are undone in the reverse of the order they were applied
         self.decoders = [_Decoder(c) for c in reversed(codings or [])]
-        self.until, self.budget = until, budget
+        self.until, self.late = until, late
         self.seen = 0
 
     def _decode(self, chunk: bytes) -> Iterator[bytes]:
@@ -316,11 +314,11 @@ class _Capped(httpx.AsyncByteStream):
             return await anext(it, None)
         left = self.until - time.monotonic()
         if left <= 0:
-            raise ProbeRefused(_late(self.budget))
+            raise ProbeRefused(self.late)
         try:
             return await asyncio.wait_for(anext(it, None), left)
         except asyncio.TimeoutError:
-            raise ProbeRefused(_late(self.budget)) from None
+            raise ProbeRefused(self.late) from None
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         assert isinstance(self.stream, httpx.AsyncByteStream)
