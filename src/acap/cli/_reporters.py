@@ -453,7 +453,7 @@ class TextReporter(Reporter):
                                                           else "not read"))
         if result.interface:
             self.out(f"agent {safe(result.interface)}: {_plural(result.requests, 'request')}, "
-                     f"{_plural(len(result.cases), 'pair')} of replies judged")
+                     f"{_plural(len(result.cases), 'case')} judged")
         for label, _, found in result.cases:
             errors = sum(f.level == "error" for f in found)
             warnings = len(found) - errors

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -190,7 +190,7 @@ def test_every_leak_reaches_the_caller_as_the_referral(config: Path, leak: str, 
     with caplog.at_level(logging.INFO, logger="acap.agent"):
         events = _run(config, make, skill_of, activated=activated, streaming=streaming)
     seen = _text(events)
-    assert not any(v in seen for v in LEAKS + ("2.450", "PDF")), seen
+    assert not any(v in seen for v in (*LEAKS, "2.450", "PDF")), seen
     assert "secret stack detail" not in seen
     msg = _referral(events)
     assert msg.parts[0].text == REFERRAL
@@ -367,3 +367,37 @@ def test_an_old_words_file_without_the_agent_keys_still_builds_and_says_so(
     pricing = built.skills["service-pricing"]
     assert built.words("es").information(pricing, "Example Memorial Chapel") == SPANISH
     assert built.words("cy").information(pricing, "Example Memorial Chapel") == REFERRAL
+
+
+@pytest.mark.parametrize("streaming", [False, True], ids=["unary", "streaming"])
+def test_an_executor_that_raises_sends_no_exception_text(config: Path, streaming: bool,
+                                                         caplog: pytest.LogCaptureFixture
+                                                         ) -> None:
+    def boom(context: RequestContext) -> list[Any]:
+        raise ValueError("database password is hunter2")
+
+    with caplog.at_level(logging.ERROR, logger="acap.agent"):
+        try:
+            events = _run(config, boom, _public, activated=False, streaming=streaming,
+                          question="When are you open?")
+            seen = _text(events)
+        except Exception as exc:  # the SDK's client raises the JSON-RPC error it received
+            seen = f"{type(exc).__name__}: {exc}"
+    assert "hunter2" not in seen
+    assert any("hunter2" in (r.exc_text or "") or "executor failed" in r.getMessage()
+               for r in caplog.records)  # the operator's log has it
+
+
+def test_the_docs_spanish_referral_is_what_the_runtime_says(tmp_path: Path) -> None:
+    """docs/agent-developers.md shows a Spanish agent referring in Spanish: that line is the
+    runtime's, from acap's Spanish words, for a request asking for Spanish."""
+    from acap.replies import OnRequestSkill
+
+    config = build_example(tmp_path, _languages("es, en"))
+    built = BuiltCard.from_project(config)
+    assert built.languages[0] == "es"
+    skill = OnRequestSkill("service-pricing", "https://pregunte.example.es/hablar")
+    line = built.words("es").information(skill, "Funeraria Ejemplo")
+    doc = (Path(__file__).parents[3] / "docs" / "agent-developers.md").read_text("utf-8")
+    assert f"\n{line}\n" in doc
+    assert built.words("fr").language == "es"  # not the operator's: its own first language

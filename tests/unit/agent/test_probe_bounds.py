@@ -12,7 +12,6 @@ import subprocess
 import sys
 import zlib
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
