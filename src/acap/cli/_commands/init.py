@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
 from acap.builder import ACTION_PLACEHOLDER, action_ref, init_project
+from acap.cli._reporters import finding_text
 
 
 @click.command()
@@ -19,10 +21,13 @@ def init(folder: Path) -> None:
     Writes operator.yaml (commented placeholders that build as they are),
     .gitignore, templates/README.md and .github/workflows/pages.yml (GitHub
     Actions: build, check, deploy to Pages). Existing files are left alone;
-    an existing .gitignore gets the lines it lacks appended.
+    an existing .gitignore gets the lines it lacks appended. Nothing is
+    written through a symbolic link.
     """
 
     result = init_project(folder)
+    for f in result.findings:
+        click.echo(finding_text(f), err=True)
     for p in result.created:
         click.echo(f"created {_show(p, folder)}")
     for p in result.skipped:
@@ -37,8 +42,10 @@ def init(folder: Path) -> None:
     if result.created or result.appended:
         where = "" if folder == Path(".") else f"cd {folder} && "
         click.echo(f"next: edit operator.yaml, then {where}acap build && acap serve")
-    else:
+    elif not result.findings:
         click.echo("nothing written: the project is already there", err=True)
+    if result.findings:
+        sys.exit(1)
 
 
 def _show(p: Path, folder: Path) -> str:
