@@ -20,7 +20,7 @@ from acap._package import __version__
 from acap.builder._context import BuildContext, BuildOptions, BuildResult
 from acap.builder._policy import agent_policy, policy_bytes, policy_path_for
 from acap.builder._steps import FINAL_CHECKS, STEPS, Step, bug_finding
-from acap.builder.pages import SERVERS_DIR, cache_policy, reply_words, server_files
+from acap.builder.pages import SERVERS_DIR, cache_policy, server_files
 from acap.checks import check_operator
 from acap.errors import FileRefused, SitePathError
 from acap.findings import Finding, Location, Report
@@ -318,6 +318,9 @@ def write_policy(ctx: BuildContext) -> None:
     if card not in ctx.files:
         return
     path = policy_path_for(cfg.path)
+    # start-up: the words are read through Jinja2's loader, only when a policy is written
+    from acap.builder.pages import reply_words
+
     languages, words, found = reply_words(cfg, tenant=ctx.options.key_dirs is not None)
     ctx.report.extend(found)
     try:
