@@ -206,6 +206,14 @@ class OnRequestExecutor(AgentExecutor):
                       for_named_person=named, action=pol.action if pol else None,
                       safeguards=Safeguards(*(hold.get(k) is True for k in "abcd")))
 
+    def _entitled(self, skill_id: str, named: bool, requested: Any) -> bool:
+        """Whether §5 gives this caller ``skill_id`` (given on opt-in, or carried out)."""
+        try:
+            outcome = self._decide(skill_id, named, requested).outcome
+        except LookupError:  # an entry naming no skill of the card (OR-3.3): nobody's
+            return False
+        return outcome in (Outcome.GIVE_ON_OPT_IN, Outcome.CARRY_OUT)
+
     def _request(self, context: RequestContext) -> _Request:
         requested = sorted(context.requested_extensions)
         headers = context.call_context.state.get("headers") if context.call_context else None
@@ -213,8 +221,7 @@ class OnRequestExecutor(AgentExecutor):
         language = choose_language(accept if isinstance(accept, str) else None,
                                    self.built.languages)
         named = self._named(context)
-        entitled = frozenset(sid for sid in self._skills if self._decide(
-            sid, named, requested).outcome in (Outcome.GIVE_ON_OPT_IN, Outcome.CARRY_OUT))
+        entitled = frozenset(sid for sid in self._skills if self._entitled(sid, named, requested))
         return _Request(context, EXTENSION_URI in requested, self.built.words(language),
                         named, self._classify(context), entitled)
 

@@ -190,3 +190,69 @@ def test_what_the_deadline_cut_off_is_not_run_never_ok(built: BuiltCard) -> None
                 skipped = [c.get("name") for c in suite.findall("testcase")
                            if c.find("skipped") is not None]
                 assert "memorial-notice #1 streaming" in skipped
+
+
+def _coded(data: bytes, coding: str) -> bytes:
+    if coding == "gzip":
+        c = zlib.compressobj(6, zlib.DEFLATED, 31)
+    elif coding == "deflate":  # RFC 9110: the zlib format
+        c = zlib.compressobj(6, zlib.DEFLATED, zlib.MAX_WBITS)
+    else:  # "raw": the raw deflate some servers send as deflate
+        c = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+    return c.compress(data) + c.flush()
+
+
+@pytest.mark.parametrize("codings, header", [
+    (["gzip"], "gzip"),
+    (["deflate"], "deflate"),
+    (["raw"], "deflate"),
+    (["gzip", "gzip"], "gzip, gzip"),
+    (["deflate", "gzip"], "deflate, gzip"),
+])
+def test_the_card_is_read_in_every_coding_the_probe_asks_for(built: BuiltCard,
+                                                             codings: list[str],
+                                                             header: str) -> None:
+    body = built.card_bytes
+    for c in codings:
+        body = _coded(body, c)
+
+    async def card(request: Request) -> Response:
+        assert request.headers["accept-encoding"] == "gzip, deflate"
+        return Response(body, media_type="application/json",
+                        headers={"Content-Encoding": header})
+
+    async def jwks(request: Request) -> Response:
+        return Response(built.jwks_bytes, media_type="application/json")
+
+    async def nothing(request: Request) -> Response:
+        return JSONResponse({"jsonrpc": "2.0", "id": _rpc_id(await request.body()),
+                             "error": {"code": -32603, "message": "nothing here"}})
+
+    app = Starlette(routes=[Route("/.well-known/agent-card.json", card),
+                            Route("/.well-known/jwks.json", jwks),
+                            Route("/a2a/v1", nothing, methods=["POST"])])
+    with serving(app) as base:
+        result = CliRunner().invoke(cli, ["probe", CARD, *connect_args(base), "--delay", "0",
+                                          "--unary", "--max-prompts", "1", "--format", "json"])
+    doc = json.loads(result.stdout)
+    assert doc["verified"], doc["findings"]
+
+
+@pytest.mark.parametrize("header, why", [
+    ("br", "the content coding 'br', which the probe did not ask for"),
+    ("gzip, gzip, gzip", "more than two content codings"),
+    ("gzip", "coding is broken"),
+])
+def test_a_coding_the_probe_did_not_ask_for_is_refused(built: BuiltCard, header: str,
+                                                       why: str) -> None:
+    async def card(request: Request) -> Response:
+        return Response(b"not what it says", media_type="application/json",
+                        headers={"Content-Encoding": header})
+
+    with serving(Starlette(routes=[Route("/.well-known/agent-card.json", card)])) as base:
+        result = CliRunner().invoke(cli, ["probe", CARD, *connect_args(base), "--delay", "0",
+                                          "--format", "json"])
+    doc = json.loads(result.stdout)
+    assert result.exit_code == 1
+    assert [f["rule"] for f in doc["findings"]] == ["PROBE-CARD"]
+    assert why in doc["findings"][0]["message"]
