@@ -284,3 +284,14 @@ def push_receiver() -> tuple[list[dict[str, Any]], Any]:
         return Response(status_code=204)
 
     return received, Starlette(routes=[Route("/hook", hook, methods=["POST"])])
+
+
+def words_received(value: Any) -> list[str]:
+    """Every string of a reply as A2A JSON (a dict, a list of them) but its ids: a random id
+    may hold the digits of a price."""
+    if isinstance(value, dict):
+        return [w for k, v in value.items() if not k.lower().endswith("id")
+                for w in words_received(v)]
+    if isinstance(value, list):
+        return [w for v in value for w in words_received(v)]
+    return [str(value)]

@@ -40,6 +40,7 @@ from support.agents import (
     opened,
     sdk_client,
     serving,
+    words_received,
     write_example,
 )
 
@@ -148,15 +149,7 @@ def _text(events: list[Any]) -> str:
     """Everything the client received but ids (a random id may hold the digits 1395)."""
     from google.protobuf.json_format import MessageToDict
 
-    def words(value: Any) -> list[str]:
-        if isinstance(value, dict):
-            return [w for k, v in value.items() if not k.lower().endswith("id")
-                    for w in words(v)]
-        if isinstance(value, list):
-            return [w for v in value for w in words(v)]
-        return [str(value)]
-
-    return "\n".join(w for e in events for w in words(MessageToDict(e)))
+    return "\n".join(words_received([MessageToDict(e) for e in events]))
 
 
 def _referral(events: list[Any]) -> Any:

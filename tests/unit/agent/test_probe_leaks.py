@@ -29,6 +29,7 @@ from support.agents import (
     example_module,
     opened,
     serving,
+    words_received,
 )
 
 LEAKS = ("£1,395", "1,395", "1395")
@@ -42,15 +43,7 @@ def probe(base: str, *args: str) -> tuple[int, dict[str, Any]]:
 
 def leaked(doc: dict[str, Any]) -> bool:
     """Whether any reply the probe received names the price (ids left out)."""
-    def words(value: Any) -> list[str]:
-        if isinstance(value, dict):
-            return [w for k, v in value.items() if not k.lower().endswith("id")
-                    for w in words(v)]
-        if isinstance(value, list):
-            return [w for v in value for w in words(v)]
-        return [str(value)]
-
-    seen = " ".join(words([e["reply"] for e in doc["exchanges"]]))
+    seen = " ".join(words_received([e["reply"] for e in doc["exchanges"]]))
     return any(v in seen for v in LEAKS)
 
 
@@ -94,6 +87,19 @@ def _price_unless_activated(context: RequestContext) -> Any:
     return _referral(context, leak=EXT not in context.requested_extensions)
 
 
+def _generic_answer(context: RequestContext) -> Any:
+    """What a developer's fallback (an LLM that knows the price list) says to a question its
+    classifier did not recognise: the price, and no referral."""
+    from a2a.helpers import new_text_message
+
+    return new_text_message(f"A direct cremation costs {PRICE}.",
+                            context_id=context.context_id)
+
+
+def _raising_classifier(context: RequestContext) -> Any:
+    raise RuntimeError("classifier exploded: secret stack detail")
+
+
 def _done(context: RequestContext) -> Any:
     from acap.agent import activate
 
@@ -115,18 +121,26 @@ def opened_card(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_example(tmp_path_factory.mktemp("leaks-opened"), opened)
 
 
-@pytest.mark.parametrize("name, answer, rule", [
-    ("a leak always", _price_always, "OR-5.3"),
-    ("a leak without activation", _price_unless_activated, "OR-5.3"),
+@pytest.mark.parametrize("name, answer, rules", [
+    ("a leak always", _price_always, {"OR-5.3"}),
+    ("a leak without activation", _price_unless_activated, {"OR-5.3"}),
+    # an answer, not a referral: unmarked when activated besides
+    ("a leak through an unrecognised question", _generic_answer, {"OR-5.3", "OR-6.1"}),
+    ("a raising classifier", _raising_classifier, {"PROBE-REQUEST"}),
 ])
 def test_a_bare_agent_that_leaks_fails_the_probe(plain_card: Path, name: str, answer: Any,
-                                                 rule: str) -> None:
+                                                 rules: set[str]) -> None:
+    """Without acap's runtime: each leak is an error under its id (a classifier that raises
+    reaches the client as the SDK's error, its text with it)."""
     built = BuiltCard.from_project(plain_card)
     with serving(create_app(Bare(built, "service-pricing", answer), built)) as base:
         code, doc = probe(base, "--unary")
     errors = [f for f in doc["findings"] if f["level"] == "error"]
     assert code == 1, doc["findings"]
-    assert {f["rule"] for f in errors} == {rule}
+    assert {f["rule"] for f in errors} == rules
+    if rules == {"PROBE-REQUEST"}:
+        assert not leaked(doc) and "secret stack detail" in json.dumps(doc)
+        return
     assert any("amount of money (£1,395)" in f["message"] for f in errors)
     assert leaked(doc)  # the bare agent did send it: the probe saw it
 
