@@ -14,11 +14,14 @@
    exercise OR-5.4 and OR-5.6. Where the card has no skill saying how to reach staff,
    the probe also asks to speak to a member of staff (OR-5.10).
 3. **The verdicts** (:mod:`acap.agent._probe_judge`): a caller acting for nobody must be
-   referred for every on-request skill (OR-5.3, OR-5.4, OR-5.7); a value of
-   ``--private-values`` or an amount of money reaching a caller not entitled to it is an
-   error under those ids; the reply checker's verdicts (OR-5.1, OR-5.8, OR-6.1, OR-6.2, the
-   §6.2 task state, the ``A2A-Extensions`` echo); OR-5.10's answer; phrase heuristics are
-   warnings that say so.
+   referred for every on-request skill (OR-5.3, OR-5.4, OR-5.7). Each reply is judged by
+   the reply checker (:func:`acap.replies.compare_replies`, :func:`acap.replies.check_reply`),
+   the one judgement of each fact that ``acap check-reply`` makes too (OR-5.1, OR-5.3,
+   OR-5.7 with the operator's private values, OR-5.8, OR-6.1, OR-6.2, the §6.2 task state,
+   the ``A2A-Extensions`` echo); beyond it, what only the probe knows (it asked the skill's
+   own question, as a caller not entitled to it): an amount of money, or a value of another
+   skill, in the answer is an error under OR-5.3, OR-5.4 or OR-5.7; and OR-5.10's answer.
+   Phrase heuristics are warnings that say so.
 4. **What it could not judge** is said: skills without a prompt, the opted-in paths
    without ``--as-named-person``, streaming when the card does not stream, and, as "not
    run", every request the budget or the deadline cut off (never "ok").
@@ -53,7 +56,7 @@ from acap.agent._probe_judge import (
 from acap.agent._probe_net import Guard, GuardedTransport, ProbeRefused
 from acap.card import Verifier
 from acap.checks import PrivateValue
-from acap.findings import Finding, Location, Report
+from acap.findings import Finding, Location, Report, Result
 from acap.load import CARD, JsonDocument, json_loads, load_file, parse_document
 from acap.replies import OnRequestSkill, on_request_skills
 from acap.uris import EXTENSION_URI, EXTENSIONS_HEADER
@@ -106,8 +109,8 @@ class ProbeOptions:
     named_person: bool = False
 
 
-@dataclass
-class ProbeResult:
+@dataclass(repr=False)
+class ProbeResult(Result):
     """What ``acap probe`` found.
 
     Attributes:
@@ -134,10 +137,9 @@ class ProbeResult:
     not_judged: list[tuple[str, str]] = field(default_factory=list)
     requests: int = 0
 
-    def ok(self, strict: bool = False) -> bool:
-        """True when the card verified, some pair was judged, and no error was found (no
-        warning either with ``strict``)."""
-        return self.verified and bool(self.cases) and self.report.ok(strict)
+    def _succeeded(self) -> bool:
+        """The card verified and some pair of replies was judged."""
+        return self.verified and bool(self.cases)
 
 
 def read_probe_file(path: str | Path) -> tuple[dict[str, list[str]], list[Finding]]:

@@ -2,20 +2,23 @@
 :mod:`acap.agent._probe`'s).
 
 * **A pair** (the same prompt without and with ``A2A-Extensions``, from a caller acting for
-  nobody): as :func:`acap.replies.compare_replies` judges it (OR-5.1, OR-5.3, OR-5.7,
-  OR-5.8, OR-6.1, OR-6.2, the §6.2 task state, the ``A2A-Extensions`` echo), and beyond it
-  the leaks below, and two heuristics, warnings that say so: the two replies' words differ
-  (OR-5.1), a deferred action's words say it is done (OR-5.8, English phrases).
+  nobody): as :func:`acap.replies.compare_replies` judges it, the one judgement of each
+  fact that ``acap check-reply`` makes too (OR-5.1, its words a warning; OR-5.3 and OR-5.7
+  with the operator's private values; OR-5.8, its words a warning; OR-6.1, OR-6.2, the
+  §6.2 task state, the ``A2A-Extensions`` echo), and the leaks below.
 * **A named person's request** (``--as-named-person``: acap's provisional assertion,
   :mod:`acap.agent._assertion`): as :func:`acap.replies.check_reply` judges it for a caller
   acting for a named person (OR-5.4, OR-5.6 to OR-5.8), and the leaks below for what is
   not opened to assistants.
-* **Leaks**, errors under the extension's ids (OR-5.3 for information not opened to
-  assistants, OR-5.4 for information opened but asked by a caller acting for nobody,
-  OR-5.7 for an action): a value of ``--private-values`` anywhere in a reply (its number
-  alone is a warning: it may be a year), and an amount of money in a reply to a skill the
-  caller is not entitled to. Every word of the reply is read (:mod:`acap.agent._reading`):
-  text, JSON data, raw text bytes, metadata.
+* **Leaks**, what only the probe knows: it asked the skill's own example question, as a
+  caller not entitled to the answer, so an amount of money in the answer is the
+  information given, not a guess: an error under the extension's ids (OR-5.3 for
+  information not opened to assistants, OR-5.4 for information opened but asked by a
+  caller acting for nobody, OR-5.7 for an action), as is a value of ``--private-values``
+  of *another* skill (the reply checker judges the skill's own). Every word of the reply
+  is read (:mod:`acap.agent._reading`): text, JSON data, raw text bytes, metadata. The
+  reply checker's "amount of money" warning on the same reply is then left out: the
+  error says more.
 * **Reaching a person** (OR-5.10's MUST half): where the card has no skill saying how to
   reach staff, the probe asks to speak to a member of staff in the card's language. No
   words at all is an error; words that do not seem to speak of reaching a person (none of
@@ -32,7 +35,7 @@ from acap.agent._reading import what_it_says
 from acap.checks import PrivateValue, amounts, find_private_values, mentions
 from acap.findings import Finding, Location
 from acap.load import shorten
-from acap.replies import OnRequestSkill, check_reply, claims_done, compare_replies, reply_text
+from acap.replies import OnRequestSkill, check_reply, compare_replies
 
 __all__ = ["STAFF_PROMPTS", "Exchange", "judge_named", "judge_pair", "judge_staff"]
 
@@ -82,7 +85,8 @@ def _leak_rule(skill: OnRequestSkill) -> str:
 
 def leaks(replies: Mapping[str, Sequence[Any]], skill: OnRequestSkill,
           values: Sequence[PrivateValue], entitled: bool) -> list[Finding]:
-    """Values of ``--private-values`` and amounts of money the caller may not have.
+    """What only the probe judges of a reply (module docstring): an amount of money, and a
+    value of another skill, reaching a caller not entitled to them.
 
     Args:
         replies: ``{place: reply}`` (A2A 1.0 JSON), the place as findings name it.
@@ -99,6 +103,8 @@ def leaks(replies: Mapping[str, Sequence[Any]], skill: OnRequestSkill,
         text = "\n".join(parts + strings)
         hits = list(find_private_values(text, mine))
         for v, level in hits:
+            if v.skill == skill.id:
+                continue  # the reply checker's judgement (referral_gives_nothing)
             what = "a value" if level == "error" else \
                 "the number of a value (alone, it may be a year or a street number)"
             found.append(Finding(rule, level, f"the reply gives {what} the operator gives on "
@@ -128,20 +134,6 @@ def _request_errors(exchanges: Sequence[Exchange], where: str,
     return out
 
 
-def _deferred_words(texts: Mapping[str, str], skill: OnRequestSkill,
-                    found: list[Finding]) -> None:
-    if not skill.deferred or any(f.rule == "OR-5.8" for f in found):
-        return
-    for src, text in texts.items():
-        phrase = claims_done(text)
-        if phrase:
-            found.append(Finding("OR-5.8", "warning", f"the reply says {phrase!r}, but "
-                                 f"{skill.id} is deferred: staff complete it later (an "
-                                 "English phrase heuristic: check the words)", Location(src),
-                                 "never say a deferred action is done"))
-            return
-
-
 def _without_amount_warnings(found: list[Finding], leaked: list[Finding]) -> list[Finding]:
     """The reply checker's "amount of money" warnings where the probe reports the same
     reply's leak as an error (the error says more)."""
@@ -161,18 +153,9 @@ def judge_pair(card: Mapping[str, Any], skill: OnRequestSkill, label: str, inter
         return found or None
     sources = (f"{label}, activated", f"{label}, not activated")
     found += compare_replies(active.reply, plain.reply, card, skill_id=skill.id,
-                             for_named_person=False, sources=sources,
-                             response_extensions=(active.echo, plain.echo))
-    texts = {sources[0]: reply_text(active.reply), sources[1]: reply_text(plain.reply)}
-    a, p = (" ".join(t.split()) for t in texts.values())
-    # words that differ because the marked text leaves out personEntry are OR-6.2's
-    if a and p and a != p and not any(f.rule in ("OR-5.1", "OR-6.2") for f in found):
-        found.append(Finding("OR-5.1", "warning", "the reply's words differ with and without "
-                             "the extension activated (a heuristic: words may vary)",
-                             Location(sources[0]), "say the same words to every client; "
-                             "activation only adds the §6.1 object"))
+                             for_named_person=False, private_values=values, sources=sources,
+                             response_extensions=(active.echo, plain.echo)).findings
     leaked = leaks({sources[0]: active.reply, sources[1]: plain.reply}, skill, values, False)
-    _deferred_words(texts, skill, found)
     return _without_amount_warnings(found, leaked) + leaked
 
 
@@ -184,9 +167,10 @@ def judge_named(card: Mapping[str, Any], skill: OnRequestSkill, label: str, inte
     if ex.reply is None:
         return found or None
     found += check_reply(ex.reply, card, activated=True, skill_id=skill.id,
-                         for_named_person=True, response_extensions=ex.echo, source=label)
+                         for_named_person=True, response_extensions=ex.echo,
+                         private_values=values if not skill.assistant_access else (),
+                         source=label).findings
     leaked = leaks({label: ex.reply}, skill, values, skill.assistant_access)
-    _deferred_words({label: reply_text(ex.reply)}, skill, found)
     return _without_amount_warnings(found, leaked) + leaked
 
 

@@ -21,7 +21,7 @@ from acap.builder._context import BuildContext, BuildOptions, BuildResult
 from acap.builder._policy import agent_policy, policy_bytes, policy_path_for
 from acap.builder._steps import FINAL_CHECKS, STEPS, Step, bug_finding
 from acap.builder.pages import SERVERS_DIR, cache_policy, server_files
-from acap.checks import check_operator
+from acap.checks import OperatorCheck, check_operator
 from acap.errors import FileRefused, SitePathError
 from acap.findings import Finding, Location, Report
 from acap.keys import key_history
@@ -46,8 +46,8 @@ from acap.site import (
 )
 from acap.uris import CARD_PATH, JWKS_PATH
 
-__all__ = ["assemble", "build", "file_hash", "input_digest", "input_files", "link_digest",
-           "write_or_report"]
+__all__ = ["assemble", "build", "check_operator_file", "file_hash", "input_digest",
+           "input_files", "link_digest", "write_or_report"]
 
 
 def input_files(cfg: OperatorConfig) -> list[Path]:
@@ -127,7 +127,7 @@ def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildC
 
     Returns:
         The :class:`BuildContext`: its ``files`` are complete when
-        ``report.ok()``. Never raises for bad input.
+        ``report.ok``. Never raises for bad input.
     """
     cfg = cfg or load_operator(options.config)
     ctx = BuildContext(cfg, options)
@@ -142,12 +142,12 @@ def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildC
         _guarded(ctx, "the requirement checks",
                  lambda c: c.report.extend(check_operator(
                      c.cfg, tenant=c.options.key_dirs is not None)))
-    if ctx.report.ok():
+    if ctx.report.ok:
         for step in STEPS:
             _guarded(ctx, f"the build step {step.__name__}", step)
-            if not ctx.report.ok():
+            if not ctx.report.ok:
                 break
-    if ctx.report.ok():
+    if ctx.report.ok:
         for final in FINAL_CHECKS:
             _guarded(ctx, f"the final check {final.__name__}", final)
     return ctx
@@ -249,15 +249,34 @@ def build(options: BuildOptions) -> BuildResult:
     ctx = assemble(options)
     cfg = ctx.cfg
     site_dir = options.resolved_site_dir()
-    servers = _add_server_files(ctx) if ctx.report.ok() else []
+    servers = _add_server_files(ctx) if ctx.report.ok else []
     written = False
-    if ctx.report.ok(options.strict) and options.write:
+    if ctx.report.passes(options.strict) and options.write and not options.check_only:
         written = _guard_and_write(ctx, site_dir)
     card_url = cfg.card_url if cfg.card_host else None
     configured = cfg.hosts
     overlay = {h: h in configured and cfg.overlay(h) for h in ctx.files.hosts()}
     return BuildResult(ctx.report, ctx.files, site_dir, ctx.card, ctx.notices, written,
                        card_url, options.strict, overlay, servers)
+
+
+def check_operator_file(path: str | Path) -> OperatorCheck:
+    """``acap check operator.yaml`` (and the pre-commit hook): every check ``acap build``
+    makes, because it is that build (:func:`build` with ``check_only``): loading, the
+    schema, the requirement checks, the built card against the schemas, its signing,
+    the pages, and the final checks over every built file (a value given on request in
+    the agent's description is found here as at build). Nothing is written, and no key is
+    needed: a missing signing key is made in memory for this run only.
+
+    Args:
+        path: the operator file (``operator.private.yaml`` beside it is read too).
+
+    Returns:
+        An :class:`~acap.checks.OperatorCheck` whose report is the build's. Never raises
+        for bad content or a missing file.
+    """
+    result = build(BuildOptions(config=Path(path), write=False, check_only=True))
+    return OperatorCheck(str(path), result.report)
 
 
 def _add_server_files(ctx: BuildContext) -> list[str]:
@@ -295,7 +314,7 @@ def _guard_and_write(ctx: BuildContext, site_dir: Path) -> bool:
             ctx.report.add(busy.finding(site_dir))
             return False
         ctx.report.extend(site_dir_findings(site_dir, cfg, where, force=options.force))
-        if not ctx.report.ok(options.strict):
+        if not ctx.report.passes(options.strict):
             return False
         manifest = Manifest.of_build(
             cfg.card_url, input_digest(cfg), ctx.files.digest(),

@@ -83,11 +83,13 @@ def step_card(ctx: BuildContext) -> None:
             ctx.report.add(bug_finding(f"the built card breaks the {label} schema at "
                                        f"/{'/'.join(map(str, err.absolute_path))}: "
                                        f"{err.message}", cfg.loaded.file))
-    if not ctx.report.ok():
+    if not ctx.report.ok:
         return
     dirs = ctx.options.key_dirs
-    resolved = resolve_signing_key(cfg, ctx.site_dir, create=ctx.options.create_key,
-                                   confine=None if dirs is None else (cfg.base_dir, *dirs))
+    check_only = ctx.options.check_only
+    resolved = resolve_signing_key(cfg, ctx.site_dir, create=ctx.options.create_key or check_only,
+                                   confine=None if dirs is None else (cfg.base_dir, *dirs),
+                                   in_memory=check_only)
     ctx.report.extend(resolved.findings)
     ctx.notices.extend(resolved.notices)
     if resolved.key is None:

@@ -230,20 +230,26 @@ def read_private_values(path: Path, display: str, kinds: dict[str, str] | None =
             # whether this skill is on request is not known until it is corrected)
             out.findings.append(_not_on_request(str(skill), kinds, on_request,
                                                 loaded.location(key_ptr, key=True)))
-        if not isinstance(values, list):
-            continue
-        for i, v in enumerate(values):
-            if not isinstance(v, str):
-                continue
-            loc = loaded.location(pointer_join(key_ptr, i))
-            if len(normalise(v)) < MIN_VALUE_LENGTH:
-                out.findings.append(Finding(
-                    "PRIVATE-VALUES", "error", f"a value of '{skill}' is shorter than "
-                    f"{MIN_VALUE_LENGTH} characters and would be found everywhere", loc,
-                    "write the value as it would appear, e.g. with its currency: £95"))
-                continue
-            out.values.append(PrivateValue(str(skill), v, display, loc.line))
+        if isinstance(values, list):
+            _values_of(out, loaded, str(skill), key_ptr, values)
     return out
+
+
+def _values_of(out: PrivateValues, loaded: Any, skill: str, key_ptr: str,
+               values: list[Any]) -> None:
+    """The values listed under one skill id: each text long enough to search for is kept,
+    a shorter one is a ``PRIVATE-VALUES`` error (named by its line, never repeated)."""
+    for i, v in enumerate(values):
+        if not isinstance(v, str):
+            continue  # the schema says so
+        loc = loaded.location(pointer_join(key_ptr, i))
+        if len(normalise(v)) < MIN_VALUE_LENGTH:
+            out.findings.append(Finding(
+                "PRIVATE-VALUES", "error", f"a value of '{skill}' is shorter than "
+                f"{MIN_VALUE_LENGTH} characters and would be found everywhere", loc,
+                "write the value as it would appear, e.g. with its currency: £95"))
+            continue
+        out.values.append(PrivateValue(skill, v, out.file, loc.line))
 
 
 def _refused(display: str, reason: str, path: Path) -> Finding:

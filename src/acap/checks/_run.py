@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from acap.checks import (
@@ -56,8 +55,8 @@ from acap.checks import (
 from acap.checks._facts import Locate, Subject, from_card, from_operator, reported_pointers
 from acap.checks._text import card_size_finding, card_text
 from acap.checks._urls import one_finding_per_host
-from acap.findings import Finding, Location, Report
-from acap.load import OperatorConfig, load_operator
+from acap.findings import Finding, Location, Report, Result
+from acap.load import OperatorConfig
 from acap.uris import CARD_PATH
 
 #: What ``acap check`` of a card cannot check fully without operator.yaml:
@@ -79,9 +78,10 @@ CARD_SKIPS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-@dataclass
-class OperatorCheck:
-    """The result of checking one operator file without building it.
+@dataclass(repr=False)
+class OperatorCheck(Result):
+    """The result of ``acap check operator.yaml``: every check of ``acap build``, with
+    nothing written (:func:`acap.builder.check_operator_file`).
 
     Attributes:
         source: the file as given.
@@ -90,28 +90,6 @@ class OperatorCheck:
 
     source: str
     report: Report = field(default_factory=Report)
-
-    def ok(self, strict: bool = False) -> bool:
-        """True when there is no error (with ``strict``, no warning either)."""
-        return self.report.ok(strict)
-
-
-def check_operator_file(path: str | Path) -> OperatorCheck:
-    """Check an operator file as ``acap build`` does before it builds: loading, the
-    schema and every requirement check (:func:`check_operator`), with nothing signed
-    or written and no key needed (``acap check operator.yaml``, the pre-commit hook).
-
-    Args:
-        path: the operator file (``operator.private.yaml`` beside it is read too).
-
-    Returns:
-        An :class:`OperatorCheck`. Never raises for bad content or a missing file.
-    """
-    cfg = load_operator(path)
-    result = OperatorCheck(str(path))
-    result.report.extend(cfg.findings)
-    result.report.extend(check_operator(cfg))
-    return result
 
 
 def check_operator(cfg: OperatorConfig, tenant: bool = False) -> list[Finding]:
@@ -201,7 +179,8 @@ def check_site(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]],
 
 
 def card_findings(card: dict[str, Any], file: str, locate: Locate,
-                  card_url: str | None = None) -> list[Finding]:
+                  card_url: str | None = None,
+                  not_judged: list[tuple[str, str]] | None = None) -> list[Finding]:
     """Every check a card allows without operator.yaml (see :data:`CARD_SKIPS`).
 
     Args:
@@ -209,6 +188,8 @@ def card_findings(card: dict[str, Any], file: str, locate: Locate,
         file: the card's path or URL, for findings.
         locate: ``(JSON pointer, key) -> Location`` in the card file.
         card_url: where the card is served, when known (CARD-URL, OR-3.4's origin guess).
+        not_judged: a list to which ``(rule id, what)`` is added for each thing the
+            checks could not judge (``not_judged`` of :class:`~acap.checks._facts.Subject`).
 
     Returns:
         Findings, grouped by check.
@@ -226,4 +207,6 @@ def card_findings(card: dict[str, Any], file: str, locate: Locate,
     urls = {f.location.pointer for f in out if f.rule == "URL-FORM"}
     out += [f for f in card_text(card, locate)
             if not (f.rule == "TEXT-INVISIBLE" and f.location.pointer in urls)]
+    if not_judged is not None:
+        not_judged.extend(sub.not_judged)
     return out

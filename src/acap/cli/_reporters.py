@@ -196,7 +196,7 @@ def _echo(text: str, err: bool) -> None:
 
 def _not_built(result: BuildResult) -> str:
     """Why a build wrote nothing, and that site/ stayed as it was."""
-    why = "warnings fail the build with --strict" if result.report.ok() else \
+    why = "warnings fail the build with --strict" if result.report.ok else \
         "errors in " + ", ".join(dict.fromkeys(shown(f.location.file)
                                                for f in result.report.errors))
     kept = f"; {shown(str(result.site_dir))} was left as it was" \
@@ -276,6 +276,8 @@ class Reporter:
             self.err(f"note: checked as {marked}activated, since the reply is {marked}marked; "
                      "say --activated or --not-activated to check OR-6.1 fully")
         self.findings(result.report)
+        for rule, why in result.not_judged:  # said whatever the format: never "fine"
+            self.err(f"not judged [{rule}]: {terminal_safe(why)}")
 
     def probe(self, result: ProbeResult, strict: bool) -> None:
         """``acap probe``; ``strict``: warnings fail too."""
@@ -341,10 +343,13 @@ class TextReporter(Reporter):
             self.err(f"pruned: {', '.join(shown(p) for p in result.pruned)}")
 
     def card_check(self, result: CardCheck, live: LiveCheck | None = None) -> None:
+        unjudged = result.not_judged
         lines = [report_text(result.report) if len(result.report)
-                 else f"{terminal_safe(result.source)}: no problems found"]
+                 else f"{terminal_safe(result.source)}: no problems found"
+                 + (" in what acap could judge" if unjudged else "")]
+        lines += [f"not judged [{rule}]: {terminal_safe(why)}" for rule, why in unjudged]
         part = [r for r, how, _ in result.skipped if how == "part"]
-        none = [r for r, how, _ in result.skipped if how == "none"]
+        none = [r for r, how, w in result.skipped if how == "none" and (r, w) not in unjudged]
         if part or none:
             note = "note: without operator.yaml"
             if part:
@@ -366,8 +371,8 @@ class TextReporter(Reporter):
                 self.card_check(card)
             elif operator is not None:
                 self.out(report_text(operator.report) if len(operator.report) else
-                         f"{terminal_safe(operator.source)}: no problems found (acap build "
-                         "also checks the signed card and the pages it builds)")
+                         f"{terminal_safe(operator.source)}: no problems found (every "
+                         "check of acap build; nothing was written)")
 
     def live(self, result: LiveCheck, ok: bool) -> None:
         self._live_table(result)
@@ -427,7 +432,7 @@ class TextReporter(Reporter):
     def reply_check(self, result: ReplyCheck, strict: bool) -> None:
         super().reply_check(result, strict)
         self.out("the reply follows §5 and §6 as far as acap can check" if
-                 result.report.ok(strict) else "the reply does NOT follow §5 and §6")
+                 result.report.passes(strict) else "the reply does NOT follow §5 and §6")
 
     def publish(self, result: PublishResult, dry_run: bool) -> None:
         self.findings(result.report)
@@ -467,7 +472,7 @@ class TextReporter(Reporter):
                 self.out(f"  {safe(what)}: {safe(why)}")
         from acap.agent import PROBE_RULES  # start-up: the agent stage only for a probe's report
 
-        if result.ok(strict):
+        if result.passes(strict):
             self.out("the agent keeps its card's promises as far as the probe can judge "
                      f"({', '.join(PROBE_RULES)})")
         elif result.verified and not result.cases:
@@ -567,7 +572,7 @@ class JsonReporter(Reporter):
         self.out(json_escaped({
             "url": result.url, "card": result.card_url, "read": result.read,
             "verified": result.verified,
-            "interface": result.interface, "ok": result.ok(strict),
+            "interface": result.interface, "ok": result.passes(strict),
             "requests": result.requests,
             "cases": [{"case": label, "skill": sid, "ok": not any(f.level == "error"
                                                                   for f in found),

@@ -11,8 +11,10 @@ where that pass fails, findings carry the pointer without a line.
 
 from __future__ import annotations
 
+import json
+import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -322,6 +324,50 @@ def _second_names(text: str) -> dict[str, tuple[int, int, int]]:
         elif isinstance(node, yaml.SequenceNode):
             stack.extend((v, pointer_join(ptr, i), depth + 1) for i, v in enumerate(node.value))
     return out
+
+
+def document_from(source: Any, kind: DocumentKind = CARD, *, label: str | None = None,
+                  max_bytes: int = DEFAULT_MAX_BYTES, timeout: float = DEFAULT_TIMEOUT,
+                  allow_private: bool = False) -> JsonDocument:
+    """A document from whatever a public entry point was given, read alike: a
+    :class:`JsonDocument` as is; a path (``str`` or :class:`os.PathLike`) or an https URL
+    read by :func:`read_document`; ``bytes`` parsed as JSON text; anything else taken as
+    parsed JSON (a ``dict``, a ``list``), written out and read back by the same reader,
+    so that what only a text shows (an integer beyond ±(2^53−1), ``NaN``) is judged too.
+    Never raises for bad input.
+
+    Args:
+        source: as above. A ``str`` is always a path or a URL, never JSON text.
+        kind: what it is (:data:`CARD`, :data:`REPLY`).
+        label: the name findings give to bytes or parsed data (default: the kind's noun).
+        max_bytes, timeout, allow_private: as :func:`read_document`.
+
+    Returns:
+        A :class:`JsonDocument`; parsed data has no lines (findings carry pointers).
+    """
+    if isinstance(source, JsonDocument):
+        return source
+    if isinstance(source, (str, os.PathLike)):
+        return read_document(os.fspath(source), kind, max_bytes=max_bytes, timeout=timeout,
+                             allow_private=allow_private)
+    name = label or kind.noun
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        doc = JsonDocument(name, kind, raw=bytes(source))
+        parse_document(doc)
+        return doc
+    try:  # parsed JSON: one reader judges it, as it would a file
+        raw = json.dumps(source, ensure_ascii=False, allow_nan=False).encode("utf-8",
+                                                                          "surrogatepass")
+    except (TypeError, ValueError) as exc:
+        return JsonDocument(name, kind, findings=[Finding(
+            kind.json_rule, "error", f"the {kind.noun} is not JSON data: {shorten(str(exc))}",
+            Location(name), kind.not_json_hint)])
+    doc = JsonDocument(name, kind, raw=raw)
+    parse_document(doc)
+    doc.lines = {}  # the text was written here: its lines are no place of the user's
+    doc.findings = [replace(f, location=Location(name, pointer=f.location.pointer))
+                    for f in doc.findings]
+    return doc
 
 
 def read_card(source: str, *, max_bytes: int = DEFAULT_MAX_BYTES,

@@ -73,6 +73,8 @@ _FALSE_FORMS = {"false", "False", "FALSE"}
 _YAML11_BOOLS = {
     v for w in ("yes", "no", "on", "off", "y", "n") for v in (w, w.capitalize(), w.upper())
 }
+#: Every plain scalar read where true or false is expected (the others stay text).
+_BOOLEAN_FORMS = _TRUE_FORMS | _FALSE_FORMS | _YAML11_BOOLS
 _INT_RE = re.compile(r"[-+]?(0|[1-9][0-9]*)")
 _FLOAT_RE = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 #: Plain scalars YAML 1.1 reads as something other than what YAML 1.2 (and the
@@ -605,45 +607,53 @@ class _Builder:
             return None if text in _NULL_FORMS else text
         if text in _NULL_FORMS:
             return None
-        if "boolean" in want:
-            if text in _TRUE_FORMS:
-                return True
-            if text in _FALSE_FORMS:
-                return False
-            if text in _YAML11_BOOLS:
-                self.error("YAML-AMBIGUOUS",
-                           f"'{text}' could be read as true or false, or as the word {text}",
-                           node, "write true or false", ptr)
-                return None
+        if "boolean" in want and text in _BOOLEAN_FORMS:
+            return self.boolean(node, ptr)
         if want & {"integer", "number"}:
-            if _INT_RE.fullmatch(text):
-                size = len(text.lstrip("+-").replace("_", ""))
-                if size > 100:  # int() refuses over 4,300 digits; no place takes 100
-                    self.error("SCHEMA-VALUE", f"a number of {size:,} digits is far beyond "
-                               "what this place takes", node, "write a smaller number", ptr)
-                    return None
-                return int(text)
-            if "number" in want and _FLOAT_RE.fullmatch(text):
-                return float(text)
-            # The fix is a number in plain digits: quoting would make it text,
-            # which a number place does not take either.
-            if _OCTAL_RE.fullmatch(text):
-                digits = text.replace("_", "").lstrip("+-").lstrip("0") or "0"
-                sign = "-" if text.startswith("-") else ""
-                self.error("YAML-AMBIGUOUS",
-                           f"'{text}' has a leading zero, so it could be read as an octal "
-                           "number (base 8)",
-                           node, f"write {sign}{digits}, without the leading zero", ptr)
-                return None
-            if _SEXAGESIMAL_RE.fullmatch(text):
-                self.error("YAML-AMBIGUOUS",
-                           f"'{text}' is not a number: it could be read as a time or as a "
-                           "base-60 number", node, "write the number in plain digits, e.g. 2",
-                           ptr)
-                return None
-            if _DATE_RE.fullmatch(text):
-                self.error("YAML-AMBIGUOUS",
-                           f"'{text}' is not a number: it reads as a date", node,
-                           "write the number in plain digits, e.g. 2", ptr)
-                return None
+            return self.number(node, ptr, "number" in want)
         return text  # the wrong type: JSON Schema reports it with the place's rule
+
+    def boolean(self, node: yaml.ScalarNode, ptr: str) -> bool | None:
+        """A plain scalar where true or false is expected (one of :data:`_BOOLEAN_FORMS`):
+        YAML 1.1's yes/no/on/off could be read as the word too (``YAML-AMBIGUOUS``)."""
+        text: str = node.value
+        if text in _TRUE_FORMS:
+            return True
+        if text in _FALSE_FORMS:
+            return False
+        self.error("YAML-AMBIGUOUS",
+                   f"'{text}' could be read as true or false, or as the word {text}",
+                   node, "write true or false", ptr)
+        return None
+
+    def number(self, node: yaml.ScalarNode, ptr: str, real: bool) -> Any:
+        """A plain scalar where a number is expected (a real one with ``real``): plain
+        digits are read; a leading zero, a time or a date is ``YAML-AMBIGUOUS``; anything
+        else stays text, for the schema to report with the place's rule. The fix is a
+        number in plain digits: quoting would make it text, which a number place does not
+        take either."""
+        text: str = node.value
+        if _INT_RE.fullmatch(text):
+            size = len(text.lstrip("+-").replace("_", ""))
+            if size > 100:  # int() refuses over 4,300 digits; no place takes 100
+                self.error("SCHEMA-VALUE", f"a number of {size:,} digits is far beyond "
+                           "what this place takes", node, "write a smaller number", ptr)
+                return None
+            return int(text)
+        if real and _FLOAT_RE.fullmatch(text):
+            return float(text)
+        if _OCTAL_RE.fullmatch(text):
+            digits = text.replace("_", "").lstrip("+-").lstrip("0") or "0"
+            sign = "-" if text.startswith("-") else ""
+            self.error("YAML-AMBIGUOUS",
+                       f"'{text}' has a leading zero, so it could be read as an octal "
+                       "number (base 8)",
+                       node, f"write {sign}{digits}, without the leading zero", ptr)
+            return None
+        if _SEXAGESIMAL_RE.fullmatch(text) or _DATE_RE.fullmatch(text):
+            what = "it reads as a date" if _DATE_RE.fullmatch(text) else \
+                "it could be read as a time or as a base-60 number"
+            self.error("YAML-AMBIGUOUS", f"'{text}' is not a number: {what}", node,
+                       "write the number in plain digits, e.g. 2", ptr)
+            return None
+        return text

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from acap.checks import check_operator_file
+from acap.builder import check_operator_file
 from support.paths import REPO
 
 OPERATOR = REPO / "tests" / "cases" / "operator" / "private-values-faults.yaml"
