@@ -81,7 +81,7 @@ def test_a_deferred_action_is_never_reported_done(config: Path, said: str,
     assert task.status.message.parts[0].text == NOT_DONE
     assert said not in str(events)
     assert check_reply(events, dict(built.card), activated=True, skill_id="memorial-notice",
-                       for_named_person=True, safeguards_hold=True) == []
+                       for_named_person=True, safeguards_hold=True).findings == []
 
 
 @pytest.fixture(scope="module")

@@ -235,7 +235,7 @@ def test_a_raising_reader_counts_as_acting_for_nobody(tmp_path: Path,
     assert any("for_named_person failed" in r.getMessage() for r in caplog.records)
     card = dict(BuiltCard.from_project(config).card)
     assert check_reply(events, card, activated=True, skill_id="service-pricing",
-                       for_named_person=False) == []
+                       for_named_person=False).findings == []
 
 
 def test_the_assertion_gives_an_opened_skill_to_a_named_person_only(tmp_path: Path) -> None:
@@ -295,7 +295,7 @@ def test_referrals_speak_the_language_the_request_asks_for(tmp_path: Path, heade
         events = asyncio.run(go(base))
     assert events[-1].message.parts[0].text == want
     assert check_reply(events, dict(built.card), activated=True, skill_id="service-pricing",
-                       for_named_person=False) == []
+                       for_named_person=False).findings == []
 
 
 def test_a_language_added_with_acap_words_refers_in_that_language(tmp_path: Path) -> None:
