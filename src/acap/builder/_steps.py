@@ -120,8 +120,7 @@ def step_schemas(ctx: BuildContext) -> None:
 
 def final_check_site(ctx: BuildContext) -> None:
     """OR-3.9: no value of operator.private.yaml in any built file (card, pages, anything)."""
-    ctx.report.extend(check_site(ctx.cfg, ((rel, ctx.files[rel]) for rel in ctx.files),
-                                 tenant=ctx.options.key_dirs is not None))
+    ctx.report.extend(check_site(ctx.cfg, ((rel, ctx.files[rel]) for rel in ctx.files)))
 
 
 def final_check_private_keys(ctx: BuildContext) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 
 from acap.card._canonical import SDK, SPEC, canonical_payload
 from acap.card._members import member_findings
-from acap.errors import CanonicalizationError, FetchError, KeysUnavailable
+from acap.errors import CanonicalizationError, FetchError, FileRefused, KeysUnavailable
 from acap.findings import Finding, Location, Report, Result
 from acap.keys import PRIVATE_MEMBERS, b64url, b64url_decode
 from acap.load import (
@@ -35,11 +35,14 @@ from acap.load import (
     DEFAULT_MAX_BYTES,
     DEFAULT_TIMEOUT,
     JsonDocument,
+    Root,
     allowed_url,
     document_from,
     fetch,
+    given_root,
     json_loads,
     origin,
+    read_file,
     shorten,
 )
 from acap.site import url_to_path
@@ -138,9 +141,10 @@ def verify_card(source: Any, jwks: str | None = None, *, allow_private: bool = F
 
 
 def _load_jwks_doc(where: str, *, jku: bool = False, allow_private: bool = False,
-                   timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+                   timeout: float = DEFAULT_TIMEOUT, root: Root | None = None) -> dict[str, Any]:
     """The JWKS document at a path or URL (at most :data:`DEFAULT_MAX_BYTES`); a ``jku``
-    URL must stay on its origin through redirects.
+    URL must stay on its origin through redirects; a path is read within ``root``
+    (default :func:`acap.load.given_root`), no link followed out of it.
 
     Raises:
         KeysUnavailable: it cannot be read, is not JSON, or has no ``keys`` list.
@@ -152,20 +156,17 @@ def _load_jwks_doc(where: str, *, jku: bool = False, allow_private: bool = False
             raise KeysUnavailable(exc.reason) from exc
         if resp.status != 200:
             raise KeysUnavailable(f"it answers HTTP {resp.status}")
-        raw = resp.body
-    else:
-        try:
-            with open(where, "rb") as fh:
-                raw = fh.read(DEFAULT_MAX_BYTES + 1)
-        except FileNotFoundError as exc:
-            raise KeysUnavailable("there is no such file") from exc
-        except IsADirectoryError as exc:
-            raise KeysUnavailable("it is a folder, not a file") from exc
-        except (OSError, ValueError) as exc:  # ValueError: a NUL character in the name
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a file name"
-            raise KeysUnavailable(why[:1].lower() + why[1:]) from exc
-        if len(raw) > DEFAULT_MAX_BYTES:
-            raise KeysUnavailable(f"it is larger than {DEFAULT_MAX_BYTES // 1024} KiB")
+        return jwks_from_bytes(resp.body)
+    try:
+        raw = read_file(where, root or given_root(where), DEFAULT_MAX_BYTES)
+    except FileNotFoundError as exc:
+        raise KeysUnavailable("there is no such file") from exc
+    except FileRefused as exc:
+        raise KeysUnavailable(f"it is larger than {DEFAULT_MAX_BYTES // 1024} KiB"
+                              if exc.too_large else exc.reason) from exc
+    except (OSError, ValueError) as exc:  # ValueError: a NUL character in the name
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a file name"
+        raise KeysUnavailable(why[:1].lower() + why[1:]) from exc
     return jwks_from_bytes(raw)
 
 
@@ -265,22 +266,25 @@ def _key_lookup(cf: JsonDocument, jwks: str | None, card_url: str | None,
 
         return from_given
 
-    def local_copy(jku: str) -> str | None:
+    def local_copy(jku: str) -> tuple[str, Root] | None:
         if cf.is_url or not card_url:
             return None
         site_root = Path(cf.source).resolve().parents[2]
         try:
-            candidate = site_root / url_to_path(jku)
+            rel = url_to_path(jku)
         except ValueError:  # SitePathError, or a URL urlsplit cannot read
             return None
-        return str(candidate) if candidate.is_file() else None
+        candidate = site_root / rel
+        host = Root(site_root / rel.split("/", 1)[0], "its host folder", "inside",
+                    may_be_link=False)  # read as acap serve and publish would serve it
+        return (str(candidate), host) if candidate.is_file() else None
 
     def load(jku: str) -> dict[str, Any]:
         # Never from a local path a card names: only the site/ copy of its own jku.
         local = local_copy(jku)
-        result.jwks_source = local or jku
+        result.jwks_source = local[0] if local else jku
         if local:
-            return _load_jwks_doc(local)
+            return _load_jwks_doc(local[0], root=local[1])
         return _load_jwks_doc(jku, jku=True, allow_private=allow_private, timeout=timeout)
 
     return JkuKeys(card_url, load, allow_private)

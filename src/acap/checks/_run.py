@@ -92,7 +92,7 @@ class OperatorCheck(Result):
     report: Report = field(default_factory=Report)
 
 
-def check_operator(cfg: OperatorConfig, tenant: bool = False) -> list[Finding]:
+def check_operator(cfg: OperatorConfig) -> list[Finding]:
     """Every requirement check that operator.yaml allows, on any file whose top level
     is a mapping, with or without loading and schema errors.
 
@@ -107,8 +107,6 @@ def check_operator(cfg: OperatorConfig, tenant: bool = False) -> list[Finding]:
 
     Args:
         cfg: a loaded operator.yaml (``cfg.findings`` may hold errors).
-        tenant: a batch tenant's build: its private file may have no other name
-            (see :func:`~acap.checks._on_request_values.load_private_values`).
 
     Returns:
         Findings (errors and warnings), grouped by check; none for a file whose
@@ -119,15 +117,15 @@ def check_operator(cfg: OperatorConfig, tenant: bool = False) -> list[Finding]:
     reported = reported_pointers(cfg)
     hidden = {f.location.pointer for f in cfg.findings if f.rule == "TEXT-INVISIBLE"}
     return one_finding_per_host([
-        f for f in _operator_checks(cfg, tenant)
+        f for f in _operator_checks(cfg)
         if not (f.location.file == cfg.loaded.file and (
             f.location.pointer in reported
             or (f.rule.startswith("URL-") and f.location.pointer in hidden)))])
 
 
-def _operator_checks(cfg: OperatorConfig, tenant: bool) -> list[Finding]:
+def _operator_checks(cfg: OperatorConfig) -> list[Finding]:
     sub = from_operator(cfg)
-    private = on_request_values.load_private_values(cfg, tenant)
+    private = on_request_values.load_private_values(cfg)
     out = _declaration(sub, declaration.operator_fields(sub))
     out += private.findings
     leaks = list(on_request_values.skill_text(sub, private.values))
@@ -154,22 +152,20 @@ def _declaration(sub: Subject, own: Iterable[Finding]) -> list[Finding]:
             *person_entry_rules.check(sub)]
 
 
-def check_site(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]],
-               tenant: bool = False) -> list[Finding]:
+def check_site(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]]) -> list[Finding]:
     """OR-3.9 over the finished site: no value of operator.private.yaml in any file; and
     TEXT-LENGTH: the card is not over :data:`acap.load._text.CARD_LIMIT` bytes.
 
     Args:
         cfg: the operator.yaml the site was built from.
         files: ``(path under site/, bytes)`` of every file the build made.
-        tenant: as :func:`check_operator`.
 
     Returns:
         Findings: OR-3.9 errors and warnings (none without a private file), and a
         TEXT-LENGTH warning for a card over the limit.
     """
     files = list(files)
-    private = on_request_values.load_private_values(cfg, tenant)
+    private = on_request_values.load_private_values(cfg)
     out = on_request_values.published_files(cfg, files, private.values)
     for rel, raw in files:
         if rel.endswith(CARD_PATH):

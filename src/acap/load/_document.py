@@ -20,9 +20,10 @@ from typing import Any
 
 import yaml
 
-from acap.errors import FetchError, JsonTextError
+from acap.errors import FetchError, FileRefused, JsonTextError
 from acap.findings import Finding, Location
 from acap.load._fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, Response, fetch
+from acap.load._files import given_root, read_file
 from acap.load._json import JsonFault, read_json
 from acap.load._pointer import dotted, pointer_join
 from acap.load._shown import shorten
@@ -188,13 +189,22 @@ def read_document(source: str, kind: DocumentKind = CARD, *,
             return doc
     else:
         try:
-            size = Path(source).stat().st_size
-            if size > max_bytes:
+            # within the folder acap runs in (or the one the path names): a link in a
+            # checked-out repository does not lead acap check to a file elsewhere
+            doc.raw = read_file(source, given_root(source), max_bytes)
+        except FileRefused as exc:
+            if exc.too_large:
                 doc.findings.append(Finding(kind.read_rule, "error",
                                             f"{what} is larger than {max_bytes // 1024} KiB",
                                             Location(source), "is this the right file?"))
                 return doc
-            doc.raw = Path(source).read_bytes()
+            doc.findings.append(Finding(kind.read_rule, "error",
+                                        kind.read_error.format(what=what, source=source,
+                                                               why=exc.reason),
+                                        Location(source), "give the file itself, inside the "
+                                        "folder you run acap in" if exc.outside else
+                                        "give a regular file"))
+            return doc
         except (OSError, ValueError) as exc:  # ValueError: a NUL character in the path
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a file name"
             doc.findings.append(Finding(kind.read_rule, "error",

@@ -35,7 +35,7 @@ import yaml
 
 from acap.errors import FileRefused
 from acap.findings import Finding, Location
-from acap.load._files import read_regular
+from acap.load._files import Root, given_root, read_file, read_regular
 from acap.load._pointer import pointer_join
 from acap.uris import OPERATORS_PAGE
 
@@ -124,7 +124,7 @@ class Loaded:
 
 
 def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None = None, *,
-              inside: Sequence[Path] | None = None) -> Loaded:
+              inside: Sequence[Path] | None = None, root: Root | None = None) -> Loaded:
     """Read and load a YAML file; never raises for bad content.
 
     Args:
@@ -132,8 +132,11 @@ def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None =
         schema: the JSON Schema (a dict, with local ``$ref`` only) the data is
             meant to match; used only to decide how plain scalars are typed.
         display: the file name to show in findings (default: ``str(path)``).
-        inside: folders the file must lie in once links are followed, or ``None``
-            (see :func:`acap.load.read_regular`).
+        inside: folders the file must lie in once links are followed (a batch
+            tenant's, see :func:`acap.load.read_regular`), or ``None``.
+        root: the folder the file must lie in, links followed only inside it (see
+            :func:`acap.load.read_file`); default (without ``inside``): the folder
+            acap runs in, or the folder the path names (:func:`acap.load.given_root`).
 
     Returns:
         A :class:`Loaded`; check ``findings`` for errors. A missing or
@@ -144,17 +147,22 @@ def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None =
     try:
         # Only a regular file, looked at before it is opened, and opened without
         # blocking: a FIFO in a tenant's folder would hang a batch, a device is no
-        # operator file (issue 12).
-        raw = read_regular(path, MAX_BYTES, inside=inside)
+        # operator file (issue 12); within its folder, through no link out of it
+        # (issue 22).
+        if inside is not None:
+            raw = read_regular(path, MAX_BYTES, inside=inside)
+        else:
+            raw = read_file(path, root or given_root(path), MAX_BYTES)
     except FileRefused as exc:
         if exc.outside:
             return _fail(name, "FILE", f"cannot read {name}: it is a link that leads out of "
                          "its folder", "make it a regular file in the operator's folder",
                          None)
-        if exc.kind is None:
+        if exc.too_large:
             return _too_large(name)
-        return _fail(name, "FILE", f"cannot read {name}: it is {exc.kind}, not a regular file",
-                     "give the operator file itself", None)
+        return _fail(name, "FILE", f"cannot read {name}: {exc.reason}",
+                     "give the operator file itself" if exc.link is None else
+                     "give the operator file itself, not a link to it", None)
     except OSError as exc:
         return _fail(name, "FILE", f"cannot read {name}: {exc.strerror or exc}",
                      "check the path; `acap init` starts a new project with an operator.yaml",

@@ -161,8 +161,12 @@ def _private_values(operator: str | Path | None,
     from acap.checks import load_private_values
     from acap.load import load_operator  # start-up: as above
 
-    private = load_private_values(load_operator(Path(operator)))
-    return values + list(private.values), list(private.findings)
+    cfg = load_operator(Path(operator))
+    # an operator file not read (missing, a link out of its folder, a FIFO) is said: its
+    # private values would otherwise go unchecked
+    unread = [f for f in cfg.findings if f.rule == "FILE"]
+    private = load_private_values(cfg)
+    return values + list(private.values), unread + list(private.findings)
 
 
 def check_reply(reply: Any, card: Any, *, activated: bool | None = None,

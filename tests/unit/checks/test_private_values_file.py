@@ -36,7 +36,7 @@ def test_a_private_file_linked_out_of_the_folder_is_refused(tmp_path: Path) -> N
     (tmp_path / "out.yaml").write_text('service-pricing: ["£2,450"]\n', encoding="utf-8")
     (tmp_path / "p" / "operator.private.yaml").symlink_to(tmp_path / "out.yaml")
     [f] = [f for f in check_operator_file(op).report.findings if f.rule == "PRIVATE-VALUES"]
-    assert f.level == "error" and "outside the folder" in f.message
+    assert f.level == "error" and "leads out of the project folder" in f.message
     assert f.location.file.endswith("operator.private.yaml")
 
 
