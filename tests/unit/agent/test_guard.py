@@ -394,3 +394,21 @@ def test_the_docs_spanish_referral_is_what_the_runtime_says(tmp_path: Path) -> N
     doc = (Path(__file__).parents[3] / "docs" / "agent-developers.md").read_text("utf-8")
     assert f"\n{line}\n" in doc
     assert built.words("fr").language == "es"  # not the operator's: its own first language
+
+
+@pytest.mark.parametrize("text", [
+    'service-pricing: "£1,395"\n',  # not a list
+    "service-pricing:\n  - \"£1,395\"\n   - broken: [\n",  # not YAML
+    'service-pricng:\n  - "£1,395"\n',  # a key that is no on-request skill
+])
+def test_a_private_file_the_agent_cannot_read_whole_stops_it(tmp_path: Path, text: str) -> None:
+    """The guard never runs without the values it protects: the agent does not start, and
+    says which line, never the value."""
+    from acap.errors import AcapError
+
+    config = build_example(tmp_path)
+    (tmp_path / "operator.private.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(AcapError) as caught:
+        BuiltCard.from_project(config)
+    said = f"{caught.value.message} {caught.value.hint}"
+    assert "operator.private.yaml" in said and "1,395" not in said
