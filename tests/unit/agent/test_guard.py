@@ -412,3 +412,18 @@ def test_a_private_file_the_agent_cannot_read_whole_stops_it(tmp_path: Path, tex
         BuiltCard.from_project(config)
     said = f"{caught.value.message} {caught.value.hint}"
     assert "operator.private.yaml" in said and "1,395" not in said
+
+
+def test_every_words_file_acap_ships_has_the_agents_sentences() -> None:
+    """A language acap ships refers in that language, never in English by default."""
+    import yaml
+
+    from acap.builder.pages._words import AGENT_KEYS
+
+    folder = Path(__file__).parents[3] / "src/acap/templates/words"
+    for f in sorted(folder.glob("*.yaml")):
+        texts = yaml.safe_load(f.read_text(encoding="utf-8"))
+        missing = [k for k in AGENT_KEYS if not texts.get(k)]
+        assert not missing, f"{f.name} has no {missing}"
+        # each ends where an address can follow
+        assert all(texts[k].rstrip().endswith(":") for k in AGENT_KEYS), f.name
