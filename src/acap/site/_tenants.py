@@ -13,7 +13,8 @@ entry, written whole (a new file renamed into place) *before* its first rename:
    files (:meth:`acap.site.Manifest.changed`);
 2. each host is swapped (Linux's ``renameat2(RENAME_EXCHANGE)``: the served path always
    holds a whole folder, old or new; two renames elsewhere), the replaced folder moved
-   out of site/ into a folder beside it, removed once the batch is done;
+   out of site/ into a folder beside it, and removed by a thread of its own while the
+   batch goes on (:meth:`LiveSite._remove_later`);
 3. when every unit is in, the manifest (the index) is written whole, then the journal
    removed (:meth:`LiveSite.finish`).
 
@@ -31,11 +32,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import queue
 import re
 import shutil
 import stat
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,6 +88,8 @@ class LiveSite:
         self._count = 0
         self._trash: Path | None = None
         self._stages: list[Path] = []
+        self._replaced: queue.SimpleQueue[Path | None] = queue.SimpleQueue()
+        self._remover: threading.Thread | None = None
 
     def stage(self) -> Path:
         """A new empty folder in site/'s own ``.acap/batch``, on site/'s file system, to
@@ -114,7 +119,17 @@ class LiveSite:
         journal.mkdir(parents=True, exist_ok=True)
         self._count += 1
         _write_whole(journal / f"{self._count:06d}.json", orjson.dumps(entry))
-        _roll_forward(self.site_dir, hosts, self._trash_folder)
+        replaced: list[Path] = []
+
+        def unit_trash() -> Path:  # this unit's own folder of what it replaced
+            if not replaced:
+                replaced.append(self._trash_folder() / str(self._count))
+                replaced[0].mkdir()
+            return replaced[0]
+
+        _roll_forward(self.site_dir, hosts, unit_trash)
+        for folder in replaced:
+            self._remove_later(folder)
 
     def finish(self, manifest: Manifest) -> None:
         """Write ``manifest`` (the site's new index), then forget the journal: every unit
@@ -138,12 +153,28 @@ class LiveSite:
 
     def close(self) -> None:
         """Remove what the batch left of its own: its staged folders (those not moved in)
-        and the folders it replaced (moved out of site/, no longer served)."""
+        and the folders it replaced (moved out of site/, no longer served), once the
+        removal of those begun as each unit went in is done."""
+        if self._remover is not None:
+            self._replaced.put(None)
+            self._remover.join()
+            self._remover = None
         for folder in [*self._stages, *([self._trash] if self._trash else [])]:
             shutil.rmtree(folder, ignore_errors=True)
         with contextlib.suppress(OSError):
             os.rmdir(self.site_dir / BATCH_DIR)
         self._stages, self._trash = [], None
+
+    def _remove_later(self, folder: Path) -> None:
+        """Remove ``folder`` (what one unit replaced, out of site/) in a thread of its own,
+        while the batch goes on with the next units, the index and the file signatures:
+        off the path the user waits for (a batch stopped first leaves it beside site/,
+        and the next one removes it: :func:`acap.site.site_lock`)."""
+        if self._remover is None:
+            self._remover = threading.Thread(target=_remove_each, args=(self._replaced,),
+                                             name="acap-replaced", daemon=True)
+            self._remover.start()
+        self._replaced.put(folder)
 
     def _trash_folder(self) -> Path:
         """The folder beside site/ that replaced host folders are moved into (made on
@@ -152,6 +183,13 @@ class LiveSite:
             self._trash = Path(tempfile.mkdtemp(prefix=f".{self.site_dir.name}-old-",
                                                 dir=self.site_dir.parent))
         return self._trash
+
+
+def _remove_each(folders: queue.SimpleQueue[Path | None]) -> None:
+    """Remove each folder put in ``folders`` until ``None`` comes (see
+    :meth:`LiveSite._remove_later`)."""
+    while (folder := folders.get()) is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def repair(site_dir: Path) -> Manifest | None:
