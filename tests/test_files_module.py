@@ -56,9 +56,19 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("site/_files.py", "_lock_file", "os.open"):
         "the lock file, in the user's own 0700 lock folder checked to be no link and this "
         "user's, opened with O_NOFOLLOW: nothing a user names",
-    ("site/_files.py", "write_files", ".write_bytes"):
-        "writes the new site into the folder new_site_folder just made (mkdtemp): files it "
-        "just created, which nobody else can name",
+    ("site/_files.py", "write_files", "os.open"):
+        "writes new files (O_EXCL, O_NOFOLLOW) into a folder a build just made with mkdtemp "
+        "(a new site/ beside the old, a batch's stage): files nobody else can name",
+    ("builder/batch/_write.py", "SiteTarget.write", "os.rename"):
+        "moves a host folder a batch worker just wrote in its mkdtemp stage into the new "
+        "site folder the batch just made: folders, never a file a user names",
+    ("site/_tenants.py", "_roll_forward", "os.rename"):
+        "moves a host folder of the site out of it into the batch's own mkdtemp folder "
+        "beside it, when the batch's journal says the host goes: folders acap owns",
+    ("site/_tenants.py", "_swap_one", "os.rename"):
+        "swaps a host folder of the site with the one the batch built in its mkdtemp stage "
+        "inside the site's own .acap folder, and moves the replaced one out: folders acap "
+        "owns, never a file a user names",
     ("site/_files.py", "swap_in", "os.rename"):
         "renames the folder the build just made into site/'s place (and the old site/ into "
         "a folder it just made): folders, not files a user names",
@@ -72,9 +82,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("publisher/_sftp.py", "_upload", ".open"): _SFTP,
     ("publisher/_sftp.py", "SftpFs.read", ".open"): _SFTP,
     ("publisher/_sftp.py", "SftpFs.move", ".rename"): _SFTP,
-    # builder/batch/ (the lead removes these once it is merged).
-    ("builder/batch/_assemble.py", "assemble_site", "os.rename"): _REWRITTEN,
-    ("builder/batch/_assemble.py", "_Linker.link", "shutil.copy2"): _REWRITTEN,
 }
 
 

@@ -53,12 +53,15 @@ __all__ = ["assemble", "build", "check_operator_file", "file_hash", "input_diges
            "input_files", "link_digest", "write_or_report"]
 
 
-def input_files(cfg: OperatorConfig) -> list[Path]:
+def input_files(cfg: OperatorConfig, templates: list[str] | None = None) -> list[Path]:
     """What a build reads besides the signing key, in the order :func:`input_digest`
     hashes it: operator.yaml, operator.private.yaml, the previous keys, and every entry
     of templates/ but its folders (sorted): links to folders too (:func:`file_hash`
-    hashes where they lead), since a template is read through them."""
+    hashes where they lead), since a template is read through them. ``templates``:
+    those entries, when the caller has listed them already."""
     paths = [cfg.path, cfg.private_values_file, cfg.previous_keys_file]
+    if templates is not None:
+        return paths + [Path(t) for t in templates]
     tpl = cfg.base_dir / "templates"
     if tpl.is_dir():  # every entry but folders: a FIFO or link added is a change too
         paths += sorted(p for p in tpl.rglob("*") if p.is_symlink() or not p.is_dir())
@@ -102,8 +105,8 @@ def link_digest(path: str | os.PathLike[str], digest: bytes | None) -> bytes | N
 REFUSED = b"refused"
 
 
-def input_digest(cfg: OperatorConfig,
-                 hashes: Mapping[Path, bytes | None] | None = None) -> str:
+def input_digest(cfg: OperatorConfig, hashes: Mapping[Path, bytes | None] | None = None,
+                 paths: list[Path] | None = None) -> str:
     """SHA-256 over everything a build reads: operator.yaml, operator.private.yaml
     (a value declared private after a build must stop that build's files going out),
     templates/, previous keys and acap's version. ``acap publish`` compares it to
@@ -113,9 +116,10 @@ def input_digest(cfg: OperatorConfig,
         cfg: the loaded operator.yaml.
         hashes: :func:`file_hash` of the files of :func:`input_files`, when already
             computed (a batch hashes each file once); otherwise each is read here.
+        paths: :func:`input_files` of ``cfg``, when already listed.
     """
     h = hashlib.sha256(f"acap {__version__}\n".encode())
-    for p in input_files(cfg):
+    for p in paths if paths is not None else input_files(cfg):
         h.update(str(p.relative_to(cfg.base_dir) if p.is_relative_to(cfg.base_dir) else p)
                  .encode("utf-8", "surrogateescape") + b"\0")
         digest = hashes[p] if hashes is not None and p in hashes else \
@@ -165,7 +169,7 @@ def name_findings(cfg: OperatorConfig) -> list[Finding]:
     ``FILE`` (operator file) or ``PAGE-TEMPLATE`` (templates/) errors, never a crash."""
     out = []
     for what, path in (("the operator file", str(cfg.path)),
-                       ("the file the operator file links to", os.path.realpath(cfg.path))):
+                       ("the file the operator file links to", real_path(cfg.path))):
         if not _utf8(path):
             out.append(Finding("FILE", "error", f"the name of {what} is not UTF-8 text: "
                                f"{path!r}", Location(cfg.loaded.file),

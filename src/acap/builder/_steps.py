@@ -22,7 +22,7 @@ from acap.card import Signer, build_card
 from acap.checks import check_site, key_material_in_site, signing_key_in_site
 from acap.errors import CanonicalizationError, KeyProblem
 from acap.findings import Finding, Location
-from acap.keys import dropped_kids, jwks, resolve_signing_key
+from acap.keys import dropped_kids, jwks, one_look_each, resolve_signing_key
 from acap.uris import SPEC_BASE
 
 __all__ = ["FINAL_CHECKS", "STEPS", "Step", "bug_finding", "json_bytes"]
@@ -85,6 +85,13 @@ def step_card(ctx: BuildContext) -> None:
                                        f"{err.message}", cfg.loaded.file))
     if not ctx.report.ok:
         return
+    with one_look_each():  # each key file looked at and read once by the key steps
+        _sign(ctx, card)
+
+
+def _sign(ctx: BuildContext, card: dict[str, Any]) -> None:
+    """Find the signing key, sign the card, and add the card and its JWKS."""
+    cfg = ctx.cfg
     dirs = ctx.options.key_dirs
     check_only = ctx.options.check_only
     resolved = resolve_signing_key(cfg, ctx.site_dir, create=ctx.options.create_key or check_only,

@@ -32,14 +32,15 @@ _ENTRY_FIELDS = ("id", "personEntry", "assistantAccess", "completion")
 def skill_ids_unique(sub: Subject) -> Iterator[Finding]:
     """A2A: skill ids are unique in a card. Two on-request skills with one id would put it
     twice in params.skills (OR-3.3)."""
-    first: dict[str, tuple[int | None, str]] = {}
+    first: dict[str, tuple[str, str]] = {}  # its place asked for only when it is needed
     for s in sub.skills:
         sid = s.id
         if sid is None:
             continue
         where = f"{s.ptr}/id"
         if sid in first:
-            line, kind = first[sid]
+            first_at, kind = first[sid]
+            line = sub.at(first_at).line
             both_on_request = kind == "on-request" and s.kind == "on-request"
             if both_on_request and not sub.is_card:
                 yield sub.finding("OR-3.3", "error", f"two on-request skills share the id '{sid}' "
@@ -49,7 +50,7 @@ def skill_ids_unique(sub: Subject) -> Iterator[Finding]:
                 yield sub.finding("A2A-SKILL-ID", "error", f"skill id '{sid}' is used twice "
                                   f"(first at line {line})", where, "give each skill its own id")
         else:
-            first[sid] = (sub.at(where).line, s.kind)
+            first[sid] = (where, s.kind)
 
 
 #: Characters a skill id may hold besides letters and digits.

@@ -200,6 +200,12 @@ def read_private_values(path: Path, display: str, kinds: dict[str, str] | None =
         value of the file (:func:`_untold`).
     """
     out = PrivateValues(display)
+    try:  # the common case, no file and no link: one look, not a confined read's walk
+        os.lstat(path)
+    except FileNotFoundError:
+        return out
+    except OSError:
+        pass  # judged by the read below
     try:
         raw = read_file(path, root or given_root(path), MAX_BYTES, one_name=True)
     except FileNotFoundError:

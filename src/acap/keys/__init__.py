@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from acap.keys._key import jwks as jwks
     from acap.keys._key import load_signing_key as load_signing_key
     from acap.keys._key import new_key_file as new_key_file
+    from acap.keys._key import one_look_each as one_look_each
     from acap.keys._key import private_markers as private_markers
     from acap.keys._key import public_jwk as public_jwk
     from acap.keys._key import read_jwks as read_jwks

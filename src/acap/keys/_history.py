@@ -14,6 +14,7 @@ No function here prints or returns key material other than public JWKs.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from acap.keys._key import (
     SigningKey,
     b64url_decode,
     read_jwks,
+    read_key_bytes,
     read_key_file_doc,
     thumbprint,
 )
@@ -82,6 +84,9 @@ def site_published_keys(cfg: OperatorConfig, site_dir: Path
     ``{kid: (public JWK, where it was found)}``."""
 
     out: dict[str, tuple[dict[str, Any], str]] = {}
+    manifest = read_manifest(site_dir)
+    if manifest is None and not os.path.isdir(site_dir):
+        return out  # no site folder: nothing published there (a batch's first build)
     try:
         rel = url_to_path(cfg.jwks_url)
     except SitePathError:
@@ -90,7 +95,6 @@ def site_published_keys(cfg: OperatorConfig, site_dir: Path
         host = Root(site_dir / rel.split("/", 1)[0], "its host folder", may_be_link=False)
         for k in _jwk_list(site_dir / rel, host, "keys"):
             out.setdefault(k["kid"], (k, f"{site_dir.name}/{rel}"))
-    manifest = read_manifest(site_dir)
     if manifest is not None and manifest.card == cfg.card_url:  # not another project's
         shown = f"by an earlier build, recorded in {site_dir.name}/{MANIFEST}"
         for k in manifest.published_keys:
@@ -161,7 +165,7 @@ def _jwk_list(path: Path, root: Root, member: str) -> list[dict[str, Any]]:
     """The JWKs with a kid under ``member`` of the JSON object at ``path`` in ``root``;
     ``[]`` when it cannot be read (there is nothing to compare with)."""
     try:
-        doc = json.loads(read_file(path, root, KEY_FILE_LIMIT, one_name=root.links == "inside"))
+        doc = json.loads(read_key_bytes(path, root, one_name=root.links == "inside"))
     except (OSError, ValueError, RecursionError, FileRefused):
         return []
     keys = doc.get(member) if isinstance(doc, dict) else None

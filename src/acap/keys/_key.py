@@ -17,6 +17,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +31,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, paddin
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
 from acap.errors import FileRefused, KeyProblem, KeyTextProblem
-from acap.load import KEY_FILE_LIMIT, Root, given_root, read_file, write_file
+from acap.load import KEY_FILE_LIMIT, Root, file_status, given_root, read_file, write_file
 
 #: Algorithms acap signs with. Never ``none``, never HMAC (A2A §8.4 uses public keys).
 SUPPORTED_ALGS = ("ES256", "ES384", "ES512", "EdDSA", "RS256", "PS256")
@@ -243,7 +247,11 @@ def write_private_key(path: Path, key: PrivateKey, alg: str | None = None,
                             serialization.NoEncryption())
     if alg and isinstance(key, rsa.RSAPrivateKey):
         pem = f"# alg: {alg}\n".encode() + pem
-    write_file(path, root or given_root(path), pem, mode=0o600, exclusive=True)
+    _forget(path)
+    try:
+        write_file(path, root or given_root(path), pem, mode=0o600, exclusive=True)
+    finally:
+        _forget(path)
 
 
 def parse_private_key(text: bytes) -> tuple[PrivateKey, str | None, str | None]:
@@ -353,6 +361,59 @@ def jwks(current: SigningKey, previous: list[dict[str, Any]]) -> dict[str, Any]:
     return {"keys": keys}
 
 
+#: Inside :func:`one_look_each`: what each key file's look and read gave, by path.
+_looked: ContextVar[dict[tuple[str, str], Any] | None] = ContextVar("acap_key_looks",
+                                                                  default=None)
+
+
+@contextmanager
+def one_look_each() -> Iterator[None]:
+    """Inside the ``with``, each key file is looked at (:func:`key_file_status`) and read
+    (:func:`read_key_bytes`) once: a build's key steps ask for the previous keys four
+    times and for the signing key's status three (issue 24: per batch, not per probe).
+    A key written inside (:func:`write_private_key`) is looked at anew."""
+    token = _looked.set({})
+    try:
+        yield
+    finally:
+        _looked.reset(token)
+
+
+def key_file_status(path: Path, root: Root) -> os.stat_result | None:
+    """:func:`acap.load.file_status`, once per path inside :func:`one_look_each`."""
+    return _once(("status", str(path)),  # type: ignore[no-any-return]
+                 lambda: file_status(path, root))
+
+
+def read_key_bytes(path: Path, root: Root, one_name: bool) -> bytes:
+    """:func:`acap.load.read_file` of a key file, once per path inside
+    :func:`one_look_each` (what it raised is raised again)."""
+    return _once(("read", str(path)),  # type: ignore[no-any-return]
+                 lambda: read_file(path, root, KEY_FILE_LIMIT, one_name=one_name))
+
+
+def _once(key: tuple[str, str], get: Callable[[], Any]) -> Any:
+    memo = _looked.get()
+    if memo is None:
+        return get()
+    if key not in memo:
+        try:
+            memo[key] = (True, get())
+        except (OSError, FileRefused) as exc:
+            memo[key] = (False, exc)
+    done, value = memo[key]
+    if not done:
+        raise value
+    return value
+
+
+def _forget(path: Path) -> None:
+    memo = _looked.get()
+    if memo is not None:
+        for kind in ("status", "read"):
+            memo.pop((kind, str(path)), None)
+
+
 def read_key_file_doc(path: Path, root: Root | None = None) -> Any:
     """The parsed JSON of a previous-keys (JWKS) file, or ``None`` when it does not exist.
 
@@ -366,8 +427,7 @@ def read_key_file_doc(path: Path, root: Root | None = None) -> Any:
             hard link may be another's file), or is not JSON.
     """
     try:
-        return json.loads(read_file(path, root or given_root(path), KEY_FILE_LIMIT,
-                                    one_name=True))
+        return json.loads(read_key_bytes(path, root or given_root(path), one_name=True))
     except FileNotFoundError:
         return None
     except FileRefused as exc:

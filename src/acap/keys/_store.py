@@ -39,8 +39,10 @@ from acap.keys._history import (
 from acap.keys._key import (
     SigningKey,
     generate_private_key,
+    key_file_status,
     load_signing_key,
     public_jwk,
+    read_key_bytes,
     thumbprint,
     write_private_key,
 )
@@ -48,13 +50,10 @@ from acap.keys._key_file_names import similar_key_file
 from acap.load import (
     DEFAULT_KEY_FILE,
     KEY_ENV,
-    KEY_FILE_LIMIT,
     OperatorConfig,
     Root,
     file_kind,
-    file_status,
     is_inside,
-    read_file,
     real_path,
     under,
 )
@@ -125,7 +124,7 @@ def key_file_findings(cfg: OperatorConfig, confine: Sequence[Path] | None) -> li
                     f"{cfg.path.name}), or have the platform name its folder with --key-dir"))
                 continue
         try:
-            st = file_status(path, cfg.root_of(path))
+            st = key_file_status(path, cfg.root_of(path))
         except FileRefused as exc:  # a link out of the project, or a loop
             out.append(Finding("KEY-FILE", "error", f"{what} {cfg.display_path(path)}: "
                                f"{exc.reason}; acap does not read it", place(member),
@@ -264,12 +263,12 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
                 "move it outside site/, e.g. keyFile: .acap/signing-key.pem"))
             return out
         else:
-            if file_status(path, root) is None and \
+            if key_file_status(path, root) is None and \
                     not _make_key(cfg, root, loc, (create, in_memory), confine, published, out):
                 return out
             # first: a folder, FIFO, device or unreadable file is the one error
-            data = read_file(path, root, KEY_FILE_LIMIT, one_name=True)
-            st = file_status(path, root)
+            data = read_key_bytes(path, root, one_name=True)
+            st = key_file_status(path, root)
             mode = st.st_mode & 0o077 if st is not None else 0
             if mode:
                 out.findings.append(Finding(

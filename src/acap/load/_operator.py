@@ -22,7 +22,7 @@ from acap import schemas
 from acap.findings import Finding, Location
 from acap.load._files import Root, given_root
 from acap.load._schema_findings import schema_findings, text_findings
-from acap.load._yaml import START_HINT, Loaded, load_file
+from acap.load._yaml import START_HINT, Loaded, QuickLoaded, load_file
 from acap.uris import card_url, jwks_url
 
 DEFAULT_KEY_FILE = ".acap/signing-key.pem"
@@ -179,8 +179,14 @@ class OperatorConfig:
 
     def root_of(self, path: Path) -> Root:
         """The root of a file operator.yaml names: the project folder when the path leads
-        into it, else the folder the path names (an absolute ``keyFile`` elsewhere)."""
-        return given_root(path, base=self.base_dir, name="the project folder")
+        into it, else the folder the path names (an absolute ``keyFile`` elsewhere).
+        Worked out once a path (a build asks for the key files' roots a dozen times)."""
+        roots: dict[str, Root] = self.__dict__.setdefault("_roots", {})
+        found = roots.get(str(path))
+        if found is None:
+            found = roots[str(path)] = given_root(path, base=self.base_dir,
+                                                  name="the project folder")
+        return found
 
     @cached_property
     def private_values_file(self) -> Path:
@@ -236,7 +242,7 @@ def _a_label(host: str) -> str:
 
 
 def load_operator(path: str | Path, display: str | None = None, *,
-                  inside: Sequence[Path] | None = None) -> OperatorConfig:
+                  inside: Sequence[Path] | None = None, quick: bool = False) -> OperatorConfig:
     """Load operator.yaml and check it against ``operator.schema.json``.
 
     Args:
@@ -245,6 +251,11 @@ def load_operator(path: str | Path, display: str | None = None, *,
         inside: folders the file must lie in once links are followed (a batch
             tenant's own folder), or ``None``; a file outside is a ``FILE`` error,
             unread (see :func:`acap.load.read_regular`).
+        quick: the quick way (a batch, issue 24): a file that loads with no finding and
+            passes the schema keeps the place of each value only down to
+            :data:`acap.load._yaml.SHALLOW`, deeper places found when a finding asks
+            for one (:class:`acap.load._yaml.QuickLoaded`); any other is loaded the
+            located way. The data and every finding are the same either way.
 
     Returns:
         An :class:`OperatorConfig`; ``findings`` holds every loading and schema
@@ -252,7 +263,12 @@ def load_operator(path: str | Path, display: str | None = None, *,
         Never raises for bad content or a missing file.
     """
     p = Path(path)
-    loaded = load_file(p, schemas.schema(schemas.OPERATOR), display or str(path), inside=inside)
+    schema = schemas.schema(schemas.OPERATOR)
+    loaded = load_file(p, schema, display or str(path), inside=inside, quick=quick)
+    if isinstance(loaded, QuickLoaded):
+        if isinstance(loaded.data, dict) and not schemas.errors(schemas.OPERATOR, loaded.data):
+            return OperatorConfig(p, loaded, text_findings(loaded, schemas.OPERATOR, set()))
+        loaded = loaded.located()  # its schema findings say what they say the located way
     cfg = OperatorConfig(p, loaded, list(loaded.findings))
     if loaded.data is None and loaded.findings:
         return cfg

@@ -48,6 +48,8 @@ def text_findings(loaded: Loaded, schema_name: str, skip: set[str | None]) -> li
         warnings for overlong text.
     """
 
+    if _all_plain(loaded.data):
+        return []  # no text any rule below could find anything in (the common case)
     out: list[Finding] = []
     for ptr, text, is_key in strings(loaded.data, keys=True):
         if ptr in skip:
@@ -85,6 +87,37 @@ def text_findings(loaded: Loaded, schema_name: str, skip: set[str | None]) -> li
                                "a name is a few words and a description a few sentences: "
                                "shorten it"))
     return out
+
+
+def _plain(text: str) -> bool:
+    """True for a text no rule of :func:`text_findings` finds anything in (as that
+    function's own quick test: printable ASCII, not blank, no longer than a name)."""
+    return text.isascii() and text.isprintable() and bool(text.strip()) and \
+        len(text) <= NAME_LIMIT
+
+
+def _all_plain(data: Any) -> bool:
+    """True when every text of ``data`` (keys too) is :func:`_plain` and the kid, if any,
+    is fit: then :func:`text_findings` finds nothing, and is spared making the JSON
+    pointer of each text (most of its time, on every operator file of a batch)."""
+    signing = data.get("signing") if isinstance(data, dict) else None
+    kid = signing.get("kid") if isinstance(signing, dict) else None
+    if isinstance(kid, str) and (not _plain(kid) or kid_problem(kid)):
+        return False
+    stack = [data]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if not _plain(v):
+                return False
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                if isinstance(k, str) and not _plain(k):
+                    return False
+                stack.append(x)
+        elif isinstance(v, list):
+            stack.extend(v)
+    return True
 
 
 def _ordinal(n: int) -> str:

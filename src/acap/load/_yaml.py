@@ -21,7 +21,8 @@ All faults of a file are collected; loading never stops at the first one.
 
 from __future__ import annotations
 
-__all__ = ["Loaded", "YamlLoader", "dash_candidates", "expand_tabs", "load_bytes",
+__all__ = ["SHALLOW", "Loaded", "QuickLoaded", "YamlLoader", "dash_candidates", "expand_tabs",
+           "load_bytes",
            "load_file", "load_text", "odd_space_lines", "schema_properties", "schema_requires",
            "tab_lines"]
 
@@ -123,8 +124,44 @@ class Loaded:
             p = p.rsplit("/", 1)[0]
 
 
+#: The depth down to which the quick way records places (``/signing/keyFile``,
+#: ``/hosts/<host>``: the places a batch keeps for every operator).
+SHALLOW = 2
+
+
+@dataclass
+class QuickLoaded(Loaded):
+    """A file loaded the quick way (:func:`load_text` with ``quick``): its data as the
+    located way gives it, and the places of the values and keys down to
+    :data:`SHALLOW`. The place of anything deeper is found when it is first asked for
+    (a finding about it): the file's text is then loaded the located way, once, and
+    answers; so every place is the one the located way gives.
+
+    Attributes:
+        text: the file's text (as YAML read it).
+        schema: its schema (as given to :func:`load_text`).
+    """
+
+    text: str = ""
+    schema: Mapping[str, Any] = field(default_factory=dict)
+    _located: Loaded | None = field(default=None, repr=False, compare=False)
+
+    def located(self) -> Loaded:
+        """The same file loaded the located way (loaded on first use)."""
+        if self._located is None:
+            self._located = load_text(self.text, self.schema, self.file)
+        return self._located
+
+    def location(self, pointer: str, *, key: bool = False) -> Location:
+        """As :meth:`Loaded.location`; deeper than :data:`SHALLOW`, the located way's."""
+        if pointer.count("/") > SHALLOW:
+            return self.located().location(pointer, key=key)
+        return super().location(pointer, key=key)
+
+
 def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None = None, *,
-              inside: Sequence[Path] | None = None, root: Root | None = None) -> Loaded:
+              inside: Sequence[Path] | None = None, root: Root | None = None,
+              quick: bool = False) -> Loaded:
     """Read and load a YAML file; never raises for bad content.
 
     Args:
@@ -137,6 +174,7 @@ def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None =
         root: the folder the file must lie in, links followed only inside it (see
             :func:`acap.load.read_file`); default (without ``inside``): the folder
             acap runs in, or the folder the path names (:func:`acap.load.given_root`).
+        quick: try the quick way first (see :func:`load_text`).
 
     Returns:
         A :class:`Loaded`; check ``findings`` for errors. A missing or
@@ -167,7 +205,7 @@ def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None =
         return _fail(name, "FILE", f"cannot read {name}: {exc.strerror or exc}",
                      "check the path; `acap init` starts a new project with an operator.yaml",
                      None)
-    return load_bytes(raw, schema, name)
+    return load_bytes(raw, schema, name, quick=quick)
 
 
 def _too_large(file: str) -> Loaded:
@@ -176,7 +214,8 @@ def _too_large(file: str) -> Loaded:
                  "an operator file is a few kilobytes; is this the right file?", None)
 
 
-def load_bytes(raw: bytes, schema: Mapping[str, Any], file: str) -> Loaded:
+def load_bytes(raw: bytes, schema: Mapping[str, Any], file: str, *,
+               quick: bool = False) -> Loaded:
     """Load YAML from bytes; see :func:`load_file` for the arguments and result."""
     if len(raw) > MAX_BYTES:
         return _too_large(file)
@@ -194,11 +233,17 @@ def load_bytes(raw: bytes, schema: Mapping[str, Any], file: str) -> Loaded:
         return _fail(file, "YAML-ENCODING",
                      f"byte 0x{raw[exc.start]:02x} is not UTF-8 text",
                      "save the file as UTF-8 (your editor's 'Save with encoding')", (line, col))
-    return load_text(text, schema, file)
+    return load_text(text, schema, file, quick=quick)
 
 
-def load_text(text: str, schema: Mapping[str, Any], file: str) -> Loaded:
+def load_text(text: str, schema: Mapping[str, Any], file: str, *,
+              quick: bool = False) -> Loaded:
     """Load YAML from text; see :func:`load_file` for the arguments and result.
+
+    With ``quick`` (a batch, issue 24), a file the located way would load with no
+    finding is loaded without the place of every value (:class:`QuickLoaded`: places
+    found when asked for); any other file, at the first sign of a finding, is loaded
+    the located way, as without ``quick``. The data are the same either way.
 
     A tab in the indentation of a line is a ``YAML-TAB`` error for each such
     line; the text is then read on with those tabs expanded to spaces (as if
@@ -208,6 +253,47 @@ def load_text(text: str, schema: Mapping[str, Any], file: str) -> Loaded:
     (``-id: x``, ``YAML-SYNTAX``): each is reported at its own line, which a
     parser's error would miss, and read as meant.
     """
+    found = _load_quick(text, schema, file) if quick else None
+    return found if found is not None else _load_located(text, schema, file)
+
+
+def _load_located(text: str, schema: Mapping[str, Any], file: str) -> Loaded:
+    """:func:`load_text` the located way."""
+    text, loaded_tabs = _as_meant(text, file)
+    try:
+        root = yaml.compose(text, Loader=YamlLoader)
+    except yaml.MarkedYAMLError as exc:
+        # start-up: the syntax explainer loads only for a file that is not valid YAML
+        from acap.load._yaml_syntax import explain
+
+        problem = explain(text, exc, YamlLoader)
+        out = _fail(file, "YAML-SYNTAX", f"not valid YAML: {problem.message}", problem.hint,
+                    (problem.line, problem.column))
+        out.findings[:0] = loaded_tabs
+        return out
+    except yaml.reader.ReaderError as exc:
+        # start-up: the syntax explainer loads only for a file that is not valid YAML
+        from acap.load._yaml_syntax import explain_reader_error
+
+        problem = explain_reader_error(text, exc)
+        return _fail(file, "YAML-SYNTAX", f"not valid YAML: {problem.message}", problem.hint,
+                     (problem.line, problem.column))
+    except yaml.YAMLError as exc:  # pragma: no cover - every libyaml error is marked
+        return _fail(file, "YAML-SYNTAX", f"not valid YAML: {exc}", None, (1, 1))
+    loaded = Loaded(file, findings=loaded_tabs)
+    if root is None:
+        loaded.findings.append(Finding(
+            "YAML-EMPTY", "error", f"{file} is empty", Location(file, 1, 1, ""),
+            START_HINT))
+        return loaded
+    _Builder(loaded, schema, text).run(root)
+    return loaded
+
+
+def _as_meant(text: str, file: str) -> tuple[str, list[Finding]]:
+    """``text`` with what YAML would stop at read as meant (tabs and odd spaces in an
+    indentation, a list item without its space after the dash), and a finding for each
+    (see :func:`load_text`)."""
     tabs = tab_lines(text)
     loaded_tabs = [Finding("YAML-TAB", "error", f"line {n} is indented with a tab",
                            Location(file, n, c), "YAML indents with spaces, never tabs: "
@@ -240,33 +326,26 @@ def load_text(text: str, schema: Mapping[str, Any], file: str) -> Loaded:
             for n, c, _ in dashes:
                 rows[n - 1] = rows[n - 1][:c + 1] + " " + rows[n - 1][c + 1:]
             text = "\n".join(rows)
+    return text, loaded_tabs
+
+
+def _load_quick(text: str, schema: Mapping[str, Any], file: str) -> QuickLoaded | None:
+    """The quick way of :func:`load_text`, or ``None`` at the first sign of a finding (a
+    tab or an odd space in an indentation, a list item that may lack its space, text
+    YAML does not read, an empty file, or anything the walk would report)."""
+    if tab_lines(text) or odd_space_lines(text) or dash_candidates(text):
+        return None
     try:
         root = yaml.compose(text, Loader=YamlLoader)
-    except yaml.MarkedYAMLError as exc:
-        # start-up: the syntax explainer loads only for a file that is not valid YAML
-        from acap.load._yaml_syntax import explain
-
-        problem = explain(text, exc, YamlLoader)
-        out = _fail(file, "YAML-SYNTAX", f"not valid YAML: {problem.message}", problem.hint,
-                    (problem.line, problem.column))
-        out.findings[:0] = loaded_tabs
-        return out
-    except yaml.reader.ReaderError as exc:
-        # start-up: the syntax explainer loads only for a file that is not valid YAML
-        from acap.load._yaml_syntax import explain_reader_error
-
-        problem = explain_reader_error(text, exc)
-        return _fail(file, "YAML-SYNTAX", f"not valid YAML: {problem.message}", problem.hint,
-                     (problem.line, problem.column))
-    except yaml.YAMLError as exc:  # pragma: no cover - every libyaml error is marked
-        return _fail(file, "YAML-SYNTAX", f"not valid YAML: {exc}", None, (1, 1))
-    loaded = Loaded(file, findings=loaded_tabs)
+    except yaml.YAMLError:
+        return None
     if root is None:
-        loaded.findings.append(Finding(
-            "YAML-EMPTY", "error", f"{file} is empty", Location(file, 1, 1, ""),
-            START_HINT))
-        return loaded
-    _Builder(loaded, schema, text).run(root)
+        return None
+    loaded = QuickLoaded(file, text=text, schema=schema)
+    try:
+        _Builder(loaded, schema, text, shallow=SHALLOW).run(root)
+    except _Quick:
+        return None
     return loaded
 
 
@@ -324,6 +403,8 @@ def tab_lines(text: str) -> list[tuple[int, int]]:
     YAML never allows a tab there (YAML 1.2 §6.1); libyaml stops at the first
     one, which would hide every other fault of the file.
     """
+    if "\t" not in text:  # the common case, without a look at each line
+        return []
     out = []
     for n, line in enumerate(text.split("\n"), 1):
         indent = _INDENT.match(line)
@@ -501,22 +582,39 @@ def _json_type(v: Any) -> str:
     return "null"
 
 
-class _Builder:
-    """Walks the node tree once, building data, locations and findings."""
+class _Quick(Exception):
+    """The quick way (:func:`load_quick`) met what only the located way reports."""
 
-    def __init__(self, loaded: Loaded, schema: Mapping[str, Any], text: str) -> None:
+
+#: The tags libyaml's resolution gives a value written without one.
+_RESOLVED = frozenset(f"tag:yaml.org,2002:{t}" for t in _PLAIN_TAGS)
+
+
+class _Builder:
+    """Walks the node tree once, building data, locations and findings.
+
+    With ``shallow`` (the quick way, :func:`load_quick`), only the places of the values
+    and keys down to that depth are recorded, and the first finding stops the walk
+    (:class:`_Quick`): the located way then reads the file again and reports it."""
+
+    def __init__(self, loaded: Loaded, schema: Mapping[str, Any], text: str,
+                 shallow: int | None = None) -> None:
         self.loaded = loaded
         self.schema = _Schema.for_root(schema)
         self.budget = MAX_NODES
         self.bombed = False
-        self.lines = text.split("\n")
         self.any_bang = "!" in text  # without one, no tag was written anywhere
+        self.lines = text.split("\n") if self.any_bang else []
+        self.quick = shallow is not None
+        self.deep = MAX_DEPTH + 1 if shallow is None else shallow  # deepest place recorded
 
     def run(self, root: yaml.Node) -> None:
         self.loaded.data = self.node(root, "", self.schema.root, 0)
 
     def error(self, rule: str, msg: str, node: yaml.Node, hint: str | None,
               pointer: str) -> None:
+        if self.quick:
+            raise _Quick(rule)
         m = node.start_mark
         self.loaded.findings.append(
             Finding(rule, "error", msg, Location(self.loaded.file, m.line + 1, m.column + 1,
@@ -536,24 +634,31 @@ class _Builder:
                        "an operator file nests a few levels deep; look for stray indentation",
                        ptr)
             return None
-        self.loaded.values[ptr] = (node.start_mark.line + 1, node.start_mark.column + 1)
-        tag = self.explicit_tag(node)
-        if tag is not None and not (tag in _STR_TAGS and isinstance(node, yaml.ScalarNode)):
-            # Every explicit tag but !!str is refused, and its value is never used: a
-            # !!binary, !!python/... or custom tag must not reach the card in any form.
-            shown = tag if tag.startswith("!") else f"!<{tag}>"
-            self.error("YAML-TAG", f"'{shown}' is a YAML tag; operator.yaml takes plain "
-                       "values, not tagged ones", node,
-                       f"delete '{shown}' and write the value itself (text that starts "
-                       "with ! goes in quotes)", ptr)
-            return None
-        if isinstance(node, yaml.MappingNode):
-            return self.mapping(node, ptr, schema, depth)
-        if isinstance(node, yaml.SequenceNode):
-            return [self.node(item, pointer_join(ptr, i), self.schema.child(schema, i), depth + 1)
-                    for i, item in enumerate(node.value)]
-        assert isinstance(node, yaml.ScalarNode)
-        return self.scalar(node, ptr, schema)
+        if depth <= self.deep:
+            mark = node.start_mark
+            self.loaded.values[ptr] = (mark.line + 1, mark.column + 1)
+        kind = type(node)
+        if self.any_bang or node.tag not in _RESOLVED:
+            tag = self.explicit_tag(node)
+            if tag is not None and not (tag in _STR_TAGS and kind is yaml.ScalarNode):
+                # Every explicit tag but !!str is refused, and its value is never used: a
+                # !!binary, !!python/... or custom tag must not reach the card in any form.
+                shown = tag if tag.startswith("!") else f"!<{tag}>"
+                self.error("YAML-TAG", f"'{shown}' is a YAML tag; operator.yaml takes plain "
+                           "values, not tagged ones", node,
+                           f"delete '{shown}' and write the value itself (text that starts "
+                           "with ! goes in quotes)", ptr)
+                return None
+        if kind is yaml.MappingNode:
+            return self.mapping(node, ptr, schema, depth)  # type: ignore[arg-type]
+        if kind is yaml.SequenceNode:
+            item = self.schema.child(schema, 0)
+            if depth + 1 > self.deep:  # no place recorded below: no pointer made
+                return [self.node(n, ptr, item, depth + 1) for n in node.value]
+            return [self.node(n, f"{ptr}/{i}", item, depth + 1)
+                    for i, n in enumerate(node.value)]
+        assert kind is yaml.ScalarNode
+        return self.scalar(node, ptr, schema)  # type: ignore[arg-type]
 
     def explicit_tag(self, node: yaml.Node) -> str | None:
         """The tag written before ``node`` (``!!binary``, ``!custom``), or ``None``.
@@ -578,32 +683,37 @@ class _Builder:
                 depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
         first_line: dict[str, int] = {}
+        placed = depth + 1 <= self.deep
         for knode, vnode in node.value:
             if knode.tag == _MERGE:
                 self.error("YAML-MERGE", "merge keys (<<) are not supported", knode,
                            "write the keys out in full", ptr)
                 continue
-            ktag = self.explicit_tag(knode)
-            if not isinstance(knode, yaml.ScalarNode) or (ktag and ktag not in _STR_TAGS):
+            ktag = self.explicit_tag(knode) if self.any_bang or knode.tag not in _RESOLVED \
+                else None
+            if type(knode) is not yaml.ScalarNode or (ktag and ktag not in _STR_TAGS):
                 self.error("YAML-KEY", "a key must be a plain name", knode,
                            "write the key as a word followed by a colon", ptr)
                 continue
             key = knode.value
-            child = pointer_join(ptr, key)
+            child = pointer_join(ptr, key) if placed else ptr
+            mark = knode.start_mark
             if key in first_line:
                 self.error("YAML-DUPLICATE-KEY",
                            f"duplicate key '{key}' (first at line {first_line[key]})", knode,
                            f"keep one '{key}' and delete the other", child)
                 continue
-            first_line[key] = knode.start_mark.line + 1
-            self.loaded.keys[child] = (knode.start_mark.line + 1, knode.start_mark.column + 1)
+            first_line[key] = mark.line + 1
+            if placed:
+                self.loaded.keys[child] = (mark.line + 1, mark.column + 1)
             out[key] = self.node(vnode, child, self.schema.child(schema, key), depth + 1)
         return out
 
     def scalar(self, node: yaml.ScalarNode, ptr: str, schema: Mapping[str, Any] | None) -> Any:
         text: str = node.value
-        if node.style is not None and node.style != "":  # quoted, literal | or folded >
-            self.loaded.quoted.add(ptr)
+        if node.style:  # quoted, literal | or folded >
+            if not self.quick:
+                self.loaded.quoted.add(ptr)
             return text
         if node.tag == _STR and text not in _NULL_FORMS:
             # Explicit !!str, or libyaml resolved it as text: text it is.

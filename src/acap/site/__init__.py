@@ -9,6 +9,8 @@
 * the signatures a batch recorded of the files it read and wrote
   (``site/.acap/file-stats.json``: :func:`read_file_stats`, :func:`record_file_stats`),
   so that the next batch tells an unchanged file by its ``stat``;
+* a live batch site changed tenant by tenant, each unit of change journaled first
+  (:class:`LiveSite`, :func:`repair`: :mod:`acap.site._tenants`);
 * the record of a publish (:class:`PublishRecord`): which files acap put at a target,
   signed; its one reader and writer;
 * the guard (:func:`site_dir_findings`): may this folder be replaced (``SITE-PATH``);
@@ -27,10 +29,13 @@ from acap._lazy import exports
 if TYPE_CHECKING:
     from acap.site._file_stats import FILE_STATS as FILE_STATS
     from acap.site._file_stats import FileStats as FileStats
+    from acap.site._file_stats import output_stamp as output_stamp
     from acap.site._file_stats import read_file_stats as read_file_stats
     from acap.site._file_stats import record_file_stats as record_file_stats
     from acap.site._file_stats import settled as settled
+    from acap.site._file_stats import settled_folder as settled_folder
     from acap.site._file_stats import signature as signature
+    from acap.site._file_stats import stamp as stamp
     from acap.site._file_stats import unchanged_output as unchanged_output
     from acap.site._files import SiteBusy as SiteBusy
     from acap.site._files import SiteFiles as SiteFiles
@@ -46,8 +51,13 @@ if TYPE_CHECKING:
     from acap.site._files import write_site as write_site
     from acap.site._guard import batch_site_findings as batch_site_findings
     from acap.site._guard import site_dir_findings as site_dir_findings
+    from acap.site._guard import stray_files as stray_files
+    from acap.site._guard import stray_finding as stray_finding
+    from acap.site._guard import tenant_site_findings as tenant_site_findings
     from acap.site._manifest import MANIFEST as MANIFEST
     from acap.site._manifest import Manifest as Manifest
+    from acap.site._manifest import OperatorRecord as OperatorRecord
+    from acap.site._manifest import Place as Place
     from acap.site._manifest import read_manifest as read_manifest
     from acap.site._manifest import write_manifest as write_manifest
     from acap.site._preview import PreviewServer as PreviewServer
@@ -62,5 +72,8 @@ if TYPE_CHECKING:
     from acap.site._publish_record import RecordSigner as RecordSigner
     from acap.site._publish_record import path_problem as path_problem
     from acap.site._publish_record import record_beside as record_beside
+    from acap.site._tenants import LiveSite as LiveSite
+    from acap.site._tenants import Unit as Unit
+    from acap.site._tenants import repair as repair
 
 __getattr__, __dir__ = exports(__name__)

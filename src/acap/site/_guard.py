@@ -21,12 +21,12 @@ Every problem is one finding; the hints never suggest the folder refused.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 from acap.findings import Finding, Location
 from acap.load import OperatorConfig, real_path, under
-from acap.site._file_stats import FILE_STATS
 from acap.site._manifest import MANIFEST, Manifest, read_manifest
 from acap.uris import card_url
 
@@ -35,6 +35,11 @@ _CANDIDATES = ("site", "public", "site-out", "acap-site")
 #: The card of the operator.yaml ``acap init`` writes (example.org, RFC 2606): the first
 #: build after you put in your own hosts replaces its site/ without --force.
 PLACEHOLDER_CARD = card_url("example.org")
+#: acap's own folder in site/ (never a host: see :data:`acap.site.MANIFEST`).
+ACAP_DIR = MANIFEST.partition("/")[0]
+#: The folders beside an operator file that a build reads (templates/, the default places
+#: of the previous keys and of the signing key).
+_READ_FOLDERS = ("templates", "keys", ".acap")
 #: How many stray files a finding names before "and N more".
 _SHOWN = 5
 
@@ -62,22 +67,87 @@ def site_dir_findings(site_dir: Path, cfg: OperatorConfig, where: str, *,
     return _findings(site_dir, where, reads, keys, cfg.base_dir, cfg.card_url, force)
 
 
-def batch_site_findings(site_dir: Path, configs: list[Path], where: str, *,
-                        force: bool = False) -> list[Finding]:
-    """:func:`site_dir_findings` for a batch build of ``configs`` into one folder: what
-    every operator reads (its file, and templates/, keys/ and .acap/ beside it; nor
-    inside templates/),
-    a file, a folder acap did not write, and files the last build did not write
-    (unless ``force``). A batch may build some of the operators a previous batch
-    built, so the cards are not compared."""
-    reads: list[str | Path] = []
-    keys: list[str | Path] = []
-    for c in configs:  # strings: thousands of operators, and a Path costs microseconds
-        name = os.fspath(c)
-        folder = os.path.dirname(name)
-        reads += [name, os.path.join(folder, "templates"), os.path.join(folder, "keys")]
-        keys.append(os.path.join(folder, ".acap"))
-    return _findings(site_dir, where, reads, keys, Path.cwd(), None, force)
+def batch_site_findings(site_dir: Path, folders: Iterable[str], where: str, *,
+                        force: bool = False, key_dirs: Iterable[str] = ()) -> list[Finding]:
+    """:func:`site_dir_findings` for a batch build into one folder, of the operators whose
+    folders (real paths) are ``folders``: the site folder must not hold an operator's
+    folder nor lie inside one (a batch that wrote there would change a tenant's own
+    files, whatever becomes of its build), nor be a file or a folder acap did not
+    write, nor lie in the folders an operator file's build reads beside it (templates/,
+    keys/, .acap/); over a site/ that no batch wrote, it must not hold files the last
+    build did not write (unless ``force``; a batch changes a batch site host folder by host
+    folder, and judges each folder it replaces or removes: :mod:`acap.builder.batch`).
+    What each operator reads through a link (templates/, key files) is judged per
+    operator (:func:`tenant_site_findings`): one tenant's link never holds back the
+    others. The platform's key folders (``key_dirs``, real paths) and the site folder
+    must not hold one another. A batch may build some of the operators a previous
+    batch built, so the cards are not compared.
+
+    Strings, not ``Path``: thousands of operators, and a ``Path`` costs microseconds.
+    """
+    loc = Location(where)
+    target = site_dir.resolve()
+
+    def hint(also: str | None = None) -> str:
+        return _own_folder_hint(site_dir, Path.cwd(), None, also)
+
+    if target.is_file():
+        return [Finding("SITE-PATH", "error", f"the site folder {site_dir} is a file", loc,
+                        hint())]
+    real_target = str(target)
+    for folder in folders:
+        what = f"holds the operator folder {folder}" if under(folder, real_target) else next(
+            (f"is inside {os.path.join(folder, sub)}" for sub in _READ_FOLDERS
+             if under(real_target, os.path.join(folder, sub))), None) \
+            if under(real_target, folder) else None
+        if what is not None:
+            return [Finding("SITE-PATH", "error", f"the site folder {site_dir} {what}, whose "
+                            "files the build reads (operator file, templates, keys); a batch "
+                            "writes the site folder", loc, hint())]
+    for folder in key_dirs:
+        if under(folder, real_target) or under(real_target, folder):
+            return [Finding("SITE-PATH", "error", f"the site folder {site_dir} and the key "
+                            f"folder {folder} (--key-dir) lie in one another: everything in "
+                            "the site folder is published", loc, hint())]
+    if not target.is_dir():
+        return []
+    return _content_findings(site_dir, target, None, force, loc, hint)
+
+
+def tenant_site_findings(site_dir: Path, cfg: OperatorConfig) -> list[Finding]:
+    """The ``SITE-PATH`` error of one operator of a batch whose files lead, through a link,
+    into the batch's site folder (its templates/, its key files), or whose templates/
+    (through a link) holds the site folder: at its operator file; the others build.
+    An operator folder in the site folder, or holding it, is the batch's own error
+    (:func:`batch_site_findings`), not repeated here.
+
+    Args:
+        site_dir: the batch's site folder.
+        cfg: the operator's loaded operator.yaml.
+    """
+    target = str(_resolved(str(site_dir)))
+    if under(real_path(cfg.base_dir), target):
+        return []
+    named = [("the signing key file", cfg.key_file)] if not cfg.key_from_env else []
+    named += [("the previous-keys file", cfg.previous_keys_file),
+              ("templates/", cfg.base_dir / "templates")]
+    for what, path in named:
+        real = real_path(path)
+        inside = what == "templates/" and under(target, real)
+        if inside or under(real, target):
+            where = "holds the site folder" if inside else "lies in the site folder"
+            return [Finding("SITE-PATH", "error", f"{what} of this operator ("
+                            f"{cfg.display_path(path)}, through a link) {where} of the batch, "
+                            f"{site_dir}, which the batch writes and publishes",
+                            Location(cfg.loaded.file), "keep the operator's files in its own "
+                            "folder: replace the link with the files themselves")]
+    return []
+
+
+@lru_cache(maxsize=8)
+def _resolved(site_dir: str) -> Path:
+    """``site_dir`` resolved (a batch asks once per operator, for one folder)."""
+    return Path(site_dir).resolve()
 
 
 def _findings(site_dir: Path, where: str, reads: Sequence[str | Path],
@@ -85,10 +155,6 @@ def _findings(site_dir: Path, where: str, reads: Sequence[str | Path],
               base_dir: Path, card_url: str | None, force: bool) -> list[Finding]:
     loc = Location(where)
     target = site_dir.resolve()
-    real_target = str(target)
-
-    def holds(p: str | Path) -> bool:
-        return under(real_path(p), real_target)
 
     def hint(also: str | None = None) -> str:
         return _own_folder_hint(site_dir, base_dir, card_url, also)
@@ -96,6 +162,17 @@ def _findings(site_dir: Path, where: str, reads: Sequence[str | Path],
     if target.is_file():
         return [Finding("SITE-PATH", "error", f"the site folder {site_dir} is a file", loc,
                         hint())]
+    out = _holds_findings(site_dir, target, reads, keys, base_dir, loc, hint)
+    if out or not target.is_dir():
+        return out
+    return _content_findings(site_dir, target, card_url, force, loc, hint)
+
+
+def _holds_findings(site_dir: Path, target: Path, reads: Sequence[str | Path],
+                    keys: Sequence[str | Path], base_dir: Path, loc: Location,
+                    hint: Callable[[], str]) -> list[Finding]:
+    """The site folder holds what a build reads, lies inside templates/, or holds a key."""
+    real_target = str(target)
     real_reads = [real_path(p) for p in reads]  # each resolved once
     for reads_path, real in zip(reads, real_reads, strict=True):
         if under(real, real_target):
@@ -110,13 +187,19 @@ def _findings(site_dir: Path, where: str, reads: Sequence[str | Path],
                             "templates/, and publish would then refuse the site as stale", loc,
                             hint())]
     for key in keys:
-        if holds(key):
+        if under(real_path(key), real_target):
             return [Finding("SITE-PATH", "error", f"the site folder {site_dir} holds the signing "
                             f"key {_shown(Path(key), base_dir)} (signing.keyFile): everything in "
                             "the site folder is published, and a build replaces the whole folder",
                             loc, hint())]
-    if not target.is_dir():
-        return []
+    return []
+
+
+def _content_findings(site_dir: Path, target: Path, card_url: str | None, force: bool,
+                      loc: Location, hint: Callable[..., str]) -> list[Finding]:
+    """The site folder is no build of acap's, another card's build, or holds files the last
+    build did not write (the last for a batch site only when the last build was no batch:
+    a batch judges the host folders it replaces, :mod:`acap.builder.batch`)."""
     manifest = read_manifest(target)
     if manifest is None:
         if any(target.iterdir()):
@@ -136,39 +219,51 @@ def _findings(site_dir: Path, where: str, reads: Sequence[str | Path],
                            f"its card URL changed); this build would replace it with "
                            f"{card_url}", loc,
                            hint("or, to replace it, build again with --force")))
+    if force or (card_url is None and manifest.is_batch):
+        return out
     stray = stray_files(target, manifest)
-    if stray and not force:
-        names = ", ".join(stray[:_SHOWN]) + (f" and {len(stray) - _SHOWN} more"
-                                             if len(stray) > _SHOWN else "")
-        out.append(Finding("SITE-PATH", "error", f"the site folder {site_dir} holds files the "
-                           f"last build did not write: {names}; a build replaces the whole "
-                           "folder and would delete them", loc,
-                           "move them out of the site folder (your own pages belong in "
-                           "templates/, or on a host with ownPages: true), or build again "
-                           "with --force to delete them"))
+    if stray:
+        out.append(stray_finding(f"the site folder {site_dir}", stray, loc,
+                                 "a build replaces the whole folder"))
     return out
 
 
-def stray_files(site_dir: Path, manifest: Manifest) -> list[str]:
+def stray_finding(what: str, stray: list[str], loc: Location, why: str) -> Finding:
+    """The ``SITE-PATH`` error for ``stray`` files (paths under site/, sorted) in ``what``
+    (a site folder, a host folder) that a build would delete (``why``)."""
+    names = ", ".join(stray[:_SHOWN]) + (f" and {len(stray) - _SHOWN} more"
+                                         if len(stray) > _SHOWN else "")
+    return Finding("SITE-PATH", "error", f"{what} holds files the last build did not write: "
+                   f"{names}; {why} and would delete them", loc,
+                   "move them out of the site folder (your own pages belong in "
+                   "templates/, or on a host with ownPages: true), or build again "
+                   "with --force to delete them")
+
+
+def stray_files(site_dir: Path, manifest: Manifest, host: str | None = None) -> list[str]:
     """Paths under ``site_dir`` (``/``-separated, sorted) of files and links the build
-    manifest does not list, the manifest and the batch's file signatures
-    (:data:`acap.site._file_stats.FILE_STATS`, and its part written when a batch was
-    stopped) aside. Links are not followed; a folder that cannot be read is skipped."""
-    listed = set(manifest.files)
+    manifest does not list, acap's own folder ``.acap/`` aside (the manifest, the batch's
+    file signatures :data:`acap.site._file_stats.FILE_STATS`, a batch's journal and the
+    parts of them written when a build was stopped); with ``host``, in that host folder
+    only (what a batch would delete replacing or removing it). Links are not followed;
+    a folder that cannot be read (or is not there) is skipped."""
+    listed = manifest.files
     out: list[str] = []
     # os.scandir and strings, not os.walk and Path objects: a batch's site holds a few
     # files per operator, and the entry's type comes with its name (no stat each).
-    folders = [(os.fspath(site_dir), "")]
+    top = os.fspath(site_dir)
+    folders = [(os.path.join(top, host), host + "/")] if host else [(top, "")]
     while folders:
         folder, prefix = folders.pop()
         try:
             with os.scandir(folder) as entries:
                 for e in entries:
                     rel = prefix + e.name
+                    if rel == ACAP_DIR:
+                        continue  # acap's own: the manifest, file signatures, a batch's journal
                     if e.is_dir(follow_symlinks=False):
                         folders.append((e.path, rel + "/"))
-                    elif rel not in listed and rel != MANIFEST and \
-                            not rel.startswith(FILE_STATS):
+                    elif rel not in listed:
                         out.append(rel)
         except OSError:
             continue

@@ -303,14 +303,15 @@ def test_an_operator_whose_files_cannot_be_written_fails_alone(
     site = tmp_path / "site"
     assert not build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).failed
     kept = {k: v for k, v in tree(site).items() if k.startswith("op1.example/")}
-    real = Path.write_bytes
+    real = os.open
 
-    def full(self: Path, data: bytes) -> int:
-        if "op1.example" in self.parts and ".acap-operators" in self.parts:  # its own write
-            raise OSError(errno.ENOSPC, "No space left on device")
-        return real(self, data)
+    def full(path: str, flags: int, *args: object, **kwargs: object) -> int:
+        parts = Path(path).parts
+        if flags & os.O_CREAT and "op1.example" in parts and ".acap" in parts:  # its own
+            raise OSError(errno.ENOSPC, "No space left on device")  # write, staged
+        return real(path, flags, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Path, "write_bytes", full)
+    monkeypatch.setattr(os, "open", full)
     op1 = tmp_path / "ops" / "op00001" / "operator.yaml"
     res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site, full=True))
     monkeypatch.undo()
@@ -630,11 +631,14 @@ def test_a_site_dir_that_is_a_link_is_built_into_its_target(tmp_path: Path) -> N
 
 def test_a_stop_during_the_swap_waits_and_the_build_ends_as_it_would_have(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first batch into an (empty) folder swaps the whole new folder in."""
     import os
 
     import acap.site._files
 
-    _, site = built_batch(tmp_path, 2)
+    write_operators(tmp_path / "ops", 2)
+    site = tmp_path / "site"
+    site.mkdir()
     real_rename = os.rename
     calls = []
 
@@ -651,6 +655,39 @@ def test_a_stop_during_the_swap_waits_and_the_build_ends_as_it_would_have(
     assert res.written and len(calls) == 2
     assert (site / "op1.example" / ".well-known" / "agent-card.json").is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ops", "site"]
+
+
+def test_a_stop_while_a_tenant_is_swapped_in_waits_for_the_batch_to_end(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over a batch site, tenant by tenant: Ctrl-C during the renames is held until every
+    changed tenant is in and the manifest written, with the bytes of a full build."""
+    import os
+    import shutil
+
+    import acap.site._tenants
+
+    ops, site = built_batch(tmp_path, 3)
+    for op in ops[:2]:
+        op.write_text(op.read_text().replace("assistant\n", "helper\n"))
+    shutil.copytree(site, tmp_path / "full")
+    assert build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=tmp_path / "full",
+                                   full=True)).written
+    real_rename = os.rename
+    stops = []
+
+    def rename_then_ctrl_c(a: object, b: object) -> None:
+        real_rename(a, b)  # type: ignore[arg-type]
+        if not stops:
+            stops.append(b)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(acap.site._tenants.os, "rename", rename_then_ctrl_c)
+    res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site))
+    monkeypatch.undo()
+    assert res.written and stops and len(res.reused) == 1
+    assert tree(site) == tree(tmp_path / "full")
+    assert not (site / ".acap" / "batch").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["full", "ops", "site"]
 
 
 def test_operators_building_the_spec_site_share_its_host(tmp_path: Path) -> None:

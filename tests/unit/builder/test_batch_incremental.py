@@ -171,10 +171,10 @@ def settled_now(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every file the kept path reads and hashes (rather than judging it by its stat)."""
-    import acap.builder.batch._build as batch_build
+    import acap.builder.batch._keep as batch_keep
 
     seen: list[str] = []
-    real_read, real_hash = batch_build.read_regular, batch_build.file_hash
+    real_read, real_hash = batch_keep.read_regular, batch_keep.file_hash
 
     def read(path: Any, *args: Any, **kwargs: Any) -> bytes:
         seen.append(str(path))
@@ -184,8 +184,8 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append(str(path))
         return real_hash(path)
 
-    monkeypatch.setattr(batch_build, "read_regular", read)
-    monkeypatch.setattr(batch_build, "file_hash", hashed)
+    monkeypatch.setattr(batch_keep, "read_regular", read)
+    monkeypatch.setattr(batch_keep, "file_hash", hashed)
     return seen
 
 
@@ -314,4 +314,27 @@ def test_the_fast_path_in_worker_processes(tmp_path: Path, settled_now: None) ->
     expected = full_tree(tmp_path)
     res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site, jobs=2))
     assert rebuilt(res) == ["op00003"] and len(res.reused) == 3
+    assert tree(site) == expected
+
+
+def test_a_file_added_where_one_was_missing_is_seen_by_its_folder(
+        tmp_path: Path, settled_now: None, reads: list[str]) -> None:
+    """The kept path does not look for the files an operator lacks (its private values,
+    previous keys, templates/) while its folder is unchanged (issue 24): adding one
+    changes the folder, and that operator alone is rebuilt, with a full build's bytes."""
+    paths = write_operators(tmp_path / "ops", 4)
+    site = tmp_path / "site"
+    build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site))
+    reads.clear()
+    assert len(build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site)).reused) == 4
+    assert reads == []
+    (paths[1].parent / "operator.private.yaml").write_text("{}\n")
+    (paths[2].parent / "templates").mkdir()
+    (paths[2].parent / "templates" / "footer.html").write_text("<p>Family run.</p>\n")
+    (paths[3].parent / "keys").mkdir()
+    (paths[3].parent / "keys" / "previous-keys.json").write_text('{"keys": []}\n')
+    expected = full_tree(tmp_path)
+    res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site))
+    assert not res.failed, [report_text(o.report) for o in res.failed]
+    assert rebuilt(res) == ["op00001", "op00002", "op00003"]
     assert tree(site) == expected

@@ -386,3 +386,41 @@ def test_a_tenant_refused_another_s_host_is_not_told_to_rotate_its_key(tmp_path:
     [o] = [o for o in res.outcomes if o.config == ops[12]]
     assert [(f.rule, f.level) for f in o.report] == [("SITE-HOST", "error")]
     assert not any("op13-1" in f.message for o in res.outcomes for f in o.report)
+
+
+@pytest.mark.parametrize("link", ["templates", "keys"])
+def test_a_tenant_linking_into_the_site_folder_fails_alone(tmp_path: Path, link: str) -> None:
+    """A tenant's templates/ (or keys/) made a link to the batch's site folder held back
+    every tenant of the batch (a batch-wide SITE-PATH) before a tenant was the unit of
+    change (issue 24): it fails alone, at its operator file (the link leads out of its
+    folder), and the others build."""
+    ops, site = batch(tmp_path)
+    for op in ops:
+        op.write_text(op.read_text().replace("assistant\n", "helper\n"))
+    (ops[1].parent / link).symlink_to(site, target_is_directory=True)
+    before = tree(site)
+    res = rebuild(tmp_path)
+    err = only_error(res, ops[1])
+    assert (err.rule, err.location.file) == (
+        "PAGE-TEMPLATE" if link == "templates" else "KEY-FILE", str(ops[1]))
+    assert res.written and not res.report.errors
+    after = tree(site)
+    assert hosts_of(after, "op1.example") == hosts_of(before, "op1.example")
+    assert hosts_of(after, "op0.example") != hosts_of(before, "op0.example")
+
+
+def test_a_link_inside_a_tenants_folder_to_the_site_folder_fails_that_tenant(
+        tmp_path: Path) -> None:
+    """The site folder inside a tenant's folder (the platform's choice), and the tenant's
+    templates/ a link to it, within its folder: that tenant fails (SITE-PATH: its
+    templates would be the site the batch writes), the others build."""
+    ops = write_operators(tmp_path / "ops", 3)
+    site = ops[1].parent / "out"
+    (ops[1].parent / "templates").symlink_to("out", target_is_directory=True)
+    res = build_many(BatchOptions(configs=[tmp_path / "ops"], site_dir=site))
+    err = only_error(res, ops[1])
+    assert (err.rule, err.location.file) == ("SITE-PATH", str(ops[1]))
+    assert f"templates/ of this operator (templates, through a link) holds the site folder " \
+        f"of the batch, {site}" in err.message
+    assert res.written and sorted(p.name for p in site.iterdir() if p.name[0] != ".") == \
+        ["op0.example", "op2.example"]

@@ -75,14 +75,14 @@ def test_write_failure_before_the_swap_leaves_site_as_it_was(
         example: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     before = good_build(example)
     names = siblings(example)
-    real = Path.write_bytes
+    real = os.open
 
-    def failing(self: Path, data: bytes) -> int:
-        if self.name == "jwks.json":
+    def failing(path: str, flags: int, *args: object, **kwargs: object) -> int:
+        if flags & os.O_CREAT and Path(path).name == "jwks.json":
             raise OSError(errno.ENOSPC, "No space left on device")
-        return real(self, data)
+        return real(path, flags, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Path, "write_bytes", failing)
+    monkeypatch.setattr(os, "open", failing)
     result = run_build(example)
     assert not result.ok and not result.written
     [f] = result.report.errors

@@ -165,8 +165,10 @@ def test_a_batch_build_never_replaces_the_folder_holding_its_operators(
     before = tree(example.parent)
     out = acap("build", "ops/", "--site-dir", ".", "--no-spec-site")
     assert out.exit_code == 1
-    assert ("--site-dir .: error: the site folder . holds a.yaml, which the build reads; a "
-            "build replaces the whole folder [SITE-PATH]") in out.stderr
+    assert (f"--site-dir .: error: the site folder . holds the operator folder {ops}, whose "
+            "files the build reads (operator file, templates, keys); a batch writes the site "
+            "folder [SITE-PATH]") in out.stderr
+    assert out.stderr.count("[SITE-PATH]") == 1
     after = tree(example.parent)
     assert {k: after.get(k) for k in before} == before  # nothing deleted or changed
     assert set(after) == set(before)  # nothing made either (a batch makes keys when asked)
@@ -174,18 +176,28 @@ def test_a_batch_build_never_replaces_the_folder_holding_its_operators(
 
 def test_a_batch_build_names_files_it_did_not_write(example: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over a batch site, a batch changes host folders tenant by tenant (issue 24): a
+    tenant whose host folder holds a file acap did not write is not rebuilt over it
+    (unless --force), a tenant that did not change is not touched, and a file outside
+    every host folder is never touched."""
     monkeypatch.chdir(example.parent)
     ops = example.parent / "ops"
     ops.mkdir()
     (ops / "a.yaml").write_bytes(example.read_bytes())
     assert acap("build", "ops/", "--no-spec-site", "--new-keys").exit_code == 0
-    (example.parent / "site" / "mine.txt").write_text("mine", encoding="utf-8")
+    assert acap("build", "ops/", "--no-spec-site").exit_code == 0  # without --new-keys
+    site = example.parent / "site"
+    (site / "example.com" / "mine.txt").write_text("mine", encoding="utf-8")
+    (site / "notes.txt").write_text("notes", encoding="utf-8")
+    assert acap("build", "ops/", "--no-spec-site").exit_code == 0  # unchanged: kept
+    (ops / "a.yaml").write_bytes(example.read_bytes() + b"\n# changed\n")
     out = acap("build", "ops/", "--no-spec-site")
     assert out.exit_code == 1
-    assert "holds files the last build did not write: mine.txt;" in out.stderr
-    assert (example.parent / "site" / "mine.txt").exists()
+    assert "holds files the last build did not write: example.com/mine.txt;" in out.stderr
+    assert (site / "example.com" / "mine.txt").exists()
     assert acap("build", "ops/", "--no-spec-site", "--force").exit_code == 0
-    assert not (example.parent / "site" / "mine.txt").exists()
+    assert not (site / "example.com" / "mine.txt").exists()
+    assert (site / "notes.txt").read_text(encoding="utf-8") == "notes"
 
 
 def test_a_site_dir_naming_the_operator_file_is_called_a_file(example: Path) -> None:

@@ -17,7 +17,7 @@ from acap._lazy import exports
 if TYPE_CHECKING:
     from acap.builder.batch._build import build_many as build_many
     from acap.builder.batch._build import default_jobs as default_jobs
-    from acap.builder.batch._build import find_configs as find_configs
+    from acap.builder.batch._configs import find_configs as find_configs
     from acap.builder.batch._model import BatchOptions as BatchOptions
     from acap.builder.batch._model import BatchResult as BatchResult
     from acap.builder.batch._model import OperatorOutcome as OperatorOutcome

@@ -1,9 +1,13 @@
-"""The new site/ of a batch build, put together from what each operator built.
+"""What the new site/ of a batch holds, decided from what each operator built and what the
+last batch recorded (:func:`plan_site`); :mod:`acap.builder.batch._write` then writes it.
 
-A batch site holds many operators, each in its own host folders; the build
-manifest records, per operator (keyed by its card URL, which stays the same
-when the checkout moves), its operator file, inputs and hosts. Rules, in the
-order they apply:
+A batch site holds many operators, each in its own host folders; the build manifest
+records, per operator (keyed by its card URL, which stays the same when the checkout
+moves), its operator file, inputs and hosts (:class:`acap.site.OperatorRecord`). Rules,
+in the order they apply:
+* **A host folder acap did not write is never deleted** (``SITE-PATH``): an operator
+  whose new build would replace or remove one of its host folders holding files the last
+  build did not write fails (unless ``--force``), and keeps its folders.
 * **A host belongs to one operator** (``SITE-HOST``). An operator that claims a
   host the last build gave to another operator (one that is kept: not in this
   batch, or in it but failed) fails, and the owner keeps it. Two operators of
@@ -18,8 +22,8 @@ order they apply:
   files for every operator); an operator naming it as a host of its own fails,
   and no one else does (``SITE-HOST``).
 * **An operator that failed keeps its previous folders**, and an operator whose
-  inputs and outputs did not change is kept as it is (``reused``): their files
-  are hard links to the last build's, with the manifest's digests, never read.
+  inputs and outputs did not change is kept as it is (``reused``): their folders are
+  not touched.
 * **Operators of the last build that are not in this batch are kept**, with
   their folders, unless ``prune``; pruning is skipped (``SITE-PRUNE`` warning)
   when an operator of this batch failed before its card URL was known, since
@@ -31,163 +35,175 @@ order they apply:
 from __future__ import annotations
 
 import os
-import shutil
-from contextlib import suppress
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
-from acap.builder.batch._model import (
-    STAGING,
-    BatchOptions,
-    BatchResult,
-    OperatorOutcome,
-    finding_data,
-)
+from acap.builder.batch._model import BatchOptions, BatchResult, OperatorOutcome
 from acap.findings import Finding, Location
 from acap.load import real_path
-from acap.site import Manifest, read_manifest, swap_in, write_failure, write_manifest
+from acap.site import Manifest, OperatorRecord, Place, stray_files, stray_finding
 from acap.uris import SPEC_HOST
 
+__all__ = ["SitePlan", "plan_site"]
 
-def assemble_site(result: BatchResult, options: BatchOptions, tmp: Path,
-                  site_dir: Path, old: Manifest | None = None,
-                  reals: dict[str, str] | None = None) -> Manifest | None:
-    """Put the new site/ together in ``tmp`` (see the module docstring) and swap it in.
+
+@dataclass
+class SitePlan:
+    """What the new site/ holds.
+
+    Attributes:
+        records: the manifest's records, by card URL.
+        files: ``{path under site/: sha256 hex}`` of every file.
+        staged: ``{host: the folder built for it now}``: the hosts whose folders are
+            new; every other host of ``records`` keeps its folder as it is.
+        staged_files: ``{host: {path under site/: sha256 hex}}`` of the hosts of
+            ``staged``.
+        owned: every host of ``records``.
+    """
+
+    records: dict[str, OperatorRecord] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+    staged: dict[str, Path] = field(default_factory=dict)
+    staged_files: dict[str, dict[str, str]] = field(default_factory=dict)
+    owned: set[str] = field(default_factory=set)
+
+    def manifest(self) -> Manifest:
+        """The new site's build manifest."""
+        return Manifest.of_batch(self.records.values(), self.files)
+
+
+@dataclass
+class _Last:
+    """The last build as this batch sees it: its records, its files by host, and whether
+    its host folders are judged for files it did not write before one is replaced."""
+
+    manifest: Manifest
+    records: list[OperatorRecord]
+    files: dict[str, str]
+    by_host: dict[str, list[str]]
+    site_dir: Path
+    shown: Path
+    judge: bool
+
+    @classmethod
+    def of(cls, old: Manifest | None, site_dir: Path, options: BatchOptions) -> _Last:
+        """What the batch knows of the last build from its manifest ``old``."""
+        old = old if old is not None else Manifest({})
+        batch = old.is_batch
+        return cls(old, old.records() if batch else [], old.files, old.files_by_host(),
+                   site_dir, options.site_dir, batch and not options.force)
+
+    def stray(self, hosts: list[str]) -> Finding | None:
+        """The ``SITE-PATH`` error for the host folders of ``hosts`` holding files the last
+        build did not write, when they are judged; ``None`` when none does."""
+        if not self.judge:
+            return None
+        found: list[str] = []
+        for h in hosts:  # a folder the manifest does not list at all is judged too
+            found += stray_files(self.site_dir, self.manifest, h)
+        if not found:
+            return None
+        return stray_finding(f"the site folder {self.shown}", sorted(found),
+                             Location(str(self.shown)), "this build replaces their host "
+                             "folders")
+
+
+def plan_site(result: BatchResult, options: BatchOptions, site_dir: Path,
+              old: Manifest | None, reals: dict[str, str] | None = None) -> SitePlan | None:
+    """Decide what the new site/ holds (see the module docstring); operators refused
+    here get their error, and ``result.kept``/``result.pruned`` are set.
 
     Args:
-        result: the batch's outcomes; operators refused here get their error.
-        options: the batch's options (``site_dir``, ``prune``, ``pages``).
-        tmp: the new site folder, each operator's files staged under
-            :data:`acap.builder.batch._model.STAGING`.
-        site_dir: the site folder it replaces (:func:`acap.site._files.real_site_dir`).
-        old: its manifest, as read once for the batch (read here when not given).
+        result: the batch's outcomes.
+        options: the batch's options (``prune``, ``pages``, ``force``).
+        site_dir: the site folder (:func:`acap.site.real_site_dir`).
+        old: its manifest, as read once for the batch (``None``: none).
         reals: ``{operator file as named: its real path}``, as the batch found them
             (each is resolved here when not given).
 
     Returns:
-        The manifest of the new site/ when it was swapped in, else ``None`` (site/ as it
-        was). ``tmp`` is gone either way (swapped in or removed).
+        The plan, or ``None`` when no operator built (site/ stays as it is).
     """
-    try:
-        old = old or read_manifest(site_dir) or Manifest({})
-        records = old.records()
-        old_files = old.files_by_host()
-        old_digests = old.files
-        # an operator's own warnings, before the batch adds any about the others
-        own = {id(o): [finding_data(f) for f in o.report.warnings] for o in result.outcomes}
-        owners = _Owners(result, records, site_dir, reals or {})
-        _key_owners(result, records, owners)
-        while True:  # each round only takes operators out, so it ends
-            kept, pruned, held = _surviving_records(result, records, options.prune, owners)
-            if not _claim_hosts(result, kept, records, owners):
-                break
-        if held is not None:
-            result.report.add(held)
-        if not options.pages:
-            _removed_pages(result, old_files)
-        digests: dict[str, str] = {}
-        operators: dict[str, dict[str, Any]] = {}
-        owned: set[str] = set()
-        linker = _Linker(site_dir, tmp)
-        for o in result.built:
-            assert o.card_url is not None
-            for h in o.hosts:
-                if h in owned:
-                    continue
-                if o.reused:
-                    linker.link(old_files.get(h, []))
-                else:
-                    assert o.staged is not None
-                    os.rename(o.staged / h, tmp / h)
-                owned.add(h)
-            digests.update(o.digests)
-            operators[o.card_url] = _record(o, owners, own[id(o)])
-        shutil.rmtree(tmp / STAGING, ignore_errors=True)
-        if not result.built:
-            shutil.rmtree(tmp, ignore_errors=True)
-            return None
-        for rec in kept:
-            hosts = [str(h) for h in rec.get("hosts", []) if str(h) not in owned]
-            for host in hosts:
-                digests.update(linker.link([r for r in old_files.get(host, [])
-                                            if r in old_digests], old_digests))
-                owned.add(host)
-            operators.setdefault(rec["card"], {**rec, "hosts": hosts})
-        cards = {o.card_url for o in result.outcomes}
-        result.kept = sorted(r["card"] for r in kept
-                             if owners.owner(r) is None and r["card"] not in cards)
-        result.pruned = sorted(r["card"] for r in pruned)
-        manifest = Manifest.of_batch(operators, digests)
-        write_manifest(tmp, manifest)
-    except BaseException as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if isinstance(exc, OSError):
-            result.report.add(write_failure(options.site_dir, exc))
-            return None
-        raise
-    try:
-        swap_in(tmp, site_dir)
-    except OSError as exc:
-        result.report.add(write_failure(options.site_dir, exc))
+    last = _Last.of(old, site_dir, options)
+    # an operator's own warnings, before the batch adds any about the others
+    own = {id(o): tuple(o.report.warnings) for o in result.outcomes}
+    owners = _Owners(result, last.records, site_dir, reals or {})
+    _refuse_strays(result, owners, last)
+    _key_owners(result, last.records, owners)
+    while True:  # each round only takes operators out, so it ends
+        kept, pruned, held = _surviving_records(result, last, options.prune, owners)
+        if not _claim_hosts(result, kept, last.records, owners):
+            break
+    if held is not None:
+        result.report.add(held)
+    if not options.pages:
+        _removed_pages(result, last.by_host)
+    if not result.built:
         return None
-    return manifest
+    plan = SitePlan()
+    for o in result.built:
+        _add_built(plan, o, owners, own[id(o)])
+    for rec in kept:
+        hosts = tuple(h for h in rec.hosts if h not in plan.owned)
+        for host in hosts:
+            plan.files.update((r, last.files[r]) for r in last.by_host.get(host, ()))
+        plan.owned.update(hosts)
+        plan.records.setdefault(rec.card, _with_hosts(rec, hosts))
+    cards = {o.card_url for o in result.outcomes}
+    result.kept = sorted(r.card for r in kept if owners.owner(r) is None and r.card not in cards)
+    result.pruned = sorted(r.card for r in pruned)
+    return plan
 
 
-def _record(o: OperatorOutcome, owners: _Owners, warnings: list[dict[str, Any]]
-            ) -> dict[str, Any]:
+def _add_built(plan: SitePlan, o: OperatorOutcome, owners: _Owners,
+               warnings: tuple[Finding, ...]) -> None:
+    """Put an operator that built (or was kept as it was) into ``plan``: its record, its
+    files, and the folders it built now (a host the plan has already, the shared
+    specification site's, is not built twice)."""
+    assert o.card_url is not None
+    if not o.reused:
+        assert o.staged is not None
+        for h in o.hosts:
+            if h not in plan.owned:
+                plan.staged[h] = o.staged / h
+                prefix = h + "/"
+                plan.staged_files[h] = {r: d for r, d in o.digests.items()
+                                        if r.startswith(prefix)}
+    plan.owned.update(o.hosts)
+    plan.files.update(o.digests)
+    plan.records[o.card_url] = _record(o, owners, warnings)
+
+
+def _with_hosts(rec: OperatorRecord, hosts: tuple[str, ...]) -> OperatorRecord:
+    """``rec`` owning ``hosts`` (itself when they are its own)."""
+    if hosts == rec.hosts:
+        return rec
+    from dataclasses import replace  # start-up: rare (a kept record losing the spec host)
+
+    return replace(rec, hosts=hosts)
+
+
+def _record(o: OperatorOutcome, owners: _Owners, warnings: tuple[Finding, ...]
+            ) -> OperatorRecord:
     """The manifest's record of an operator that built (or was kept as it was): who it
     is (operator file, signing key), what it built, and what the next batch needs to
-    keep it without a rebuild (:func:`acap.builder.batch._build.reuse`)."""
+    keep it without a rebuild (:func:`acap.builder.batch._keep.reuse`)."""
+    assert o.card_url is not None
+    last = o.last
+    if last is not None and last.config == owners.real[id(o)] and \
+            last.config_from_site == owners.from_site[id(o)] and last.warnings == warnings:
+        return last  # kept as it was, where it was: its record as it is
+    return OperatorRecord(
+        card=o.card_url, config=owners.real[id(o)], config_from_site=owners.from_site[id(o)],
+        inputs=o.inputs, hosts=tuple(o.hosts), keys=tuple(o.key_thumbprints),
+        signer=o.signer, key_file=o.key_file, state=o.state, reads=tuple(o.reads),
+        warnings=warnings, places={h: _place(loc) for h, loc in o.host_places.items()},
+        key_place=_place(o.key_place), previous_place=_place(o.previous_place))
 
-    def place(loc: Location | None) -> list[int] | None:
-        return [loc.line, loc.column or 1] if loc is not None and loc.line is not None \
-            else None
 
-    return {"config": owners.real[id(o)], "configFromSite": owners.from_site[id(o)],
-            "card": o.card_url, "inputs": o.inputs, "hosts": o.hosts,
-            "keys": o.key_thumbprints, "signer": o.signer, "keyFile": o.key_file,
-            "state": o.state, "reads": o.reads, "warnings": warnings,
-            "places": {h: place(loc) for h, loc in o.host_places.items()},
-            "keyPlace": place(o.key_place), "previousPlace": place(o.previous_place)}
-
-
-class _Linker:
-    """Files of the last build into the new site folder, by hard link (the same bytes,
-    neither read nor written; a copy where the file system has no hard links), each
-    folder made once."""
-
-    def __init__(self, site_dir: Path, tmp: Path) -> None:
-        self.site_dir, self.tmp = os.fspath(site_dir), os.fspath(tmp)  # strings: thousands
-        self.made: set[str] = set()
-
-    def link(self, files: list[str], digests: dict[str, str] | None = None
-             ) -> dict[str, str]:
-        """Link ``files`` (paths under site/); returns the ``digests`` of those linked
-        (a file gone from the last build is left out)."""
-        out: dict[str, str] = {}
-        for rel in files:
-            self._folder(rel.rpartition("/")[0])
-            src, dst = os.path.join(self.site_dir, rel), os.path.join(self.tmp, rel)
-            try:
-                os.link(src, dst, follow_symlinks=False)
-            except FileNotFoundError:
-                continue
-            except OSError:  # no hard links here (another file system type)
-                shutil.copy2(src, dst, follow_symlinks=False)
-            if digests is not None:
-                out[rel] = digests[rel]
-        return out
-
-    def _folder(self, rel: str) -> None:
-        """Make the folder ``rel`` (under the new site) and those above it, each once:
-        ``os.mkdir``, as ``os.makedirs`` would look at each level first."""
-        if not rel or rel in self.made:
-            return
-        self._folder(rel.rpartition("/")[0])
-        with suppress(FileExistsError):
-            os.mkdir(os.path.join(self.tmp, rel))
-        self.made.add(rel)
+def _place(loc: Location | None) -> Place | None:
+    return (loc.line, loc.column or 1) if loc is not None and loc.line is not None else None
 
 
 class _Owners:
@@ -201,7 +217,7 @@ class _Owners:
     listed another's published key and was taken for it). Indexed once, so that a
     batch of thousands is not compared pair by pair."""
 
-    def __init__(self, result: BatchResult, records: list[dict[str, Any]],
+    def __init__(self, result: BatchResult, records: list[OperatorRecord],
                  site_dir: Path, reals: dict[str, str]) -> None:
         base = real_path(site_dir.parent)
         self.real: dict[int, str] = {}
@@ -220,39 +236,36 @@ class _Owners:
                 by_signer.setdefault(o.signer, []).append(o)
         self._of: dict[int, OperatorOutcome | None] = {}
         for rec in records:
-            mine = by_real.get(str(rec.get("config"))) or \
-                by_rel.get(str(rec.get("configFromSite")))
-            signer = record_signer(rec)
-            if mine is None and signer is not None and not _still_there(rec):
-                signers = by_signer.get(signer, [])
+            mine: OperatorOutcome | None = by_real.get(rec.config) or \
+                by_rel.get(rec.config_from_site)
+            if mine is None and rec.signer is not None and not rec.still_there():
+                signers = by_signer.get(rec.signer, [])
                 if len(signers) > 1:  # one key for several: the one with the card
-                    signers = [o for o in signers if o.card_url == rec["card"]]
+                    signers = [o for o in signers if o.card_url == rec.card]
                 if len(signers) == 1:
                     mine = signers[0]
             self._of[id(rec)] = mine
+        self.last = {id(who): r for r in records if (who := self._of[id(r)]) is not None}
 
-    def owner(self, rec: dict[str, Any]) -> OperatorOutcome | None:
+    def owner(self, rec: OperatorRecord) -> OperatorOutcome | None:
         """The operator of this batch ``rec`` is the record of, if any."""
         return self._of.get(id(rec))
 
 
-def record_signer(rec: dict[str, Any]) -> str | None:
-    """The thumbprint of the key a record's operator signed with: its ``signer``, or, in
-    a manifest of an earlier acap, the first key of its JWKS (the current key)."""
-    signer = rec.get("signer")
-    if isinstance(signer, str):
-        return signer
-    keys = rec.get("keys")
-    return keys[0] if isinstance(keys, list) and keys and isinstance(keys[0], str) else None
+def _refuse_strays(result: BatchResult, owners: _Owners, last: _Last) -> None:
+    """Fail (``SITE-PATH``) each operator built now whose new build would replace or
+    remove a host folder holding files the last build did not write."""
+    for o in result.built:
+        if o.reused:
+            continue
+        rec = owners.last.get(id(o))
+        finding = last.stray([*o.hosts, *(h for h in rec.hosts if h not in o.hosts)]
+                             if rec is not None else list(o.hosts))
+        if finding is not None:
+            o.fail(finding)
 
 
-def _still_there(rec: dict[str, Any]) -> bool:
-    """True when the operator file a record was built from is still where it was."""
-    config = rec.get("config")
-    return isinstance(config, str) and os.path.isfile(config)
-
-
-def _key_owners(result: BatchResult, records: list[dict[str, Any]], owners: _Owners) -> None:
+def _key_owners(result: BatchResult, records: list[OperatorRecord], owners: _Owners) -> None:
     """``KEY-OWNER`` errors (issue 12): two operators never sign with one key, and none
     signs with a key that signed another operator's card in the last build (each
     card would verify under the other's JWKS, and the key would make it the owner of
@@ -261,76 +274,103 @@ def _key_owners(result: BatchResult, records: list[dict[str, Any]], owners: _Own
     operator's public key, copied from its JWKS, is refused at the line naming the
     previous keys. The operator that had the key last time keeps it; when none did,
     every operator using it fails."""
-    mine: dict[int, set[str]] = {}
-    others: dict[str, dict[str, Any]] = {}  # thumbprint -> a record not of its user
-    for rec in records:
-        o = owners.owner(rec)
-        keys = {str(k) for k in rec.get("keys") or []} | {record_signer(rec) or ""}
-        if o is not None:
-            mine.setdefault(id(o), set()).update(keys)
-        for k in keys - {""}:
-            others.setdefault(k, rec)
+    mine, others = _last_keys(records, owners)
     signing: dict[str, list[OperatorOutcome]] = {}
     for o in result.built:
         if o.signer is not None:
             signing.setdefault(o.signer, []).append(o)
     refused: dict[int, Finding] = {}
     for key, ops in signing.items():
-        had = [o for o in ops if key in mine.get(id(o), set())]
         for o in ops:
-            rivals = [c for c in ops if c is not o]
-            if rivals and not (len(had) == 1 and had[0] is o):
-                refused[id(o)] = Finding(
-                    "KEY-OWNER", "error", f"signs with the same key as {rivals[0].config}: in "
-                    "a batch no two operators sign with one key (each card would verify under "
-                    "the other's keys)", o.key_place or Location(str(o.config)),
-                    "give each operator its own signing key in its own folder "
-                    "(signing.keyFile), then run acap keys new for it")
-                continue
-            other = others.get(key)
-            if other is not None and key not in mine.get(id(o), set()):
-                refused[id(o)] = Finding(
-                    "KEY-OWNER", "error", "signs with the key that signed another operator's "
-                    f"card in the last build ({other['card']}"
-                    + (f", {other['config']}" if isinstance(other.get("config"), str) else "")
-                    + "); a key is one operator's", o.key_place or Location(str(o.config)),
-                    "give this operator its own signing key (signing.keyFile in its own "
-                    "folder); if it is that operator, moved, build it from its old path once")
+            found = _signer_refusal(o, key, ops, mine, others)
+            if found is not None:
+                refused[id(o)] = found
     for o in result.built:
-        if id(o) in refused:
-            continue
-        owned = mine.get(id(o), set())
-        newcomer = id(o) not in mine
-        for key in o.key_thumbprints[1:]:
-            if key in owned:
-                continue
-            theirs = others.get(key)
-            users = [c for c in signing.get(key, []) if c is not o]
-            if theirs is None and not users and newcomer:
-                continue  # a key nobody had, brought by an operator new to this site
-            whose = (f"the key of another operator ({theirs['card']})" if theirs is not None
-                     else f"the signing key of {users[0].config}" if users else
-                     "a key this operator did not publish in the last build")
-            refused[id(o)] = Finding(
-                "KEY-OWNER", "error", f"its previous keys list {whose}; a previous key is one "
-                "this operator published itself", o.previous_place or Location(str(o.config)),
-                "remove that key from the previous-keys file (signing.previousKeys); only "
-                "keys this operator signed with belong there")
-            break
+        if id(o) not in refused:
+            found = _previous_key_refusal(o, mine, others, signing)
+            if found is not None:
+                refused[id(o)] = found
     for o in result.built:
         if id(o) in refused:
             o.fail(refused[id(o)])
 
 
-def _surviving_records(result: BatchResult, records: list[dict[str, Any]], prune: bool,
-                       owners: _Owners) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
-                                                 Finding | None]:
+def _last_keys(records: list[OperatorRecord], owners: _Owners
+               ) -> tuple[dict[int, set[str]], dict[str, OperatorRecord]]:
+    """The keys of the last build: ``({id of an operator of this batch: the keys its
+    record had}, {thumbprint: a record that had it})``."""
+    mine: dict[int, set[str]] = {}
+    others: dict[str, OperatorRecord] = {}
+    for rec in records:
+        keys = {*rec.keys, *([rec.signer] if rec.signer else [])}
+        o = owners.owner(rec)
+        if o is not None:
+            mine.setdefault(id(o), set()).update(keys)
+        for k in keys:
+            others.setdefault(k, rec)
+    return mine, others
+
+
+def _signer_refusal(o: OperatorOutcome, key: str, ops: list[OperatorOutcome],
+                    mine: dict[int, set[str]], others: dict[str, OperatorRecord]
+                    ) -> Finding | None:
+    """Why ``o`` may not sign with ``key``, which ``ops`` (``o`` among them) sign with: a
+    rival signs with it too and ``o`` is not the one that had it last time, or it
+    signed another operator's card in the last build."""
+    had = [c for c in ops if key in mine.get(id(c), set())]
+    rivals = [c for c in ops if c is not o]
+    where = o.key_place or Location(str(o.config))
+    if rivals and not (len(had) == 1 and had[0] is o):
+        return Finding(
+            "KEY-OWNER", "error", f"signs with the same key as {rivals[0].config}: in "
+            "a batch no two operators sign with one key (each card would verify under "
+            "the other's keys)", where, "give each operator its own signing key in its own "
+            "folder (signing.keyFile), then run acap keys new for it")
+    other = others.get(key)
+    if other is not None and key not in mine.get(id(o), set()):
+        return Finding(
+            "KEY-OWNER", "error", "signs with the key that signed another operator's "
+            f"card in the last build ({other.card}, {other.config}); a key is one "
+            "operator's", where, "give this operator its own signing key (signing.keyFile "
+            "in its own folder); if it is that operator, moved, build it from its old path "
+            "once")
+    return None
+
+
+def _previous_key_refusal(o: OperatorOutcome, mine: dict[int, set[str]],
+                          others: dict[str, OperatorRecord],
+                          signing: dict[str, list[OperatorOutcome]]) -> Finding | None:
+    """Why ``o`` may not list one of its previous keys: another operator's, or (for an
+    operator of the last build) a key it did not publish then."""
+    owned = mine.get(id(o), set())
+    newcomer = id(o) not in mine
+    for key in o.key_thumbprints[1:]:
+        if key in owned:
+            continue
+        theirs = others.get(key)
+        users = [c for c in signing.get(key, []) if c is not o]
+        if theirs is None and not users and newcomer:
+            continue  # a key nobody had, brought by an operator new to this site
+        whose = (f"the key of another operator ({theirs.card})" if theirs is not None
+                 else f"the signing key of {users[0].config}" if users else
+                 "a key this operator did not publish in the last build")
+        return Finding(
+            "KEY-OWNER", "error", f"its previous keys list {whose}; a previous key is one "
+            "this operator published itself", o.previous_place or Location(str(o.config)),
+            "remove that key from the previous-keys file (signing.previousKeys); only "
+            "keys this operator signed with belong there")
+    return None
+
+
+def _surviving_records(result: BatchResult, last: _Last, prune: bool, owners: _Owners
+                       ) -> tuple[list[OperatorRecord], list[OperatorRecord], Finding | None]:
     """``(kept, pruned, why not pruned)``: the last build's records whose folders go on
     into the new site: those of operators that failed now, and, unless pruning,
     those of operators not in this batch. Records of operators built now are
-    neither. The finding says why pruning was held back, if it was."""
+    neither. The finding says why pruning was held back, if it was (or why one
+    record was not pruned: its folders hold files acap did not write)."""
     kept, unmatched = [], []
-    for rec in records:
+    for rec in last.records:
         o = owners.owner(rec)
         if o is None:
             unmatched.append(rec)
@@ -340,8 +380,8 @@ def _surviving_records(result: BatchResult, records: list[dict[str, Any]], prune
         return kept + unmatched, [], None
     # Never pruned: a card an operator of this batch has (its own, or one it contests).
     cards = {o.card_url for o in result.outcomes}
-    kept += [r for r in unmatched if r["card"] in cards]
-    unmatched = [r for r in unmatched if r["card"] not in cards]
+    kept += [r for r in unmatched if r.card in cards]
+    unmatched = [r for r in unmatched if r.card not in cards]
     unknown = [o for o in result.failed if o.card_url is None]
     if unknown and unmatched:
         return kept + unmatched, [], Finding(
@@ -349,75 +389,91 @@ def _surviving_records(result: BatchResult, records: list[dict[str, Any]], prune
             "read far enough to know its card, so its previous folders cannot be told apart "
             "from those of operators that left the batch", Location(str(unknown[0].config)),
             "fix that file (its error is above) and build again with --prune")
-    return kept, unmatched, None
+    held: Finding | None = None
+    pruned = []
+    for rec in unmatched:
+        stray = last.stray(list(rec.hosts))
+        if stray is None:
+            pruned.append(rec)
+        else:
+            kept.append(rec)
+            held = held or stray
+    return kept, pruned, held
 
 
-def _claim_hosts(result: BatchResult, kept: list[dict[str, Any]],
-                 records: list[dict[str, Any]], owners: _Owners) -> bool:
+def _claim_hosts(result: BatchResult, kept: list[OperatorRecord],
+                 records: list[OperatorRecord], owners: _Owners) -> bool:
     """Refuse the operators whose hosts belong to another (``SITE-HOST``); see the module
     docstring. Decided on the claims as made, so the order of the files does not
     matter. Returns whether any operator was refused."""
-    kept_owner = {str(h): r for r in kept for h in r.get("hosts", []) if h != SPEC_HOST}
-    last_owner = {str(h): r for r in records for h in r.get("hosts", [])}
-    claims: dict[str, list[OperatorOutcome]] = {}
-    refused: dict[int, Finding] = {}
-    refused_card_host: dict[int, bool] = {}
+    claims = _Claims(kept, records, owners)
+    refused: dict[int, tuple[Finding, bool]] = {}
     for o in result.built:
         if SPEC_HOST in o.host_places:  # named as its own: refused, alone
-            refused[id(o)] = Finding(
+            refused[id(o)] = (Finding(
                 "SITE-HOST", "error", f"{SPEC_HOST} is the host of the extension's "
                 "specification site, which acap builds for specSite: true; it is no "
                 "operator's own host", o.host_places[SPEC_HOST],
-                f"remove {SPEC_HOST} from this file (specSite: true builds that site)")
+                f"remove {SPEC_HOST} from this file (specSite: true builds that site)"), False)
             continue
         for h in o.hosts:
-            claims.setdefault(h, []).append(o)
+            claims.by_host.setdefault(h, []).append(o)
+    for o in result.built:
+        if id(o) not in refused:
+            found = next((r for h in o.hosts if (r := claims.refusal(o, h)) is not None), None)
+            if found is not None:
+                refused[id(o)] = found
     for o in result.built:
         if id(o) in refused:
-            continue
-        for h in o.hosts:
-            where = o.host_places.get(h, Location(str(o.config)))
-            if h == SPEC_HOST:  # the extension's own site: shared, when built alike
-                odd = [c for c in claims[h] if not _same_files(c, o, h)]
-                if odd:
-                    refused[id(o)] = Finding(
-                        "SITE-HOST", "error", f"the specification site ({h}) built for "
-                        f"{odd[0].config} differs from this one's", Location(str(o.config)),
-                        "build the batch with one acap version and the same specSite "
-                        "settings, or with --no-spec-site")
-                    break
-                continue
-            owner = kept_owner.get(h)
-            rivals = [c for c in claims[h] if c is not o]
-            last = last_owner.get(h)
-            if rivals and last is not None and owners.owner(last) in rivals:
-                owner = last  # a rival is the last owner, and builds now
-            if owner is not None and owners.owner(owner) is not o:
-                refused[id(o)] = Finding(
-                    "SITE-HOST", "error", f"host {h} belongs to another operator: the last "
-                    f"build published it for the card {owner['card']}"
-                    + (f" ({owner['config']})" if isinstance(owner.get("config"), str) else ""),
-                    where, f"remove {h} from this file, or, if that operator has left, build "
-                    "without it and with --prune first")
-                refused_card_host[id(o)] = _is_card_host(o, h)
-                break
-            if rivals and not (last is not None and owners.owner(last) is o):
-                names = ", ".join(str(c.config) for c in rivals)
-                refused[id(o)] = Finding(
-                    "SITE-HOST", "error", f"host {h} is also built by {names}; a host "
-                    "belongs to one operator", where,
-                    f"remove {h} from all but one of these operator files")
-                refused_card_host[id(o)] = _is_card_host(o, h)
-                break
-    for o in result.built:
-        if id(o) in refused:
-            if refused_card_host.get(id(o)):
+            finding, card_host = refused[id(o)]
+            if card_host:
                 # The JWKS in site/ for that host is the other operator's: its kids are
                 # not this one's to keep or rotate (a tenant told to run acap keys rotate
                 # --lost for another tenant's kid).
                 o.report.findings = [f for f in o.report.findings if f not in o.history]
-            o.fail(refused[id(o)])
+            o.fail(finding)
     return bool(refused)
+
+
+class _Claims:
+    """The claims on each host, and who owned it (see :func:`_claim_hosts`)."""
+
+    def __init__(self, kept: list[OperatorRecord], records: list[OperatorRecord],
+                 owners: _Owners) -> None:
+        self.kept_owner = {h: r for r in kept for h in r.hosts if h != SPEC_HOST}
+        self.last_owner = {h: r for r in records for h in r.hosts}
+        self.owners = owners
+        self.by_host: dict[str, list[OperatorOutcome]] = {}
+
+    def refusal(self, o: OperatorOutcome, h: str) -> tuple[Finding, bool] | None:
+        """Why ``o`` may not build ``h`` (and whether ``h`` is its card's host), if so."""
+        where = o.host_places.get(h, Location(str(o.config)))
+        rivals = [c for c in self.by_host[h] if c is not o]
+        if h == SPEC_HOST:  # the extension's own site: shared, when built alike
+            odd = [c for c in self.by_host[h] if not _same_files(c, o, h)]
+            return None if not odd else (Finding(
+                "SITE-HOST", "error", f"the specification site ({h}) built for "
+                f"{odd[0].config} differs from this one's", Location(str(o.config)),
+                "build the batch with one acap version and the same specSite settings, or "
+                "with --no-spec-site"), False)
+        owner = self.kept_owner.get(h)
+        last = self.last_owner.get(h)
+        last_is_rival = last is not None and self.owners.owner(last) in rivals
+        if last_is_rival:
+            owner = last  # a rival is the last owner, and builds now
+        if owner is not None and self.owners.owner(owner) is not o:
+            return Finding(
+                "SITE-HOST", "error", f"host {h} belongs to another operator: the last "
+                f"build published it for the card {owner.card} ({owner.config})", where,
+                f"remove {h} from this file, or, if that operator has left, build without it "
+                "and with --prune first"), _is_card_host(o, h)
+        if rivals and not (last is not None and self.owners.owner(last) is o):
+            names = ", ".join(str(c.config) for c in rivals)
+            return Finding("SITE-HOST", "error", f"host {h} is also built by {names}; a host "
+                           "belongs to one operator", where,
+                           f"remove {h} from all but one of these operator files"
+                           ), _is_card_host(o, h)
+        return None
 
 
 def _is_card_host(o: OperatorOutcome, host: str) -> bool:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from acap.findings import Finding, Level, Location, Report, Result
+from acap.findings import Finding, Location, Report, Result
+from acap.site import OperatorRecord
 
 
 @dataclass
@@ -37,7 +37,7 @@ class BatchOptions:
             (``--key-dir``: named by the platform, never by a tenant).
         full: rebuild every operator (``--full``); otherwise an operator whose inputs
             and output files are as the last build recorded is kept as it is
-            (:func:`acap.builder.batch._build.reuse`), with the same bytes a rebuild
+            (:func:`acap.builder.batch._keep.reuse`), with the same bytes a rebuild
             would give.
         template_seconds: how long one operator's page templates may take to render
             (seconds, all its pages together; past it: ``PAGE-TEMPLATE``).
@@ -74,7 +74,8 @@ class OperatorOutcome(Result):
         card_url: its card's URL, when operator.yaml could be read far enough.
         inputs: :func:`acap.builder._build.input_digest` of its inputs.
         notices: messages for the user (a key was created).
-        staged: the folder its files were written to, or ``None`` (see :func:`build_one`).
+        staged: the folder its files were written to, or ``None`` (see
+            :func:`acap.builder.batch._build.build_one`).
         host_places: where operator.yaml names each host (for findings about it).
         key_file: the signing key file it used (resolved), ``None`` for ACAP_SIGNING_KEY.
         key_place: where operator.yaml says which key file (for findings about it).
@@ -83,11 +84,12 @@ class OperatorOutcome(Result):
             batch, with its operator file), ``None`` when not built that far.
         previous_place: where operator.yaml names its previous keys.
         reused: kept as the last build left it (nothing changed), not rebuilt.
-        state: :func:`acap.builder.batch._build.state_digest` of what it was built from.
+        last: its record in the last build's manifest, when it was kept by it.
+        state: :func:`acap.builder.batch._keep.state_digest` of what it was built from.
         reads: the files (besides templates/) that state covers.
-        input_stats: ``{path: [*signature, sha256 hex]}`` of the files that state covers,
-            for the next batch (:mod:`acap.site._file_stats`: only those it may trust).
-        output_stats: ``{path under site/: signature}`` of its output files as this
+        input_stats: ``{path: "stamp:sha256 hex"}`` of the files that state covers, for
+            the next batch (:mod:`acap.site._file_stats`: only those it may trust).
+        output_stats: ``{path under site/: output stamp}`` of its output files as this
             batch checked (kept) or wrote (built) them.
         history: its kid history findings (the ``history`` of the build's context),
             also in ``report``; dropped when it is refused its card's host (``SITE-HOST``).
@@ -108,10 +110,11 @@ class OperatorOutcome(Result):
     signer: str | None = None
     previous_place: Location | None = None
     reused: bool = False
+    last: OperatorRecord | None = None
     state: str = ""
     reads: list[str] = field(default_factory=list)
-    input_stats: dict[str, list[Any]] = field(default_factory=dict)
-    output_stats: dict[str, list[int]] = field(default_factory=dict)
+    input_stats: dict[str, str] = field(default_factory=dict)
+    output_stats: dict[str, str] = field(default_factory=dict)
     history: list[Finding] = field(default_factory=list)
 
     @property
@@ -119,12 +122,12 @@ class OperatorOutcome(Result):
         """True when this operator's files are part of the batch."""
         return bool(self.digests)
 
-
     def fail(self, finding: Finding) -> None:
         """Take this operator out of the batch with ``finding`` (its error)."""
         self.report.add(finding)
         self.digests = {}
         self.reused = False
+        self.last = None
 
 
 @dataclass(repr=False)
@@ -134,7 +137,9 @@ class BatchResult(Result):
     Attributes:
         outcomes: one per operator file, in the order given.
         site_dir: the output folder.
-        written: whether site/ was replaced.
+        written: whether site/ now holds what this batch built (replaced whole when no
+            batch wrote it before, else changed tenant by tenant:
+            :mod:`acap.site._tenants`).
         report: batch-level findings (site folder refused, write failures, no
             operator files).
         kept: card URLs of operators of the last build, not in this batch, whose
@@ -177,20 +182,6 @@ class BatchResult(Result):
         return (sum(len(r.errors) for r in reports), sum(len(r.warnings) for r in reports))
 
 
-def finding_data(f: Finding) -> dict[str, Any]:
-    """A finding as the manifest keeps it (see :func:`acap.builder.batch._build.reuse`)."""
-    return {"rule": f.rule, "level": f.level, "message": f.message, "hint": f.hint,
-            "file": f.location.file, "line": f.location.line, "column": f.location.column,
-            "pointer": f.location.pointer}
-
-
-def finding_from(d: dict[str, Any]) -> Finding:
-    """A finding from what :func:`finding_data` kept."""
-    loc = Location(str(d.get("file")), d.get("line"), d.get("column"), d.get("pointer"))
-    level: Level = "error" if d.get("level") == "error" else "warning"
-    return Finding(str(d.get("rule")), level, str(d.get("message")), loc,
-                   d.get("hint") if isinstance(d.get("hint"), str) else None)
-
-
-#: The folder of the new site/ where each operator's files wait to be moved in.
+#: The folder of a new site/ where each operator's files wait to be moved in (a batch over
+#: a site/ that no batch wrote: :class:`acap.builder.batch._write.SiteTarget`).
 STAGING = ".acap-operators"

@@ -13,21 +13,26 @@ It uses the sandbox's own hooks (``intercepted_binops`` / :meth:`call_binop` for
 ``*``, ``**``, ``+`` and ``%``; :meth:`call` for every call, methods and macros
 included; :meth:`wrap_str_format` for ``str.format``; ``finalize`` for every
 ``{{ value }}``; the ``filters`` table for the filters that widen text). Two things
-have no hook, ``~`` and the items of a ``{% for %}`` loop, so the code generator (the
-documented ``code_generator_class``) routes them through this environment too.
+have no hook, ``~`` and the items of a ``{% for %}`` loop: the template's tree is
+rewritten before it is compiled so that they call the environment too
+(:meth:`BoundedSandbox.compile`, through Jinja2's documented ``parse``, ``compile`` of a
+node and the node classes extensions use; issue 24: no longer through the code
+generator's private ``visit_For`` / ``visit_Concat``, which a Jinja2 release may change).
 
-Why a deadline checked in those hooks first: a timer signal is delivered only to a
-process's main thread and the handler is process-wide, while acap renders in worker
-processes, in the single build, and in threads (``acap serve``, tests); the hooks run
-in whichever thread renders, and every loop item, call, operator, attribute, filter
-and test (``select``, ``map`` call one per item) passes through them. What runs
-between two checks is bounded by the size limits, but a filter of C code over a list
-of the largest size (``sort``, ``unique``, ``sum``) may still take a second or two;
-so where a timer *can* be used, in the main thread (batch workers, the command
-line), :func:`metered` also arms ``signal.setitimer`` for the deadline plus
-:data:`GRACE_SECONDS`, whose handler raises :class:`TemplateLimit` wherever the
-render is (attacker re-trial: a ``select`` of 50,000 items over a list of 50,000 ran
-38 s past a 5 s deadline before the hooks covered tests).
+The deadline is CPU time (of the thread that renders, :data:`CLOCK`): what a template
+makes the machine do, not how busy the machine is (on a shared build machine a
+wall-clock deadline failed tenants whose templates had done nothing wrong). It is
+checked in those hooks, which run in whichever thread renders, and every loop item,
+call, operator, attribute, filter and test (``select``, ``map`` call one per item)
+passes through them. What runs between two checks is bounded by the size limits, but a
+filter of C code over a list of the largest size (``sort``, ``unique``, ``sum``) may
+still take a second or two; so where a timer *can* be used, in the main thread (every
+batch worker, whatever the operator it builds, and the command line), :func:`metered`
+also arms ``signal.setitimer(ITIMER_PROF)`` for the deadline plus
+:data:`GRACE_SECONDS` of the process's CPU time, whose handler raises
+:class:`TemplateLimit` wherever the render is (attacker re-trial: a ``select`` of
+50,000 items over a list of 50,000 ran 38 s past a 5 s deadline before the hooks
+covered tests).
 """
 
 from __future__ import annotations
@@ -46,9 +51,10 @@ from functools import wraps
 from typing import Any
 
 from jinja2 import nodes
-from jinja2.compiler import CodeGenerator, Frame, optimizeconst
 from jinja2.exceptions import SecurityError
+from jinja2.runtime import markup_join, str_join
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.visitor import NodeTransformer
 
 #: Seconds an operator's templates may take to render, all pages together.
 RENDER_SECONDS = 5.0
@@ -65,13 +71,17 @@ WIDTH_LIMIT = 10_000
 INT_BITS = 4096
 #: Characters all the steps of one operator's renders may make together.
 TOTAL_LIMIT = 16 * PAGE_LIMIT
-#: The version of what the code generator routes through the sandbox (loop items, ``~``):
-#: part of the bytecode cache's file names, so that templates compiled by a generator
-#: that routed less are never loaded. Add one whenever :class:`_BoundedCode` changes.
-CODE_VERSION = 1
+#: The version of what the tree rewrite routes through the sandbox (loop items, ``~``):
+#: part of the bytecode cache's file names, so that templates compiled with less
+#: routed are never loaded. Add one whenever :class:`_Routed` changes.
+CODE_VERSION = 2
 #: Seconds past the deadline after which the timer (main thread only) stops a render
 #: that the hooks did not (one step of C code running long).
 GRACE_SECONDS = 1.0
+#: The clock of the deadline: CPU seconds of the thread that renders (see the module
+#: docstring). A test gives a clock of its own, so that a bound's test does not depend
+#: on the machine's speed.
+CLOCK: Callable[[], float] = time.thread_time
 
 
 class TemplateLimit(SecurityError):
@@ -93,15 +103,15 @@ class Meter:
 
     @classmethod
     def start(cls, seconds: float = RENDER_SECONDS) -> Meter:
-        """A meter whose deadline is ``seconds`` from now."""
-        return cls(time.monotonic() + seconds, seconds)
+        """A meter whose deadline is ``seconds`` of :data:`CLOCK` from now."""
+        return cls(CLOCK() + seconds, seconds)
 
     def tick(self) -> None:
         """Raises :class:`TemplateLimit` once the deadline has passed (or the page is
         too long)."""
         if self.overflow is not None:
             raise TemplateLimit(self.overflow)
-        if time.monotonic() > self.deadline:
+        if CLOCK() > self.deadline:
             raise TemplateLimit(f"the templates took longer than {self.seconds:g} seconds "
                                 "to render (a loop too long, or loops inside loops)")
 
@@ -123,27 +133,28 @@ _armed = threading.local()
 @contextlib.contextmanager
 def metered(meter: Meter) -> Iterator[Meter]:
     """Render under ``meter`` inside the ``with`` (per thread and context). In the main
-    thread, when no other interval timer is running, ``ITIMER_REAL`` is armed for the
-    meter's deadline plus :data:`GRACE_SECONDS` (once, for the outermost ``with``),
-    its handler raising :class:`TemplateLimit`; the previous handler is put back."""
+    thread, when no other CPU-time timer is running, ``ITIMER_PROF`` is armed for the
+    CPU time left to the meter's deadline plus :data:`GRACE_SECONDS` (once, for the
+    outermost ``with``), its handler (``SIGPROF``) raising :class:`TemplateLimit`; the
+    previous handler is put back."""
     token = _meter.set(meter)
     timer = _arm(meter)
     try:
         yield meter
     finally:
         if timer is not None:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, timer)
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, timer)
             _armed.on = False
         _meter.reset(token)
 
 
 def _arm(meter: Meter) -> Any:
     """Arm the backstop timer when this thread may (see :func:`metered`); returns the
-    SIGALRM handler to put back, or ``None`` when nothing was armed."""
+    SIGPROF handler to put back, or ``None`` when nothing was armed."""
     if getattr(_armed, "on", False) or not hasattr(signal, "setitimer") \
             or threading.current_thread() is not threading.main_thread() \
-            or signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0):
+            or signal.getitimer(signal.ITIMER_PROF) != (0.0, 0.0):
         return None
     seconds = meter.seconds
 
@@ -151,10 +162,10 @@ def _arm(meter: Meter) -> Any:
         raise TemplateLimit(f"the templates took longer than {seconds:g} seconds to "
                             "render (one step ran long: a filter over a large list)")
 
-    previous = signal.signal(signal.SIGALRM, stop)
+    previous = signal.signal(signal.SIGPROF, stop)
     _armed.on = True
-    left = meter.deadline - time.monotonic()
-    signal.setitimer(signal.ITIMER_REAL, max(left, 0.0) + GRACE_SECONDS)
+    left = meter.deadline - CLOCK()
+    signal.setitimer(signal.ITIMER_PROF, max(left, 0.0) + GRACE_SECONDS)
     return previous if previous is not None else signal.SIG_DFL
 
 
@@ -391,30 +402,26 @@ def _each(items: Iterable[Any]) -> Iterator[Any]:
         yield item
 
 
-class _BoundedCode(CodeGenerator):
-    """Jinja2's code generator, routing the two steps the sandbox has no hook for
-    through the environment: the items of a ``{% for %}`` loop (its deadline) and
-    ``~`` (the size of what it makes)."""
+class _Routed(NodeTransformer):
+    """A template's tree with the two steps the sandbox has no hook for routed through
+    the environment: the items of each ``{% for %}`` loop (:meth:`BoundedSandbox.bounded_items`,
+    its deadline) and each ``~`` (:meth:`BoundedSandbox.bounded_concat`, the size of
+    what it makes). The nodes are Jinja2's own, as extensions use them
+    (``EnvironmentAttribute``, ``ContextReference``, ``Call``)."""
 
-    def visit_For(self, node: nodes.For, frame: Frame) -> None:
+    def visit_For(self, node: nodes.For) -> nodes.Node:
+        """A loop takes its items through :meth:`BoundedSandbox.bounded_items`."""
+        self.generic_visit(node)
         node.iter = nodes.Call(nodes.EnvironmentAttribute("bounded_items"), [node.iter], [],
                                None, None, lineno=node.iter.lineno)
-        super().visit_For(node, frame)
+        return node
 
-    @optimizeconst
-    def visit_Concat(self, node: nodes.Concat, frame: Frame) -> None:
-        # Jinja2's own, with the pieces measured before they are joined.
-        if frame.eval_ctx.volatile:
-            func_name = "(markup_join if context.eval_ctx.volatile else str_join)"
-        elif frame.eval_ctx.autoescape:
-            func_name = "markup_join"
-        else:
-            func_name = "str_join"
-        self.write(f"environment.bounded_concat({func_name}, (")
-        for arg in node.nodes:
-            self.visit(arg, frame)
-            self.write(", ")
-        self.write("))")
+    def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
+        """``a ~ b`` is :meth:`BoundedSandbox.bounded_concat` of its pieces."""
+        self.generic_visit(node)
+        return nodes.Call(nodes.EnvironmentAttribute("bounded_concat"),
+                          [nodes.ContextReference(), *node.nodes], [], None, None,
+                          lineno=node.lineno)
 
 
 class BoundedSandbox(ImmutableSandboxedEnvironment):
@@ -429,11 +436,19 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
     """
 
     intercepted_binops = frozenset({"*", "**", "+", "%"})
-    code_generator_class = _BoundedCode
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, finalize=self._bounded_value, **kwargs)
         self.filters = {name: _bounded_filter(name, f) for name, f in self.filters.items()}
+
+    def compile(self, source: Any, name: str | None = None, filename: str | None = None,
+                raw: bool = False, defer_init: bool = False) -> Any:
+        """Jinja2's ``compile``, the template's tree first routed (:class:`_Routed`): a
+        source is parsed (``parse``), rewritten, and the tree compiled."""
+        if isinstance(source, str):
+            source = _Routed().visit(self.parse(source, name, filename))
+        return super().compile(source, name, filename, raw,  # type: ignore[call-overload]
+                               defer_init)
 
     @staticmethod
     def _bounded_value(value: Any) -> Any:
@@ -497,8 +512,9 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
         """The items of a ``{% for %}`` loop, the deadline checked as they are taken."""
         return _each(items)
 
-    def bounded_concat(self, join: Callable[[Any], str], pieces: tuple[Any, ...]) -> str:
-        """``a ~ b``, refused when the text would pass :data:`MAKE_LIMIT`."""
+    def bounded_concat(self, context: Any, *pieces: Any) -> str:
+        """``a ~ b``, refused when the text would pass :data:`MAKE_LIMIT`; joined as Jinja2
+        joins it (markup-safe where the template's ``context`` autoescapes)."""
         _tick()
         _make(sum(size(p) for p in pieces), "this ~")
-        return join(pieces)
+        return markup_join(pieces) if context.eval_ctx.autoescape else str_join(pieces)

@@ -24,8 +24,6 @@ serving a built site on 127.0.0.1: ``tests/acceptance/test_web_servers.py``.
 
 from __future__ import annotations
 
-import textwrap
-
 from acap.site import refuse_line_breaks
 from acap.uris import CARD_PATH, JWKS_PATH
 
@@ -41,8 +39,10 @@ _NAMES_RE = "(" + "|".join(n.removesuffix(".json") for n in _NAMES) + r")\.json"
 _PATHS = " ".join((CARD_PATH, JWKS_PATH))
 #: The type acap's Apache settings give the card and the JWKS where mod_headers is off.
 APACHE_NO_HEADERS_TYPE = "application/json; charset=utf-8"
-_SAYS = ("It serves the Agent Card and its keys (JWKS) as JSON that any web page may read, "
-         "with their cache time.")
+#: What the files do, as comment lines (written out, not wrapped per host: a batch writes
+#: a ``.htaccess`` for every tenant, and ``textwrap`` took a fifth of a card's own time).
+_SAYS = ["It serves the Agent Card and its keys (JWKS) as JSON that any web page may read,",
+         "with their cache time."]
 
 
 def _cache(seconds: int) -> str:
@@ -69,15 +69,14 @@ def _apache_block(seconds: int, indent: str) -> list[str]:
             f'{indent}    ForceType "{APACHE_NO_HEADERS_TYPE}"', f"{indent}</IfModule>"]
 
 
-def _text(name: str, comment: str, body: list[str]) -> bytes:
-    """The settings file ``name``: ``comment`` as ``#`` lines, then ``body``; UTF-8, LF
-    line ends. Raises :class:`acap.errors.SitePathError` when the comment or a line
-    would hold a line break or control character (:func:`acap.site.refuse_line_breaks`;
-    judged before ``textwrap``, which would turn a line feed into a space)."""
+def _text(name: str, comment: list[str], body: list[str]) -> bytes:
+    """The settings file ``name``: the ``comment`` lines as ``#`` lines, then ``body``;
+    UTF-8, LF line ends. Raises :class:`acap.errors.SitePathError` when a comment line
+    or a line would hold a line break or control character
+    (:func:`acap.site.refuse_line_breaks`)."""
 
-    refuse_line_breaks(name, [comment, *body], " \t")
-    lines = [f"# {line}" for line in textwrap.wrap(comment, 86)]
-    return ("\n".join([*lines, *body]) + "\n").encode("utf-8")
+    refuse_line_breaks(name, [*comment, *body], " \t")
+    return ("\n".join([*(f"# {line}" for line in comment), *body]) + "\n").encode("utf-8")
 
 
 def htaccess(host: str, seconds: int) -> bytes:
@@ -89,10 +88,10 @@ def htaccess(host: str, seconds: int) -> bytes:
     """
     return _text(
         f"{host}/.well-known/.htaccess",
-        f"Written by acap build for https://{host}/. {_SAYS} Apache reads this file when "
-        "the site allows it (AllowOverride FileInfo) and mod_headers is on (a2enmod "
-        f"headers). Where .htaccess files are not read, use apache.conf from "
-        f"site/{SERVERS_DIR}/{host}/ in the site's <VirtualHost> instead.",
+        [f"Written by acap build for https://{host}/.", *_SAYS,
+         "Apache reads this file when the site allows it (AllowOverride FileInfo) and",
+         "mod_headers is on (a2enmod headers). Where .htaccess files are not read, use",
+         f"apache.conf from site/{SERVERS_DIR}/{host}/ in the site's <VirtualHost> instead."],
         [f'<FilesMatch "^{_NAMES_RE}$">', *_apache_block(seconds, "    "), "</FilesMatch>"])
 
 
@@ -100,9 +99,9 @@ def apache_conf(host: str, seconds: int) -> bytes:
     """``apache.conf``: the same as :func:`htaccess`, for the host's ``<VirtualHost>``."""
     return _text(
         f"{host}/apache.conf",
-        f"Written by acap build for https://{host}/: put it inside the <VirtualHost> of "
-        f"{host} (or Include it there), then reload Apache. Needs mod_headers (a2enmod "
-        f"headers). {_SAYS}",
+        [f"Written by acap build for https://{host}/: put it inside the <VirtualHost> of",
+         f"{host} (or Include it there), then reload Apache. Needs mod_headers (a2enmod",
+         "headers).", *_SAYS],
         [f'<LocationMatch "^/\\.well-known/{_NAMES_RE}$">', *_apache_block(seconds, "    "),
          "</LocationMatch>"])
 
@@ -117,11 +116,11 @@ def nginx_conf(host: str, seconds: int) -> bytes:
     headers = [f'    add_header {name} "{value}" always;' for name, value in _headers(seconds)]
     return _text(
         f"{host}/nginx.conf",
-        f"Written by acap build for https://{host}/: put `include /path/to/this/file;` in "
-        f"the server {{ }} block of {host}, whose root is the folder acap publishes to, "
-        f"then run nginx -s reload. {_SAYS} nginx uses only these add_header lines for the "
-        "two files: repeat any add_header of your server block (Strict-Transport-Security, "
-        "say) inside this location.",
+        [f"Written by acap build for https://{host}/: put `include /path/to/this/file;`",
+         f"in the server {{ }} block of {host}, whose root is the folder acap publishes to,",
+         "then run nginx -s reload.", *_SAYS,
+         "nginx uses only these add_header lines for the two files: repeat any add_header",
+         "of your server block (Strict-Transport-Security, say) inside this location."],
         [f"location ~ ^/\\.well-known/{_NAMES_RE}$ {{", "    types { }",
          "    default_type application/json;", *headers,
          '    add_header Access-Control-Allow-Headers "*" always;',
@@ -133,8 +132,9 @@ def caddyfile(host: str, seconds: int) -> bytes:
     headers = [f'\t{name} "{value}"' for name, value in _headers(seconds)]
     return _text(
         f"{host}/Caddyfile",
-        f"Written by acap build for https://{host}/: put `import /path/to/this/file` in the "
-        f"site block of {host}, before file_server, then run caddy reload. {_SAYS}",
+        [f"Written by acap build for https://{host}/: put `import /path/to/this/file`",
+         f"in the site block of {host}, before file_server, then run caddy reload.",
+         *_SAYS],
         [f"@acap_card path {_PATHS}", "header @acap_card {", "\tContent-Type application/json",
          *headers, "\tAccess-Control-Allow-Headers *", "}",
          "@acap_preflight {", "\tmethod OPTIONS", f"\tpath {_PATHS}", "}",
