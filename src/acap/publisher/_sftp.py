@@ -442,12 +442,21 @@ class SftpPublisher:
 
         Raises:
             TargetRefused: see :func:`connect`; or something at acap's paths is not a
-                regular file or a folder.
+                regular file or a folder; or paramiko (the ``sftp`` extra) is not
+                installed (``ACAP-EXTRA``).
             ForeignFiles: without ``force``, a file acap did not put there would be
                 replaced or removed.
             OSError: an SFTP request failed; every file is as it was.
         """
-        import paramiko  # start-up: paramiko only for an SFTP target
+        try:
+            import paramiko  # start-up: paramiko only for an SFTP target
+        except ImportError:  # the sftp extra: not in a default install (CHANGELOG 0.1.0)
+            raise TargetRefused(
+                "publishing over SFTP needs acap's sftp extra (paramiko), which is not "
+                "installed; nothing was sent",
+                "in your copy of acap's repository, run pip install '.[sftp]' (or install "
+                "acap[sftp] as you installed acap), then acap publish again",
+                rule="ACAP-EXTRA") from None
 
         progress(f"connecting to {self.address.describe()}")
         client, sftp = connect(self.address)
