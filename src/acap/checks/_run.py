@@ -96,19 +96,23 @@ class OperatorCheck:
         return self.report.ok(strict)
 
 
-def check_operator_file(path: str | Path) -> OperatorCheck:
+def check_operator_file(path: str | Path, *, raw: bytes | None = None,
+                        display: str | None = None) -> OperatorCheck:
     """Check an operator file as ``acap build`` does before it builds: loading, the
     schema and every requirement check (:func:`check_operator`), with nothing signed
     or written and no key needed (``acap check operator.yaml``, the pre-commit hook).
 
     Args:
         path: the operator file (``operator.private.yaml`` beside it is read too).
+        raw: the file's bytes, when they came from standard input (``acap check -``);
+            ``path`` then only says where the file stands.
+        display: how findings name the file (default: ``path`` as given).
 
     Returns:
         An :class:`OperatorCheck`. Never raises for bad content or a missing file.
     """
-    cfg = load_operator(path)
-    result = OperatorCheck(str(path))
+    cfg = load_operator(path, display, raw=raw)
+    result = OperatorCheck(display or str(path))
     result.report.extend(cfg.findings)
     result.report.extend(check_operator(cfg))
     return result

@@ -21,7 +21,7 @@ from urllib.parse import SplitResult, urlsplit
 from acap import schemas
 from acap.findings import Finding, Location
 from acap.load._schema_findings import schema_findings, text_findings
-from acap.load._yaml import START_HINT, Loaded, load_file
+from acap.load._yaml import START_HINT, Loaded, load_bytes, load_file
 from acap.uris import card_url, jwks_url
 
 DEFAULT_KEY_FILE = ".acap/signing-key.pem"
@@ -223,7 +223,8 @@ def _a_label(host: str) -> str:
 
 
 def load_operator(path: str | Path, display: str | None = None, *,
-                  inside: Sequence[Path] | None = None) -> OperatorConfig:
+                  inside: Sequence[Path] | None = None,
+                  raw: bytes | None = None) -> OperatorConfig:
     """Load operator.yaml and check it against ``operator.schema.json``.
 
     Args:
@@ -232,6 +233,10 @@ def load_operator(path: str | Path, display: str | None = None, *,
         inside: folders the file must lie in once links are followed (a batch
             tenant's own folder), or ``None``; a file outside is a ``FILE`` error,
             unread (see :func:`acap.load.read_regular`).
+        raw: the file's bytes when they come from elsewhere (``acap check -``: standard
+            input, read by the caller within :data:`acap.load._yaml.MAX_BYTES` + 1);
+            ``path`` is then not read, only where the file stands (its folder holds
+            operator.private.yaml and templates/).
 
     Returns:
         An :class:`OperatorConfig`; ``findings`` holds every loading and schema
@@ -239,7 +244,9 @@ def load_operator(path: str | Path, display: str | None = None, *,
         Never raises for bad content or a missing file.
     """
     p = Path(path)
-    loaded = load_file(p, schemas.schema(schemas.OPERATOR), display or str(path), inside=inside)
+    schema = schemas.schema(schemas.OPERATOR)
+    loaded = load_file(p, schema, display or str(path), inside=inside) if raw is None else \
+        load_bytes(raw, schema, display or str(path))
     cfg = OperatorConfig(p, loaded, list(loaded.findings))
     if loaded.data is None and loaded.findings:
         return cfg
