@@ -24,12 +24,13 @@ TEXT_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<level>er
                        r"(?P<message>.+) \[(?P<rule>[A-Z0-9.-]+)\]$")
 
 
-def run(*args: str) -> tuple[int, str]:
-    """Run acap; returns the exit code and what it printed on stdout."""
+def run(*args: str, stream: str = "stdout") -> tuple[int, str]:
+    """Run acap; returns the exit code and what it printed on ``stream`` (text findings
+    are on standard error, a document of --format json on standard output)."""
     res = CliRunner().invoke(cli, list(args))
     assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
     assert "Traceback" not in res.output
-    return res.exit_code, res.stdout
+    return res.exit_code, res.stdout if stream == "stdout" else res.stderr
 
 
 def test_the_built_example_card_has_no_error(example: Path) -> None:
@@ -75,17 +76,20 @@ def test_the_example_acknowledges_or_5_5_and_annex_a3s_level_1_adds_the_referral
 
 
 def test_text_format_and_exit_code_on_errors() -> None:
+    """Findings on standard error (as every command prints them), the outcome with its
+    counts on standard output."""
     card = CARD_CASES / "many-faults.json"
-    code, out = run("check", str(card))
-    assert code == 1
-    lines = [line for line in out.splitlines() if TEXT_LINE.match(line)]
+    res = CliRunner().invoke(cli, ["check", str(card)])
+    assert res.exit_code == 1
+    err = res.stderr
+    lines = [line for line in err.splitlines() if TEXT_LINE.match(line)]
     assert len(lines) == 11
     m = TEXT_LINE.match(next(line for line in lines if "[OR-3.5]" in line))
     assert m and m["file"] == str(card) and m["line"] == "17" and m["level"] == "error"
-    hints = [line for line in out.splitlines() if line.startswith("    hint: ")]
+    hints = [line for line in err.splitlines() if line.startswith("    hint: ")]
     assert len(hints) == 11
-    assert "9 errors, 2 warnings" in out
-    assert re.search(r"^note: without operator\.yaml, checked in part only: OR-3\.4", out, re.M)
+    assert res.stdout == f"{card}: 9 errors, 2 warnings\n"
+    assert re.search(r"^note: without operator\.yaml, checked in part only: OR-3\.4", err, re.M)
 
 
 def test_json_format() -> None:
@@ -99,7 +103,7 @@ def test_json_format() -> None:
     assert f["location"]["pointer"] == "/capabilities/extensions/0/params/skills/0/personEntry"
     assert f["doc"].endswith("#OR-3.8")
     assert {"rule": "OR-5.5", "checked": "none"}.items() <= \
-        next(s for s in doc["skipped"] if s["rule"] == "OR-5.5").items()
+        next(s for s in doc["results"][0]["skipped"] if s["rule"] == "OR-5.5").items()
 
 
 def test_warnings_pass_unless_strict() -> None:
@@ -194,7 +198,7 @@ def test_an_operator_file_is_checked_as_a_build_checks_it_without_a_key(tmp_path
     entry = next(line for line in text.splitlines() if "personEntry:" in line)
     broken = entry.split("personEntry:")[0] + "personEntry: https://ask.example.com/bereavement"
     config.write_text(text.replace(entry, broken, 1), encoding="utf-8")
-    code, out = run("check", str(config))
+    code, out = run("check", str(config), stream="stderr")
     assert code == 1
     [m] = [m for line in out.splitlines() if (m := TEXT_LINE.match(line))]
     assert (m["rule"], m["file"], int(m["line"])) == \
@@ -204,15 +208,16 @@ def test_an_operator_file_is_checked_as_a_build_checks_it_without_a_key(tmp_path
     assert code == 0 and "no problems found" in out
 
 
-def test_several_files_are_one_json_list_and_one_exit_code(tmp_path: Path) -> None:
+def test_several_files_are_one_json_document_and_one_exit_code(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yml"
     bad.write_text("operator: [\n", encoding="utf-8")
     code, out = run("check", str(REPO / "operator.yaml"),
                     str(CARD_CASES / "or-3.8-query.json"), str(bad), "--format", "json")
     assert code == 1
-    docs = json.loads(out)
-    assert [d.get("operator") or d.get("card") for d in docs] == \
-        [str(REPO / "operator.yaml"), str(CARD_CASES / "or-3.8-query.json"), str(bad)]
+    docs = json.loads(out)["results"]
+    assert [(d["kind"], d["source"]) for d in docs] == \
+        [("operator", str(REPO / "operator.yaml")), ("card", str(CARD_CASES / "or-3.8-query.json")),
+         ("operator", str(bad))]
     assert [d["errors"] for d in docs[:2]] == [0, 1]
     assert docs[2]["findings"][0]["rule"].startswith("YAML")
     assert docs[2]["findings"][0]["location"]["line"] == 2

@@ -95,7 +95,7 @@ def _from_stdin(url: str | None) -> CardCheck | OperatorCheck:
     from acap.load import DEFAULT_MAX_BYTES, MAX_BYTES, parse_document
 
     limit = max(DEFAULT_MAX_BYTES, MAX_BYTES)
-    raw = click.get_binary_stream("stdin").read(limit + 1)
+    raw = sys.stdin.buffer.read(limit + 1)
     if raw.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"{"):
         doc = JsonDocument(STDIN, raw=raw)
         if len(raw) > DEFAULT_MAX_BYTES:
