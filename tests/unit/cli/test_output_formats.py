@@ -246,9 +246,9 @@ def test_text_findings_are_on_standard_error_for_every_command(example: Path) ->
 def _on_a_terminal(env: dict[str, str]) -> str:
     """``acap check BAD`` with standard error on a pseudo-terminal; what it wrote there."""
     main, side = pty.openpty()
-    proc = subprocess.run([sys.executable, "-m", "acap", "check", str(BAD)], stdin=subprocess.DEVNULL,
-                          stdout=subprocess.DEVNULL, stderr=side, env=env, timeout=120,
-                          check=False)
+    proc = subprocess.run([sys.executable, "-m", "acap", "check", str(BAD)],
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=side,
+                          env=env, timeout=120, check=False)
     os.close(side)
     chunks = []
     while True:
