@@ -149,6 +149,75 @@ def extend_gitignore(path: Path) -> list[str]:
     return missing
 
 
+#: A value that is a host name by itself (``cname: example.org``).
+_HOST = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}\.?", re.I)
+
+
+def _host_in(value: str) -> str | None:
+    """The host a value names: a URL's, an email address's domain, or the value itself
+    when it is a host name; ``None`` for any other text."""
+    from urllib.parse import urlsplit  # start-up: only when placeholders are looked for
+
+    text = value.strip()
+    if "://" in text:
+        try:
+            return urlsplit(text).hostname
+        except ValueError:
+            return None
+    if "@" in text and " " not in text:
+        return text.rsplit("@", 1)[1]
+    return text if _HOST.fullmatch(text) else None
+
+
+def placeholders(config: str | Path) -> list[str]:
+    """Where an operator file still holds ``acap init``'s example addresses: every value
+    (and every ``hosts:`` key) naming a host reserved for examples (RFC 2606, RFC 6761;
+    :func:`acap.uris.is_example_host`), as ``operator.yaml:18:12: operator.website:
+    https://example.org``, in file order. Such a project builds (to try acap out) but
+    is never published (``PUBLISH-PLACEHOLDER``): the GitHub Action builds and checks it,
+    and says these are what to replace instead of deploying.
+
+    Args:
+        config: the operator file.
+
+    Returns:
+        One line per placeholder; ``[]`` when there is none, or when the file cannot be
+        read as a mapping (``acap build`` then says why).
+    """
+    from acap.load import load_operator  # start-up: only when placeholders are looked for
+    from acap.uris import is_example_host
+
+    cfg = load_operator(config)
+    if not isinstance(cfg.loaded.data, dict):
+        return []
+    found: list[tuple[tuple[int, int], str]] = []
+
+    def note(pointer: str, value: str, key: bool = False) -> None:
+        host = _host_in(value)
+        if host and is_example_host(host):
+            where = cfg.at(pointer, key=key)
+            parts = pointer.strip("/").split("/")[:-1] if key else pointer.strip("/").split("/")
+            name = ".".join(p if not p.isdigit() else f"[{p}]" for p in parts).replace(".[", "[")
+            found.append(((where.line or 0, where.column or 0),
+                          f"{where}: {name.replace('~1', '/').replace('~0', '~')}: {value}"))
+
+    def walk(node: object, pointer: str) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                child = f"{pointer}/{str(k).replace('~', '~0').replace('/', '~1')}"
+                if pointer == "/hosts":
+                    note(child, str(k), key=True)
+                walk(v, child)
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, f"{pointer}/{i}")
+        elif isinstance(node, str):
+            note(pointer, node)
+
+    walk(cfg.loaded.data, "")
+    return [text for _, text in sorted(found, key=lambda f: f[0])]
+
+
 def init_project(folder: Path) -> InitResult:
     """Write a new operator project into ``folder`` (created if needed).
 

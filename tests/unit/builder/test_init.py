@@ -88,15 +88,24 @@ def test_the_workflow_uses_the_acap_action_and_current_action_majors(tmp_path: P
     # PyYAML reads the key `on` as YAML 1.1's true; GitHub reads it as "on".
     triggers = data.get("on", data.get(True))
     assert triggers["push"]["branches"] == ["main"]
-    assert data["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    # least privilege: nothing for the workflow, each job what it needs
+    assert data["permissions"] == {}
+    assert data["jobs"]["build"]["permissions"] == {"contents": "read"}
+    assert data["jobs"]["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
     build, deploy = data["jobs"]["build"]["steps"], data["jobs"]["deploy"]["steps"]
     assert [s["uses"] for s in build] == [
         "actions/checkout@v7",
         "SET-ACAP-REPOSITORY-AND-COMMIT-HERE",
     ]
+    assert build[0]["with"] == {"persist-credentials": False}
     assert build[1]["with"] == {"signing-key": "${{ secrets.ACAP_SIGNING_KEY }}"}
     assert data["jobs"]["deploy"]["needs"] == "build"
     assert [s["uses"] for s in deploy] == ["actions/deploy-pages@v5"]
+    # the deploy job runs only when the build says so (not on acap init's placeholders):
+    # the action's output, the build job's output, the deploy job's condition
+    assert build[1]["id"] == "acap"
+    assert data["jobs"]["build"]["outputs"] == {"publish": "${{ steps.acap.outputs.publish }}"}
+    assert data["jobs"]["deploy"]["if"] == "needs.build.outputs.publish == 'true'"
 
 
 def test_the_workflow_says_what_it_deploys_and_what_to_do_for_the_others(
