@@ -78,7 +78,7 @@ def test_pip_s_cache_is_keyed_on_the_constraints_acap_ships(tmp_path: Path) -> N
     outputs = dict(line.split("=", 1) for line in
                    (tmp_path / "output").read_text(encoding="utf-8").splitlines())
     digest = hashlib.sha256(CONSTRAINTS.read_bytes()).hexdigest()
-    version = "%d.%d" % sys.version_info[:2]
+    version = "{}.{}".format(*sys.version_info[:2])
     assert outputs["key"] == f"acap-pip-Linux-{version}-{digest}"
     pip_dir = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "cache", "dir"],
                              env=env, capture_output=True, text=True, check=True).stdout
