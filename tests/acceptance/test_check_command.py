@@ -175,17 +175,46 @@ def test_plain_http_elsewhere_is_refused() -> None:
     assert [f["rule"] for f in json.loads(out)["findings"]] == ["CARD-READ"]
 
 
-def test_the_rules_page_names_every_rule_id() -> None:
+def test_the_rules_page_has_a_row_for_every_rule_id() -> None:
     """Every id of the registry (requirements and acap's own rules, wherever acap emits
-    them: build, card, reply, publish, live, pages) is named in the user guide's rule page,
-    docs/rules.md, as a whole word (``KEY`` in ``KEY-ID`` does not count, nor ``SIG-*``
-    for ``SIG-NONE``)."""
+    them: build, card, reply, publish, live, pages) has its row in the user guide's rule
+    page (docs/rules.md's table, written from the registry when the guide is built:
+    scripts/guide_hooks.py): anchored by itself, with its level, what it means and how
+    to fix it, none of them empty."""
     import re
 
+    from acap.requirements import rules_table
+
     page = (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
-    missing = [rid for rid in sorted(rule_ids())
-               if not re.search(rf"(?<![\w-]){re.escape(rid)}(?![\w-])", page)]
-    assert missing == []
+    assert "<!-- acap:rules -->" in page
+    rows = {m[1]: m[0] for m in re.finditer(r'^\| <a id="([A-Z0-9.-]+)"></a>.*$', rules_table(),
+                                            re.M)}
+    assert sorted(rows) == sorted(rule_ids())
+    for rid, row in rows.items():
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", row)[1:-1]]
+        assert len(cells) == 4 and all(cells), (rid, cells)
+        assert re.fullmatch(r"((MUST|MUST NOT|SHOULD|MAY): )?(error|warning|error or warning|"
+                            r"not checked)", cells[1]), (rid, cells[1])
+
+
+def test_the_levels_the_rule_table_gives_are_those_the_cases_expect() -> None:
+    """A failing example's level (tests/cases) is among the levels the registry says the
+    rule is reported at: the table's level column says what a user will see."""
+    import re
+
+    from acap.requirements import requirements, rules
+
+    reported = {r.id: set(r.reported) for r in (*requirements(), *rules())}
+    seen = []
+    for path in sorted((REPO / "tests" / "cases").rglob("*")):
+        if path.suffix not in (".expect", ".yaml"):
+            continue
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            m = re.match(r"(?:# expect: )?([A-Z][A-Z0-9.-]*) (error|warning)\b", line)
+            if m:
+                seen.append(m[1])
+                assert m[2] in reported[m[1]], (path.name, line)
+    assert len(set(seen)) > 50
 
 
 # -- acap check of an operator file (the pre-commit hook's command) -----------------------
