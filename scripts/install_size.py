@@ -3,8 +3,11 @@
 For each SOURCE (a wheel, a project folder, or any pip requirement) this makes a fresh
 virtual environment with ``python -m venv`` (so pip and setuptools as that Python's venv
 brings them, counted in the size), installs SOURCE with pip, and measures. Several
-SOURCEs are measured in one run, on one machine, one after the other, each ``--runs``
-times (the time is the median), so that before and after compare like with like.
+SOURCEs are measured in one run, on one machine, taking turns (``--runs`` rounds, each
+installing every SOURCE once), so that before and after compare like with like on a
+machine whose load changes. The time is the median of the runs: the wall-clock time of
+``pip install``, and the processor time it and its children used (user + system), which
+other work on a shared machine disturbs less.
 
 pip's cache is used as it is (say so when quoting the numbers): ``--warm`` first installs
 each SOURCE once unmeasured, so every timed run finds every wheel already downloaded.
@@ -15,6 +18,7 @@ Run: ``python scripts/install_size.py --warm --runs 3 BEFORE.whl AFTER.whl``.
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,22 +37,26 @@ def size(folder: Path) -> tuple[int, int]:
     return files, disk
 
 
-def install(source: str) -> tuple[float, int, int, int]:
-    """One fresh venv with ``source`` installed: (seconds pip took, bytes of files, bytes
-    of disk, distributions installed, pip and setuptools included)."""
+def install(source: str) -> tuple[float, float, int, int, int]:
+    """One fresh venv with ``source`` installed: (wall-clock seconds pip took, processor
+    seconds it used, bytes of files, bytes of disk, distributions installed, pip and
+    setuptools included)."""
     with tempfile.TemporaryDirectory() as tmp:
         venv = Path(tmp) / "venv"
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         py = str(venv / "bin" / "python")
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run([py, "-m", "pip", "install", "-q", source], check=True,
                        stderr=subprocess.DEVNULL)
         seconds = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         [site] = (venv / "lib").glob("python3*/site-packages")
         files, disk = size(site)
         listed = subprocess.run([py, "-m", "pip", "list", "--format=freeze"], check=True,
                                 capture_output=True, text=True).stdout
-        return seconds, files, disk, len(listed.splitlines())
+        return seconds, cpu, files, disk, len(listed.splitlines())
 
 
 def main() -> None:
@@ -60,13 +68,18 @@ def main() -> None:
     if args.warm:
         for s in args.sources:
             install(s)
-    print(f"Python {sys.version.split()[0]}, {args.runs} runs each, median time")
-    for s in args.sources:
-        runs = [install(s) for _ in range(args.runs)]
-        seconds = statistics.median(r[0] for r in runs)
-        _, files, disk, n = runs[-1]
+    print(f"Python {sys.version.split()[0]}, {args.runs} runs each, taking turns; "
+          "median times")
+    runs: dict[str, list[tuple[float, float, int, int, int]]] = {s: [] for s in args.sources}
+    for _ in range(args.runs):
+        for s in args.sources:
+            runs[s].append(install(s))
+    for s, done in runs.items():
+        seconds = statistics.median(r[0] for r in done)
+        cpu = statistics.median(r[1] for r in done)
+        _, _, files, disk, n = done[-1]
         print(f"{s}: {files / 1e6:.1f} MB of files ({disk / 1e6:.1f} MB of disk), "
-              f"{n} distributions, pip install {seconds:.1f} s")
+              f"{n} distributions, pip install {seconds:.1f} s ({cpu:.1f} s of processor)")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 
 Writes, from templates shipped in the package (``acap/data/init/``):
 * ``operator.yaml``: commented, on reserved example.org placeholders; it
-  builds as it is (``acap build`` gives a signed card straight away);
+  builds as it is (``acap build`` gives a signed card straight away); in English, or
+  with ``--language`` in the operator's language (``operator.<tag>.yaml``: its comments
+  and placeholders translated, its page in that language);
 * ``.gitignore``: keeps site/, the signing key (``.acap/``, ``*.pem``),
   the private files (``*.private.yaml``, OR-3.9: what is given on request) and
   the Actions output folder out of git;
@@ -100,13 +102,48 @@ def action_comment(ref: str) -> list[str]:
             "files, builds, checks and uploads."]
 
 
-def template_text(name: str) -> str:
+def init_languages() -> list[str]:
+    """The languages ``acap init --language`` writes operator.yaml in: ``en`` (the
+    reference, ``operator.yaml``) and each language with an ``operator.<tag>.yaml`` under
+    ``acap/data/init/``: those acap has page words for (a test keeps them the same)."""
+    folder = resources.files("acap").joinpath("data/init")
+    tags = sorted(p.name[len("operator."):-len(".yaml")] for p in folder.iterdir()
+                  if p.name.startswith("operator.") and p.name.count(".") == 2)
+    return ["en", *tags]
+
+
+def init_language(tag: str) -> str | None:
+    """The operator.yaml template for language ``tag`` (BCP 47): the one of
+    :func:`init_languages` equal to it (``pt-PT``), else to its language (``de-CH`` ->
+    ``de``, ``pt-BR`` -> ``pt``, ``ca-ES-valencia`` -> ``ca``), compared without case;
+    ``None`` when acap has none."""
+    known = {t.lower(): t for t in init_languages()}
+    return known.get(tag.lower()) or known.get(tag.split("-", 1)[0].lower())
+
+
+def template_text(name: str, language: str | None = None) -> str:
     """The text of one init template (a key of :data:`FILES`), with ``@ACAP_VERSION@``,
     ``@ACAP_ACTION@`` (see :func:`action_ref`) and the comment line
-    ``@ACAP_ACTION_COMMENT@`` (see :func:`action_comment`) filled in."""
+    ``@ACAP_ACTION_COMMENT@`` (see :func:`action_comment`) filled in; for
+    ``operator.yaml`` and a ``language`` other than English, the template in that
+    language (:func:`init_language`), its page and contact languages set to ``language``
+    as given.
 
-    raw = resources.files("acap").joinpath(f"data/init/{name}").read_text(encoding="utf-8")
+    Raises:
+        ValueError: acap has no operator.yaml in ``language``.
+    """
+    source = name
+    if name == "operator.yaml" and language is not None:
+        found = init_language(language)
+        if found is None:
+            raise ValueError(f"acap has no operator.yaml in {language}: it has "
+                             + ", ".join(init_languages()))
+        if found != "en":
+            source = f"operator.{found}.yaml"
+    raw = resources.files("acap").joinpath(f"data/init/{source}").read_text(encoding="utf-8")
     raw = raw.replace("@ACAP_VERSION@", __version__)
+    if language is not None:
+        raw = raw.replace("@PAGE_LANGUAGE@", language)
     if "@ACAP_ACTION@" in raw:
         ref = action_ref()
         raw = raw.replace("@ACAP_ACTION@", ref or ACTION_PLACEHOLDER)
@@ -218,24 +255,29 @@ def placeholders(config: str | Path) -> list[str]:
     return [text for _, text in sorted(found, key=lambda f: f[0])]
 
 
-def init_project(folder: Path) -> InitResult:
+def init_project(folder: Path, language: str | None = None) -> InitResult:
     """Write a new operator project into ``folder`` (created if needed).
 
     Args:
         folder: the project folder.
+        language: the operator's language (BCP 47 tag, ``de``, ``ca-ES-valencia``):
+            operator.yaml's comments and placeholders are written in it, and it is the
+            page's language; ``None``: English (see :func:`init_language`).
 
     Returns:
         An :class:`InitResult`. Files that exist are skipped, never overwritten; an
         existing ``.gitignore`` gets the lines it lacks appended.
 
     Raises:
+        ValueError: acap has no operator.yaml in ``language`` (nothing is written).
         OSError: a file could not be written (files written before stay).
     """
+    texts = {name: template_text(name, language) for name in FILES}  # ValueError first
     folder.mkdir(parents=True, exist_ok=True)
     result = InitResult()
     for name, rel in FILES.items():
         target = folder / rel
-        text = template_text(name)
+        text = texts[name]
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
             # "x": create only; an existing file (even one made a moment ago) is never replaced.
