@@ -2,7 +2,7 @@
 at build time, so that the guide cannot drift from what it describes.
 
 * ``<!-- acap:cli-reference -->`` (docs/cli.md): every command's ``--help``, from the click
-  commands (:func:`acap.cli._reference.cli_reference`);
+  commands (``acap.cli.cli_reference``);
 * ``<!-- acap:changelog -->`` (docs/changelog.md): CHANGELOG.md at the repository's root,
   less its title;
 * ``<!-- acap:rules -->`` (docs/rules.md): the table of every rule id, from the registry
@@ -30,7 +30,7 @@ def _changelog() -> str:
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     """Fill each marker of the page (MkDocs event)."""
     if "<!-- acap:cli-reference -->" in markdown:
-        from acap.cli._reference import cli_reference
+        from acap.cli import cli_reference
 
         markdown = markdown.replace("<!-- acap:cli-reference -->", cli_reference())
     if "<!-- acap:changelog -->" in markdown:

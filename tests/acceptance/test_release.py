@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email.parser
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from pathlib import Path
 import pytest
 
 import acap
+from acap.uris import EXTENSION_URI, RULES_PAGE, SPEC_BASE
 from support.paths import REPO
 
 #: The most a default install may put in site-packages (issue 23), pip and setuptools
@@ -69,12 +71,15 @@ def test_the_wheel_carries_the_version_licence_urls_and_data(dist: Path) -> None
     assert licence == (REPO / "LICENSE").read_text(encoding="utf-8")
     assert "Apache License" in licence and "Version 2.0, January 2004" in licence
     urls = dict(u.split(", ", 1) for u in meta.get_all("Project-URL"))
-    assert urls["Specification"] == acap.EXTENSION_URI
+    assert urls["Specification"] == EXTENSION_URI
+    assert urls["Rule ids"] == RULES_PAGE and urls["Homepage"] == SPEC_BASE
     # the light install: phonenumbers without its geographic data, SFTP as an extra
     requires = meta.get_all("Requires-Dist")
-    assert any(r.startswith("phonenumberslite") for r in requires)
-    assert not any(r.startswith(("phonenumbers", "paramiko")) and "extra ==" not in r
-                   for r in requires), requires
+    default = {re.match(r"[A-Za-z0-9._-]+", r)[0].lower() for r in requires
+               if "extra ==" not in r}
+    assert "phonenumberslite" in default
+    assert not default & {"phonenumbers", "paramiko"}, requires
+    assert "paramiko>=3.4; extra == 'sftp'" in requires
     # package data an installed acap needs from any folder
     for data in ("acap/data/requirements.json", "acap/data/constraints.txt",
                  "acap/schemas/acap-output.schema.json", "acap/data/init/operator.yaml",

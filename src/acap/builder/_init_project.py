@@ -222,7 +222,7 @@ def placeholders(config: str | Path) -> list[str]:
         read as a mapping (``acap build`` then says why).
     """
     from acap.load import load_operator  # start-up: only when placeholders are looked for
-    from acap.uris import is_example_host
+    from acap.uris import is_example_host  # start-up: as above
 
     cfg = load_operator(config)
     if not isinstance(cfg.loaded.data, dict):

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from acap.cli._formats import REPORTERS as REPORTERS
     from acap.cli._group import cli as cli
     from acap.cli._group import main as main
+    from acap.cli._reference import cli_reference as cli_reference
     from acap.cli._reporters import OUTPUT_VERSION as OUTPUT_VERSION
     from acap.cli._reporters import Echo as Echo
     from acap.cli._reporters import JsonReporter as JsonReporter

@@ -92,6 +92,7 @@ def _from_stdin(url: str | None) -> CardCheck | OperatorCheck:
     its first character (after a byte order mark and white space) is ``{``, since an
     Agent Card is one JSON object; else an operator file, as if it stood in the current
     folder (``operator.private.yaml`` there is read, OR-3.9)."""
+    # start-up: the JSON parser only when standard input is read
     from acap.load import DEFAULT_MAX_BYTES, MAX_BYTES, parse_document
 
     limit = max(DEFAULT_MAX_BYTES, MAX_BYTES)
