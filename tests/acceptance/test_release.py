@@ -100,13 +100,17 @@ def test_the_sdist_holds_what_a_packager_reads_and_no_local_files(dist: Path) ->
 
 
 def _size(folder: Path) -> tuple[int, int]:
-    """(bytes of the files, bytes of disk they take), as ``du -b`` and ``du``."""
-    files = disk = 0
-    for p in folder.rglob("*"):
-        st = p.lstat()
-        files += st.st_size
-        disk += st.st_blocks * 512
-    return files, disk
+    """(bytes of the files, bytes of disk they take), as scripts/install_size.py counts
+    them (the numbers the changelog gives)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("install_size",
+                                                  REPO / "scripts" / "install_size.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    files, disk = module.size(folder)
+    return int(files), int(disk)
 
 
 @pytest.fixture(scope="module")

@@ -17,11 +17,9 @@ import pytest
 
 from acap.cli import cli
 from acap.cli._group import COMMANDS
+from support.browsers import chromium
 from support.paths import REPO
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 WIDTHS = (1280, 390)
 
 
@@ -37,12 +35,8 @@ def guide(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def _open(browser: Any, guide: Path, page: str, width: int) -> tuple[Any, list[str]]:
