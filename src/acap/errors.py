@@ -122,10 +122,12 @@ class GitError(AcapError):
 
 
 class FileRefused(AcapError):
-    """A file acap was asked to read and did not: not a regular file (a folder, a FIFO,
-    a device such as ``/dev/zero``), larger than the limit for its kind, or outside the
-    folder it must lie in (a batch tenant's key file in another tenant's folder).
-    Judged before a byte is read, so that nothing hangs or grows without bound.
+    """A file acap was asked to read or write and did not: not a regular file (a folder,
+    a FIFO, a device such as ``/dev/zero``), larger than the limit for its kind, outside
+    the folder it must lie in (a batch tenant's key file in another tenant's folder), or
+    reached through a symbolic link acap does not follow (see :mod:`acap.load._files`).
+    Judged before a byte is read or written, so that nothing hangs, grows without bound
+    or lands outside its folder.
 
     Attributes:
         path: the file as named.
@@ -134,15 +136,19 @@ class FileRefused(AcapError):
         kind: what it is when it is not a regular file (``"a named pipe (FIFO)"``),
             else ``None``.
         outside: it lies outside the folder it must be in (links followed).
+        link: the symbolic link acap refused to follow or write through, as a path
+            inside the folder (``"templates/words"``), else ``None``.
     """
 
     def __init__(self, path: str, reason: str, hint: str | None = None, *,
-                 kind: str | None = None, outside: bool = False) -> None:
+                 kind: str | None = None, outside: bool = False,
+                 link: str | None = None) -> None:
         super().__init__(f"{path}: {reason}", hint)
         self.path = path
         self.reason = reason
         self.kind = kind
         self.outside = outside
+        self.link = link
 
 
 class TemplateRefused(AcapError):

@@ -14,7 +14,10 @@ Writes, from templates shipped in the package (``acap/data/init/``):
   signing key from the repository secret ``ACAP_SIGNING_KEY``.
 
 An existing file is never overwritten: it is left as it is and reported; an
-existing ``.gitignore`` gets the lines it lacks appended (none removed).
+existing ``.gitignore`` gets the lines it lacks appended (none removed). Every file is
+written inside the project folder by :func:`acap.load.write_file`: nothing through a
+symbolic link, dangling or not (a cloned repository's ``.gitignore`` or ``templates/``
+may be a link to a file elsewhere), each refusal a ``FILE-WRITE`` finding.
 The package stores dotfiles without their dot (``gitignore``,
 ``github/``) because setuptools' package-data globs skip hidden files.
 """
@@ -28,6 +31,9 @@ from importlib import metadata, resources
 from pathlib import Path
 
 from acap._package import __version__
+from acap.errors import FileRefused
+from acap.findings import Finding, Location
+from acap.load import KEY_FILE_LIMIT, Root, read_file, write_file
 
 #: Package file under ``acap/data/init/`` -> path in the new project.
 FILES = {
@@ -47,11 +53,14 @@ class InitResult:
         skipped: files that existed and were left untouched (but for ``appended``).
         appended: the lines added to an existing ``.gitignore`` (see
             :func:`extend_gitignore`).
+        findings: the files not written, and why (``FILE-WRITE`` errors: a symbolic
+            link on the way or at the file, a FIFO, a device).
     """
 
     created: list[Path] = field(default_factory=list)
     skipped: list[Path] = field(default_factory=list)
     appended: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
 
 
 #: The ``uses:`` of the workflow's acap step when acap init does not know where acap
@@ -161,28 +170,31 @@ def ignored_patterns() -> list[str]:
             if line.strip() and not line.lstrip().startswith("#")]
 
 
-def extend_gitignore(path: Path) -> list[str]:
+def extend_gitignore(path: Path, root: Root) -> list[str]:
     """Append to an existing ``.gitignore`` the lines of acap's (:func:`ignored_patterns`)
-    it does not have, under a comment saying why; no line is removed or changed.
+    it does not have, under a comment saying why; no line is removed or changed. The
+    file is read and replaced inside ``root`` (:func:`acap.load.write_file`), never
+    through a link.
 
     Args:
         path: the ``.gitignore``.
+        root: the project folder.
 
     Returns:
         The lines appended (``[]`` when it had them all).
 
     Raises:
+        FileRefused: it is a link, or lies under one, or is no regular file.
         OSError: it could not be read or written.
     """
-    text = path.read_bytes().decode("utf-8", "surrogateescape")
+    text = read_file(path, root, KEY_FILE_LIMIT).decode("utf-8", "surrogateescape")
     have = {line.strip() for line in text.splitlines()}
     missing = [p for p in ignored_patterns() if p not in have]
     if missing:
         block = ("" if not text or text.endswith("\n") else "\n") + \
             "\n# added by acap init: the signing key, site/ and what is given on request " \
             "stay out of git\n" + "".join(p + "\n" for p in missing)
-        with open(path, "a", encoding="utf-8", errors="surrogateescape", newline="\n") as fh:
-            fh.write(block)
+        write_file(path, root, (text + block).encode("utf-8", "surrogateescape"))
     return missing
 
 
@@ -266,7 +278,9 @@ def init_project(folder: Path, language: str | None = None) -> InitResult:
 
     Returns:
         An :class:`InitResult`. Files that exist are skipped, never overwritten; an
-        existing ``.gitignore`` gets the lines it lacks appended.
+        existing ``.gitignore`` gets the lines it lacks appended; a file that would be
+        written through a symbolic link (or over a FIFO, a device) is not written, and
+        is a ``FILE-WRITE`` finding.
 
     Raises:
         ValueError: acap has no operator.yaml in ``language`` (nothing is written).
@@ -274,19 +288,33 @@ def init_project(folder: Path, language: str | None = None) -> InitResult:
     """
     texts = {name: template_text(name, language) for name in FILES}  # ValueError first
     folder.mkdir(parents=True, exist_ok=True)
+    root = Root(folder, "the project folder")
     result = InitResult()
     for name, rel in FILES.items():
         target = folder / rel
-        text = texts[name]
-        target.parent.mkdir(parents=True, exist_ok=True)
         try:
-            # "x": create only; an existing file (even one made a moment ago) is never replaced.
-            with open(target, "x", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-        except FileExistsError:
-            result.skipped.append(target.absolute())
-            if rel == ".gitignore":
-                result.appended = extend_gitignore(target)
+            try:
+                # exclusive: an existing file (even one made a moment ago, a dangling
+                # link) is never replaced.
+                write_file(target, root, texts[name].encode("utf-8"), exclusive=True)
+            except FileExistsError:
+                if rel == ".gitignore":
+                    result.appended = extend_gitignore(target, root)
+                result.skipped.append(target.absolute())
+                continue
+        except FileRefused as exc:
+            result.findings.append(_refused(rel, target, exc))
             continue
         result.created.append(target.absolute())
     return result
+
+
+def _refused(rel: str, target: Path, exc: FileRefused) -> Finding:
+    """The ``FILE-WRITE`` error of a file acap init did not write."""
+    if exc.link is not None:
+        hint = (f"{exc.link} is a symbolic link: acap init writes nothing through one. "
+                "Put the file itself there (or remove the link) and run acap init again")
+    else:
+        hint = f"remove {rel} or make it a regular file, then run acap init again"
+    return Finding("FILE-WRITE", "error", f"acap init did not write {rel}: {exc.reason}",
+                   Location(str(target)), hint)

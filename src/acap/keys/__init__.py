@@ -27,7 +27,9 @@ from acap._lazy import exports
 if TYPE_CHECKING:
     from acap.keys._history import dropped_kids as dropped_kids
     from acap.keys._history import key_history as key_history
+    from acap.keys._history import previous_keys as previous_keys
     from acap.keys._history import read_retired as read_retired
+    from acap.keys._history import retired_kids as retired_kids
     from acap.keys._key import PRIVATE_MEMBERS as PRIVATE_MEMBERS
     from acap.keys._key import SigningKey as SigningKey
     from acap.keys._key import b64url as b64url

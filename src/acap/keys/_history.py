@@ -20,9 +20,15 @@ from typing import Any
 
 from acap.errors import FileRefused, KeyProblem, SitePathError
 from acap.findings import Finding, Location
-from acap.keys._key import PRIVATE_MEMBERS, SigningKey, read_key_file_doc, thumbprint
-from acap.load import KEY_ENV, KEY_FILE_LIMIT, OperatorConfig, read_regular
-from acap.site import MANIFEST, read_manifest, url_to_path, write_file_atomic
+from acap.keys._key import (
+    PRIVATE_MEMBERS,
+    SigningKey,
+    read_jwks,
+    read_key_file_doc,
+    thumbprint,
+)
+from acap.load import KEY_ENV, KEY_FILE_LIMIT, OperatorConfig, Root, read_file, write_file
+from acap.site import MANIFEST, read_manifest, url_to_path
 
 
 def published_keys(cfg: OperatorConfig, site_dir: Path,
@@ -47,7 +53,8 @@ def published_keys(cfg: OperatorConfig, site_dir: Path,
         is left out (there is nothing to compare with).
     """
     out = dict(site_published_keys(cfg, site_dir) if site_keys is None else site_keys)
-    previous = _jwk_list(cfg.previous_keys_file, "keys")
+    previous = _jwk_list(cfg.previous_keys_file, cfg.root_of(cfg.previous_keys_file),
+                         "keys")
     shown = cfg.display_path(cfg.previous_keys_file) if previous else ""
     for k in previous:
         out.setdefault(k["kid"], (k, shown))
@@ -64,15 +71,14 @@ def site_published_keys(cfg: OperatorConfig, site_dir: Path
     ``{kid: (public JWK, where it was found)}``."""
 
     out: dict[str, tuple[dict[str, Any], str]] = {}
-    sources: list[tuple[Path, str, str]] = []
     try:
         rel = url_to_path(cfg.jwks_url)
-        sources.append((site_dir / rel, f"{site_dir.name}/{rel}", "keys"))
     except SitePathError:
-        pass
-    for path, shown, member in sources:
-        for k in _jwk_list(path, member):
-            out.setdefault(k["kid"], (k, shown))
+        rel = None
+    if rel is not None:  # read within its host folder, as it is published
+        host = Root(site_dir / rel.split("/", 1)[0], "its host folder", may_be_link=False)
+        for k in _jwk_list(site_dir / rel, host, "keys"):
+            out.setdefault(k["kid"], (k, f"{site_dir.name}/{rel}"))
     manifest = read_manifest(site_dir)
     if manifest is not None and manifest.card == cfg.card_url:  # not another project's
         shown = f"by an earlier build, recorded in {site_dir.name}/{MANIFEST}"
@@ -82,11 +88,11 @@ def site_published_keys(cfg: OperatorConfig, site_dir: Path
     return out
 
 
-def _jwk_list(path: Path, member: str) -> list[dict[str, Any]]:
-    """The JWKs with a kid under ``member`` of the JSON object at ``path``; ``[]`` when
-    it cannot be read (there is nothing to compare with)."""
+def _jwk_list(path: Path, root: Root, member: str) -> list[dict[str, Any]]:
+    """The JWKs with a kid under ``member`` of the JSON object at ``path`` in ``root``;
+    ``[]`` when it cannot be read (there is nothing to compare with)."""
     try:
-        doc = json.loads(read_regular(path, KEY_FILE_LIMIT))
+        doc = json.loads(read_file(path, root, KEY_FILE_LIMIT, one_name=root.links == "inside"))
     except (OSError, ValueError, RecursionError, FileRefused):
         return []
     keys = doc.get(member) if isinstance(doc, dict) else None
@@ -94,13 +100,18 @@ def _jwk_list(path: Path, member: str) -> list[dict[str, Any]]:
             and _thumb(k)] if isinstance(keys, list) else []
 
 
-def read_retired(path: Path) -> list[str]:
+def read_retired(path: Path, root: Root | None = None) -> list[str]:
     """The ``"retired"`` kids of the previous-keys file (``[]`` when it has none).
 
+    Args:
+        path: the file.
+        root: the folder it must lie in (default: :func:`acap.load.given_root`).
+
     Raises:
-        KeyProblem: ``"retired"`` is there but not a list of kids.
+        KeyProblem: ``"retired"`` is there but not a list of kids, or the file cannot
+            be read (see :func:`acap.keys._key.read_key_file_doc`).
     """
-    doc = read_key_file_doc(path)
+    doc = read_key_file_doc(path, root)
     if doc is None:
         return []
     retired = doc.get("retired", []) if isinstance(doc, dict) else []
@@ -110,17 +121,42 @@ def read_retired(path: Path) -> list[str]:
     return retired
 
 
+def previous_keys(cfg: OperatorConfig) -> list[dict[str, Any]]:
+    """The public keys ``signing.previousKeys`` keeps (``[]`` when there is no file), read
+    within the project folder (or the folder an absolute path names).
+
+    Raises:
+        KeyProblem: the file cannot be read or is no JWKS (see
+            :func:`acap.keys._key.read_jwks`).
+    """
+    return read_jwks(cfg.previous_keys_file, cfg.root_of(cfg.previous_keys_file))
+
+
+def retired_kids(cfg: OperatorConfig) -> list[str]:
+    """The kids ``signing.previousKeys`` lists as retired (see
+    :func:`acap.keys._history.read_retired`), read within the project folder (or the
+    folder an absolute path names)."""
+    return read_retired(cfg.previous_keys_file, cfg.root_of(cfg.previous_keys_file))
+
+
 def write_previous_keys(cfg: OperatorConfig, keys: list[dict[str, Any]],
                         retired: list[str] | None = None) -> None:
     """Write the previous-keys file: ``{"keys": [...], "retired": [...]}`` (public JWKs
-    only; ``retired`` kept as it is when ``None``, left out when empty)."""
+    only; ``retired`` kept as it is when ``None``, left out when empty), inside the
+    project folder (or the folder an absolute ``previousKeys`` names), through no link.
+
+    Raises:
+        FileRefused: the file or a folder on its way is a symbolic link.
+        OSError: it cannot be written.
+    """
+    path = cfg.previous_keys_file
     if retired is None:
-        retired = read_retired(cfg.previous_keys_file)
+        retired = read_retired(path, cfg.root_of(path))
     doc: dict[str, Any] = {"keys": [{k: v for k, v in jwk.items() if k not in PRIVATE_MEMBERS}
                                     for jwk in keys]}
     if retired:
         doc["retired"] = retired
-    write_file_atomic(cfg.previous_keys_file, (json.dumps(doc, indent=2) + "\n").encode("utf-8"))
+    write_file(path, cfg.root_of(path), (json.dumps(doc, indent=2) + "\n").encode("utf-8"))
 
 
 def key_history(cfg: OperatorConfig, site_dir: Path, new_jwks: dict[str, Any]
@@ -140,7 +176,7 @@ def key_history(cfg: OperatorConfig, site_dir: Path, new_jwks: dict[str, Any]
 
 def _retired_or_none(cfg: OperatorConfig) -> list[str]:
     try:
-        return read_retired(cfg.previous_keys_file)
+        return retired_kids(cfg)
     except KeyProblem:
         return []
 
@@ -262,7 +298,7 @@ def retired_and_reused(cfg: OperatorConfig, site_dir: Path, key: SigningKey | No
         previous: the previous keys' public JWKs.
         site_keys: :func:`site_published_keys` of ``site_dir``, when already read.
     """
-    retired = read_retired(cfg.previous_keys_file)
+    retired = retired_kids(cfg)
     if not previous and (key is None or key.kid not in retired):
         return []
     prev = cfg.display_path(cfg.previous_keys_file)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, paddin
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
 from acap.errors import FileRefused, KeyProblem, KeyTextProblem
-from acap.load import KEY_FILE_LIMIT, read_regular
+from acap.load import KEY_FILE_LIMIT, Root, given_root, read_file, write_file
 
 #: Algorithms acap signs with. Never ``none``, never HMAC (A2A §8.4 uses public keys).
 SUPPORTED_ALGS = ("ES256", "ES384", "ES512", "EdDSA", "RS256", "PS256")
@@ -222,23 +221,29 @@ def generate_private_key(alg: str = "ES256") -> PrivateKey:
     raise KeyProblem(f"acap does not create {alg} keys", "use ES256, EdDSA, RS256 or PS256")
 
 
-def write_private_key(path: Path, key: PrivateKey, alg: str | None = None) -> None:
-    """Write ``key`` as PKCS#8 PEM, created with mode 0600, never over an existing file.
+def write_private_key(path: Path, key: PrivateKey, alg: str | None = None,
+                      root: Root | None = None) -> None:
+    """Write ``key`` as PKCS#8 PEM, created with mode 0600, never over an existing file,
+    inside ``root`` and through no symbolic link (:func:`acap.load.write_file`).
 
     For RSA the algorithm is recorded in a comment line before the PEM block
     (``# alg: PS256``) so the key keeps saying how it signs.
 
+    Args:
+        path: the key file.
+        key: the private key.
+        alg: the algorithm it signs with (recorded for RSA).
+        root: the folder it must lie in (default: :func:`acap.load.given_root`).
+
     Raises:
-        FileExistsError: ``path`` exists.
+        FileExistsError: something is at ``path`` (a file, a link, dangling or not).
+        FileRefused: ``path`` lies outside ``root`` or under a symbolic link.
     """
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                             serialization.NoEncryption())
     if alg and isinstance(key, rsa.RSAPrivateKey):
         pem = f"# alg: {alg}\n".encode() + pem
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(pem)
+    write_file(path, root or given_root(path), pem, mode=0o600, exclusive=True)
 
 
 def parse_private_key(text: bytes) -> tuple[PrivateKey, str | None, str | None]:
@@ -348,15 +353,21 @@ def jwks(current: SigningKey, previous: list[dict[str, Any]]) -> dict[str, Any]:
     return {"keys": keys}
 
 
-def read_key_file_doc(path: Path) -> Any:
+def read_key_file_doc(path: Path, root: Root | None = None) -> Any:
     """The parsed JSON of a previous-keys (JWKS) file, or ``None`` when it does not exist.
 
+    Args:
+        path: the file.
+        root: the folder it must lie in (default: :func:`acap.load.given_root`).
+
     Raises:
-        KeyProblem: the file cannot be read (not a regular file, larger than
-            :data:`acap.load.KEY_FILE_LIMIT`), or is not JSON.
+        KeyProblem: the file cannot be read (a link out of ``root``, not a regular
+            file, larger than :data:`acap.load.KEY_FILE_LIMIT`, with other names: a
+            hard link may be another's file), or is not JSON.
     """
     try:
-        return json.loads(read_regular(path, KEY_FILE_LIMIT))
+        return json.loads(read_file(path, root or given_root(path), KEY_FILE_LIMIT,
+                                    one_name=True))
     except FileNotFoundError:
         return None
     except FileRefused as exc:
@@ -367,13 +378,17 @@ def read_key_file_doc(path: Path) -> Any:
                          "it must be JSON: {\"keys\": [...]}") from exc
 
 
-def read_jwks(path: Path) -> list[dict[str, Any]]:
+def read_jwks(path: Path, root: Root | None = None) -> list[dict[str, Any]]:
     """Public keys from a JWKS file; ``[]`` when the file does not exist.
+
+    Args:
+        path: the file.
+        root: the folder it must lie in (default: :func:`acap.load.given_root`).
 
     Raises:
         KeyProblem: the file is not a JWKS, or holds private members.
     """
-    data = read_key_file_doc(path)
+    data = read_key_file_doc(path, root)
     if data is None:
         return []
     keys = data.get("keys") if isinstance(data, dict) else None
@@ -393,17 +408,24 @@ def describe_key(key: SigningKey) -> str:
     return f"kid {key.kid}, {key.alg}, fingerprint {tp}"
 
 
-def new_key_file(path: Path, alg: str = "ES256") -> str:
+def new_key_file(path: Path, alg: str = "ES256", root: Root | None = None) -> str:
     """``acap keys new``: write a new private key (mode 0600) at ``path``.
+
+    Args:
+        path: the key file.
+        alg: the algorithm of the new key.
+        root: the folder it must lie in (default: :func:`acap.load.given_root`: the
+            folder acap runs in, or the folder ``path`` names).
 
     Returns:
         The public thumbprint (never the key).
 
     Raises:
-        FileExistsError: ``path`` exists (a key is never overwritten).
+        FileExistsError: ``path`` exists (a key is never overwritten), a link too.
+        FileRefused: ``path`` lies under a symbolic link.
         KeyProblem: ``alg`` is not one acap creates keys for.
     """
     private = generate_private_key(alg)
-    write_private_key(path, private, alg)
     algorithm_for(private, alg)
+    write_private_key(path, private, alg, root)
     return thumbprint(public_jwk(private.public_key()))

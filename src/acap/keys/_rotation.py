@@ -1,9 +1,11 @@
 """``acap keys rotate`` and ``acap keys retire``: change which key signs, keeping every
 published kid's public key for as long as clients may hold cards signed with it.
 
-Every function checks all that can fail before the first file changes; files are
-replaced in one rename each (:func:`acap.site.write_file_atomic`), and operator.yaml is
-rewritten in place with only ``signing.kid`` changed (comments and layout kept).
+Every function checks all that can fail before the first file changes (a file it would
+write through a symbolic link included: :func:`acap.load.write_check`); files are
+replaced in one rename each (:func:`acap.load.write_file`), never through a link, and
+operator.yaml is rewritten in place with only ``signing.kid`` changed (comments and
+layout kept). Key files are read within the project folder, as a build reads them.
 
 No function here prints or returns key material other than public JWKs.
 """
@@ -11,19 +13,19 @@ No function here prints or returns key material other than public JWKs.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from acap.errors import KeyProblem
+from acap.errors import FileRefused, KeyProblem
 from acap.keys._history import (
     free_kid,
     next_kid,
+    previous_keys,
     published_keys,
-    read_retired,
+    retired_kids,
     same_public_key,
     site_published_keys,
     write_previous_keys,
@@ -34,24 +36,63 @@ from acap.keys._key import (
     generate_private_key,
     load_signing_key,
     public_jwk,
-    read_jwks,
     thumbprint,
     write_private_key,
 )
-from acap.load import KEY_ENV, OperatorConfig, YamlLoader
-from acap.site import write_file_atomic
+from acap.load import (
+    KEY_ENV,
+    KEY_FILE_LIMIT,
+    MAX_BYTES,
+    OperatorConfig,
+    Root,
+    YamlLoader,
+    file_status,
+    read_file,
+    rename_file,
+    write_check,
+    write_file,
+)
 
 
-def _unused(path: Path) -> Path:
+def _unused(path: Path, root: Root) -> Path:
     """Where the old key file of a rotation goes: ``signing-key.pem`` ->
     ``signing-key.1.old.pem``, the ending kept so that what keeps ``*.pem`` out of git
-    keeps it out too."""
+    keeps it out too. A name taken by anything, a link to nothing too, is passed by."""
+    strict = Root(root.folder, root.name)  # a link is a name taken, not followed
     n = 1
     while True:
         cand = path.with_name(f"{path.stem}.{n}.old{path.suffix}")
-        if not cand.exists():
+        if file_status(cand, strict) is None:
             return cand
         n += 1
+
+
+def _key_text(cfg: OperatorConfig, path: Path) -> bytes | None:
+    """The bytes of the key file ``path`` as a build reads them (in the project folder,
+    a regular file with no other name), or ``None`` when there is none.
+
+    Raises:
+        KeyProblem: it is refused (a link out of the project, a FIFO, a hard link ...).
+    """
+    try:
+        return read_file(path, cfg.root_of(path), KEY_FILE_LIMIT, one_name=True)
+    except FileNotFoundError:
+        return None
+    except FileRefused as exc:
+        raise KeyProblem(f"{cfg.display_path(path)}: {exc.reason}; acap does not use it",
+                         "point signing.keyFile at the key file itself, inside the project "
+                         "folder") from exc
+
+
+def _writable(cfg: OperatorConfig, *paths: Path) -> None:
+    """Refuse before anything changes when a file about to be written would be written
+    through a symbolic link (or over a FIFO, a device ...).
+
+    Raises:
+        FileRefused: one would be (``FILE-WRITE`` for the command).
+    """
+    for path in paths:
+        write_check(path, cfg.root_of(path))
 
 
 def rotate(cfg: OperatorConfig, new_kid: str | None = None,
@@ -81,23 +122,27 @@ def rotate(cfg: OperatorConfig, new_kid: str | None = None,
             the key file holds another key than the one published under its kid
             (then the old public key would be lost: see :func:`rotate_lost`); no
             kid to use; a kid clash; or ``signing.kid`` cannot be rewritten.
+        FileRefused: a file it would write (the previous keys, the key file, the old
+            key's new name, operator.yaml) is a symbolic link or lies under one;
+            nothing was changed.
     """
     if cfg.key_from_env:
         raise KeyProblem(f"the signing key comes from {KEY_ENV}, so acap cannot rotate it",
                          f"make a new key (`acap keys new --out FILE`), put it in {KEY_ENV} "
                          "and add the old public key to signing.previousKeys")
     path = cfg.key_file
-    if not path.exists():
+    text = _key_text(cfg, path)
+    if text is None:
         raise KeyProblem(f"no key file at {cfg.display_path(path)} to rotate",
                          "run `acap keys new` first")
     pinned = cfg.signing.get("kid")
-    old = load_signing_key(path.read_bytes(), kid=pinned, alg_hint=cfg.signing.get("algorithm"))
+    old = load_signing_key(text, kid=pinned, alg_hint=cfg.signing.get("algorithm"))
     seen = published_keys(cfg, site_dir or cfg.base_dir / "site").get(old.kid)
     if seen and not same_public_key(seen[0], old.public_jwk()):
         raise KeyProblem(f"{cfg.display_path(path)} holds another key than the one published under "
                          f"kid {old.kid} ({seen[1]}); rotating would drop the published one",
                          "if the published key is lost, run `acap keys rotate --lost`")
-    previous = read_jwks(cfg.previous_keys_file)
+    previous = previous_keys(cfg)
     new_alg = alg or old.alg
     private = generate_private_key(new_alg if new_alg in ("EdDSA", "RS256", "PS256") else "ES256")
     if new_kid and not pinned:
@@ -111,21 +156,23 @@ def rotate(cfg: OperatorConfig, new_kid: str | None = None,
                              "number)", "run `acap keys rotate --kid NEW-KID`")
     else:
         kid = thumbprint(public_jwk(private.public_key()))
-    retired = read_retired(cfg.previous_keys_file)
+    retired = retired_kids(cfg)
     if kid == old.kid or any(k.get("kid") == kid for k in previous) or kid in retired \
             or kid in published_keys(cfg, site_dir or cfg.base_dir / "site"):
         raise KeyProblem(f"kid '{kid}' is already used" + (" (retired)" if kid in retired
                                                            else ""),
                          "choose another with --kid: a kid names one key for good")
     new_text = replaced_scalar(cfg, "/signing/kid", kid) if pinned else None
+    root = cfg.root_of(path)
+    kept = _unused(path, root)
+    _writable(cfg, cfg.previous_keys_file, path, kept, *([cfg.path] if new_text else []))
 
     previous.append(old.public_jwk())
     write_previous_keys(cfg, previous, retired)
-    kept = _unused(path)
-    os.rename(path, kept)
-    write_private_key(path, private, new_alg)
+    rename_file(path, kept, root)
+    write_private_key(path, private, new_alg, root)
     if new_text is not None:
-        write_file_atomic(cfg.path, new_text.encode("utf-8"))
+        write_file(cfg.path, cfg.root, new_text.encode("utf-8"))
     return old.kid, kid, kept
 
 
@@ -164,6 +211,9 @@ def rotate_lost(cfg: OperatorConfig, site_dir: Path | None = None,
         KeyProblem: no ``signing.kid``; no key was published under it; the key in
             use is the published one (not lost: use :func:`rotate`); the new kid is
             taken or retired; or ``signing.kid`` cannot be rewritten.
+        FileRefused: a file it would write (the previous keys, the key file, the old
+            key's new name, operator.yaml) is a symbolic link or lies under one;
+            nothing was changed.
     """
     if old_kid is not None and old_kid != cfg.signing.get("kid"):
         return _keep_published(cfg, site_dir or cfg.base_dir / "site", old_kid, new_kid)
@@ -183,16 +233,15 @@ def rotate_lost(cfg: OperatorConfig, site_dir: Path | None = None,
     alg = cfg.signing.get("algorithm")
     env = cfg.key_from_env
     current = None
-    if env:
-        current = load_signing_key(env.encode("utf-8"), kid=old_kid, alg_hint=alg)
-    elif cfg.key_file.exists():
-        current = load_signing_key(cfg.key_file.read_bytes(), kid=old_kid, alg_hint=alg)
+    text = env.encode("utf-8") if env else _key_text(cfg, cfg.key_file)
+    if text is not None:
+        current = load_signing_key(text, kid=old_kid, alg_hint=alg)
     if current is not None and same_public_key(old_jwk, current.public_jwk()):
         raise KeyProblem(f"the key of kid {old_kid} is not lost: "
                          f"{KEY_ENV if env else cfg.display_path(cfg.key_file)} holds it",
                          "to replace a key you still have, run `acap keys rotate`")
-    previous = read_jwks(cfg.previous_keys_file)
-    retired = read_retired(cfg.previous_keys_file)
+    previous = previous_keys(cfg)
+    retired = retired_kids(cfg)
     taken = set(published) | {str(k.get("kid")) for k in previous} | set(retired)
     kid = new_kid or free_kid(old_kid, taken)
     if kid in taken:
@@ -204,25 +253,25 @@ def rotate_lost(cfg: OperatorConfig, site_dir: Path | None = None,
     new_alg = str(alg or (old_alg if old_alg in ("ES256", "EdDSA", "RS256", "PS256")
                           else "ES256"))
     private = generate_private_key(new_alg) if current is None else None
+    _writable(cfg, cfg.previous_keys_file, cfg.path, *([cfg.key_file] if private else []))
 
     if not any(k.get("kid") == old_kid for k in previous):
         previous.append({k: v for k, v in old_jwk.items() if k not in PRIVATE_MEMBERS})
         write_previous_keys(cfg, previous, retired)
     written = None
     if private is not None:
-        write_private_key(cfg.key_file, private, new_alg)
+        write_private_key(cfg.key_file, private, new_alg, cfg.root_of(cfg.key_file))
         written = cfg.key_file
-    write_file_atomic(cfg.path, new_text.encode("utf-8"))
+    write_file(cfg.path, cfg.root, new_text.encode("utf-8"))
     return old_kid, kid, written
 
 
 def _current_key(cfg: OperatorConfig) -> SigningKey | None:
     """The current signing key (``ACAP_SIGNING_KEY``, else the key file), or ``None``
     when there is none or it cannot be read."""
-    text = cfg.key_from_env.encode("utf-8") if cfg.key_from_env else None
     try:
-        if text is None and cfg.key_file.is_file():
-            text = cfg.key_file.read_bytes()
+        text = cfg.key_from_env.encode("utf-8") if cfg.key_from_env else \
+            _key_text(cfg, cfg.key_file)
         if text is None:
             return None
         return load_signing_key(text, kid=cfg.signing.get("kid"),
@@ -239,8 +288,8 @@ def _keep_published(cfg: OperatorConfig, site_dir: Path, old_kid: str,
         raise KeyProblem("--kid names the new kid of the current key; with --old-kid the "
                          "current key keeps its kid", "leave out --kid")
     prev = cfg.display_path(cfg.previous_keys_file)
-    previous = read_jwks(cfg.previous_keys_file)
-    retired = read_retired(cfg.previous_keys_file)
+    previous = previous_keys(cfg)
+    retired = retired_kids(cfg)
     if old_kid in retired:
         raise KeyProblem(f"kid {old_kid} was retired ({prev})",
                          f"if retiring it was a mistake, remove it from \"retired\" in {prev} "
@@ -278,7 +327,11 @@ def replaced_scalar(cfg: OperatorConfig, pointer: str, value: str) -> str:
     """
 
 
-    text = cfg.path.read_bytes().decode("utf-8")  # bytes: keep CRLF line ends as they are
+    try:  # bytes: keep CRLF line ends as they are
+        text = read_file(cfg.path, cfg.root, MAX_BYTES).decode("utf-8")
+    except (OSError, FileRefused, UnicodeDecodeError) as exc:
+        raise KeyProblem(f"cannot read {cfg.path.name} again to rewrite {pointer}",
+                         f"edit it by hand: set it to {value}") from exc
     bom = "\ufeff" if text.startswith("\ufeff") else ""
     text = text[len(bom):]
     node: Any = yaml.compose(text, Loader=YamlLoader)
@@ -300,8 +353,13 @@ def replace_scalar(cfg: OperatorConfig, pointer: str, value: str) -> None:
 
     Raises:
         KeyProblem: the value is not a one-line scalar acap can safely rewrite.
+        FileRefused: a file it would write (the previous keys, the key file, the old
+            key's new name, operator.yaml) is a symbolic link or lies under one;
+            nothing was changed.
     """
-    write_file_atomic(cfg.path, replaced_scalar(cfg, pointer, value).encode("utf-8"))
+    text = replaced_scalar(cfg, pointer, value)
+    _writable(cfg, cfg.path)
+    write_file(cfg.path, cfg.root, text.encode("utf-8"))
 
 
 def retire(cfg: OperatorConfig, kid: str, site_dir: Path | None = None) -> bool:
@@ -325,9 +383,12 @@ def retire(cfg: OperatorConfig, kid: str, site_dir: Path | None = None) -> bool:
     Raises:
         KeyProblem: the kid is retired already, is the current key's, or names no
             previous or published key.
+        FileRefused: a file it would write (the previous keys, the key file, the old
+            key's new name, operator.yaml) is a symbolic link or lies under one;
+            nothing was changed.
     """
-    previous = read_jwks(cfg.previous_keys_file)
-    retired = read_retired(cfg.previous_keys_file)
+    previous = previous_keys(cfg)
+    retired = retired_kids(cfg)
     if kid in retired:
         raise KeyProblem(f"kid '{kid}' is retired already", "list the keys with "
                          "`acap keys list`")
@@ -341,5 +402,6 @@ def retire(cfg: OperatorConfig, kid: str, site_dir: Path | None = None) -> bool:
         raise KeyProblem(f"no previous key has kid '{kid}', and no build published it",
                          "list them with `acap keys list`; the current key is rotated, "
                          "not retired")
+    _writable(cfg, cfg.previous_keys_file)
     write_previous_keys(cfg, kept, [*retired, kid])
     return len(kept) != len(previous)

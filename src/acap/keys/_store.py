@@ -19,7 +19,6 @@ No function here prints or returns key material other than public JWKs.
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from typing import Any
 from acap.errors import FileRefused, KeyProblem, KeyTextProblem
 from acap.findings import Finding, Location
 from acap.keys._history import (
+    previous_keys,
     published_keys,
     retired_and_reused,
     reused_kid_finding,
@@ -39,7 +39,6 @@ from acap.keys._key import (
     SigningKey,
     generate_private_key,
     load_signing_key,
-    read_jwks,
     write_private_key,
 )
 from acap.keys._key_file_names import similar_key_file
@@ -49,8 +48,9 @@ from acap.load import (
     KEY_FILE_LIMIT,
     OperatorConfig,
     file_kind,
+    file_status,
     is_inside,
-    read_regular,
+    read_file,
     real_path,
     under,
 )
@@ -88,7 +88,9 @@ def key_file_findings(cfg: OperatorConfig, confine: Sequence[Path] | None) -> li
     """``KEY-FILE`` errors for the key files operator.yaml names (``signing.keyFile``,
     unless the key comes from ``ACAP_SIGNING_KEY``, and ``signing.previousKeys``), each
     at the line naming it: one that is there but not a regular file (a FIFO would hang
-    the build, ``/dev/zero`` grow without bound), and, with ``confine`` (a batch: the
+    the build, ``/dev/zero`` grow without bound), a link out of the project folder, one
+    with other names (a hard link: another's key, which no path check sees), and, with
+    ``confine`` (a batch: the
     tenant's own folder and the folders the platform names with ``--key-dir``), one
     whose real path lies outside those folders: another tenant's key file, reached by
     ``..`` or by a link. Judged before either file is read (issue 12).
@@ -119,14 +121,26 @@ def key_file_findings(cfg: OperatorConfig, confine: Sequence[Path] | None) -> li
                     f"{cfg.path.name}), or have the platform name its folder with --key-dir"))
                 continue
         try:
-            mode = os.stat(path).st_mode
+            st = file_status(path, cfg.root_of(path))
+        except FileRefused as exc:  # a link out of the project, or a loop
+            out.append(Finding("KEY-FILE", "error", f"{what} {cfg.display_path(path)}: "
+                               f"{exc.reason}; acap does not read it", place(member),
+                               f"point signing.{member} at the file itself, inside "
+                               "the project folder"))
+            continue
         except OSError:
-            continue  # missing or unreadable: said where the file is read
-        kind = file_kind(mode)
+            continue  # unreadable: said where the file is read
+        kind = file_kind(st.st_mode) if st is not None else None
         if kind:
             out.append(Finding("KEY-FILE", "error", f"{what} {cfg.display_path(path)} is "
                                f"{kind}, not a regular file; acap does not read it", place(member),
                                f"point signing.{member} at the file itself"))
+        elif st is not None and st.st_nlink > 1:
+            shown = cfg.display_path(path)
+            out.append(Finding("KEY-FILE", "error", f"{what} {shown} has other names (hard "
+                               "links), so it may be another's file; acap does not read it",
+                               place(member), f"make it a file of its own, a copy: cp {shown} "
+                               f"{shown}.new && mv {shown}.new {shown}"))
     return out
 
 
@@ -159,9 +173,10 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
     kid = signing.get("kid")
     alg = signing.get("algorithm")
     path = cfg.key_file
+    root = cfg.root_of(path)
     env = cfg.key_from_env
     try:
-        out.previous = list(read_jwks(cfg.previous_keys_file))
+        out.previous = list(previous_keys(cfg))
         out.site_keys = site_published_keys(cfg, site_dir)
         published = published_keys(cfg, site_dir, out.site_keys)
         if env:
@@ -173,7 +188,7 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
                 "move it outside site/, e.g. keyFile: .acap/signing-key.pem"))
             return out
         else:
-            if not path.exists():
+            if file_status(path, root) is None:
                 meant = similar_key_file(cfg, path)
                 if meant is not None:  # a typo: said before anything about a lost key
                     out.findings.append(Finding(
@@ -195,7 +210,7 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
                     return out
                 new_alg = alg or "ES256"
                 private = generate_private_key(new_alg)
-                write_private_key(path, private, new_alg)
+                write_private_key(path, private, new_alg, root)
                 ignored = git_ignores(path)
                 out.notices.append(f"created a new {new_alg} signing key at "
                                    f"{cfg.display_path(path)} (keep it safe and out of git"
@@ -203,8 +218,9 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
                 if ignored is False:
                     out.findings.append(_not_ignored(cfg, path, loc))
             # first: a folder, FIFO, device or unreadable file is the one error
-            data = read_regular(path, KEY_FILE_LIMIT)
-            mode = path.stat().st_mode & 0o077
+            data = read_file(path, root, KEY_FILE_LIMIT, one_name=True)
+            st = file_status(path, root)
+            mode = st.st_mode & 0o077 if st is not None else 0
             if mode:
                 out.findings.append(Finding(
                     "KEY", "warning", f"the signing key {cfg.display_path(path)} can be read by "
@@ -240,8 +256,14 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
     except FileRefused as exc:
         out.key = None
         out.findings.append(Finding("KEY-FILE", "error", f"{cfg.display_path(Path(exc.path))}: "
-                                    f"{exc.reason}; acap does not read it", loc,
-                                    "point signing.keyFile at the key file itself"))
+                                    f"{exc.reason}; acap does not use it", loc,
+                                    "point signing.keyFile at the key file itself, inside "
+                                    "the project folder"))
+    except FileExistsError:  # a link to nothing where a new key was to be written
+        out.findings.append(Finding("KEY-FILE", "error", f"{cfg.display_path(path)} is a "
+                                    "symbolic link; acap writes no key through a link", loc,
+                                    "remove the link, or point signing.keyFile at the key "
+                                    "file itself"))
     except KeyProblem as exc:
         out.key = None
         src = KEY_ENV if env else cfg.display_path(path)

@@ -12,7 +12,11 @@ more than the form of what it reads.
 * operator.yaml (:func:`load_operator` -> :class:`OperatorConfig`) with its schema and
   text findings (:func:`schema_findings`, :func:`text_findings`);
 * JSON pointers (:func:`pointer_join`, :func:`dotted`) and the text rules every stage
-  applies to text (:func:`blank`, :func:`hidden_characters`).
+  applies to text (:func:`blank`, :func:`hidden_characters`);
+* the one way acap opens a file it did not just create, for every stage: confined to a
+  named folder (:class:`Root`), no link followed out of it, only regular files of
+  bounded size (:func:`read_file`), written by a temporary file renamed into place
+  (:func:`write_file`); see :mod:`acap.load._files`.
 
 May import: :mod:`acap.findings`, :mod:`acap.errors`, :mod:`acap.uris`, :mod:`acap.schemas`.
 """
@@ -43,6 +47,16 @@ if TYPE_CHECKING:
     from acap.load._fetch import fetch as fetch
     from acap.load._fetch import origin as origin
     from acap.load._fetch import url_problem as url_problem
+    from acap.load._files import KEY_FILE_LIMIT as KEY_FILE_LIMIT
+    from acap.load._files import Root as Root
+    from acap.load._files import file_kind as file_kind
+    from acap.load._files import file_status as file_status
+    from acap.load._files import given_root as given_root
+    from acap.load._files import read_file as read_file
+    from acap.load._files import read_regular as read_regular
+    from acap.load._files import rename_file as rename_file
+    from acap.load._files import write_check as write_check
+    from acap.load._files import write_file as write_file
     from acap.load._json import IJSON_MAX_INT as IJSON_MAX_INT
     from acap.load._json import JsonFault as JsonFault
     from acap.load._json import StrictJson as StrictJson
@@ -54,11 +68,8 @@ if TYPE_CHECKING:
     from acap.load._operator import OperatorConfig as OperatorConfig
     from acap.load._operator import load_operator as load_operator
     from acap.load._operator import private_path_for as private_path_for
-    from acap.load._paths import KEY_FILE_LIMIT as KEY_FILE_LIMIT
-    from acap.load._paths import file_kind as file_kind
     from acap.load._paths import forget_real_paths as forget_real_paths
     from acap.load._paths import is_inside as is_inside
-    from acap.load._paths import read_regular as read_regular
     from acap.load._paths import real_path as real_path
     from acap.load._paths import real_path_lstat as real_path_lstat
     from acap.load._paths import under as under

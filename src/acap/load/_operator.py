@@ -20,6 +20,7 @@ from urllib.parse import SplitResult, urlsplit
 
 from acap import schemas
 from acap.findings import Finding, Location
+from acap.load._files import Root, given_root
 from acap.load._schema_findings import schema_findings, text_findings
 from acap.load._yaml import START_HINT, Loaded, load_bytes, load_file
 from acap.uris import card_url, jwks_url
@@ -168,6 +169,18 @@ class OperatorConfig:
             return str(path.resolve().relative_to(self.base_dir.resolve()))
         except ValueError:
             return str(path)
+
+    @cached_property
+    def root(self) -> Root:
+        """The project folder (operator.yaml's), as the root of the files it names: a
+        link inside it is followed to a file inside it, never out (see
+        :mod:`acap.load._files`)."""
+        return Root(self.base_dir, "the project folder", "inside")
+
+    def root_of(self, path: Path) -> Root:
+        """The root of a file operator.yaml names: the project folder when the path leads
+        into it, else the folder the path names (an absolute ``keyFile`` elsewhere)."""
+        return given_root(path, base=self.base_dir, name="the project folder")
 
     @cached_property
     def private_values_file(self) -> Path:

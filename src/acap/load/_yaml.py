@@ -35,7 +35,7 @@ import yaml
 
 from acap.errors import FileRefused
 from acap.findings import Finding, Location
-from acap.load._paths import read_regular
+from acap.load._files import read_regular
 from acap.load._pointer import pointer_join
 from acap.uris import OPERATORS_PAGE
 

@@ -14,8 +14,11 @@ Responses imitate GitHub Pages where it matters to A2A clients:
 every answer, ``Cache-Control: max-age=600``, a strong ``ETag`` (and ``304``
 for ``If-None-Match``), ``/page`` answered from ``page.html`` when it exists,
 else ``/dir`` redirected to ``/dir/``, and the host's
-``404.html`` for missing pages. Only files inside a host folder are served:
-never the build manifest, never anything outside site/.
+``404.html`` for missing pages. Only regular files inside a host folder are served
+(:func:`acap.load.read_file`): a host folder that is a link is no host, a link inside
+it is followed only to a file inside it, and a link out of it, a FIFO or a device is
+answered ``403`` with the reason, unread: never the build manifest, never anything
+outside the host folder.
 
 With an operator file, a background thread polls the modification times of
 operator.yaml, templates/ and the previous keys file and rebuilds when one
@@ -28,7 +31,9 @@ from __future__ import annotations
 import hashlib
 import json
 import mimetypes
+import os
 import re
+import stat
 import threading
 import time
 import zlib
@@ -40,12 +45,15 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from acap.errors import AcapError
-from acap.load import load_operator, private_path_for, read_regular
+from acap.errors import AcapError, FileRefused
+from acap.load import Root, file_status, load_operator, private_path_for, read_file
 from acap.site._files import url_to_path
 from acap.site._manifest import read_manifest
 from acap.uris import EXTENSION_URI
 
+#: Largest file served (bytes): a built site's largest is far smaller (an image of the
+#: spec site); a larger one is refused rather than read whole into memory.
+SERVE_LIMIT = 32 * 1024 * 1024
 #: What GitHub Pages sends (10 minutes); A2A §8.6.1 asks for a max-age.
 CACHE_CONTROL = "max-age=600"
 DEFAULT_BIND = "127.0.0.1"
@@ -138,7 +146,9 @@ class PreviewServer:
             return []
         out = [("the card", self.preview_url(card_url))]
         try:
-            card = json.loads(read_regular(self.site_dir / url_to_path(card_url), 1 << 20))
+            rel = url_to_path(card_url)
+            root = host_root(self.site_dir, rel.split("/", 1)[0])
+            card = json.loads(read_file(self.site_dir / rel, root, 1 << 20))
             exts = card.get("capabilities", {}).get("extensions", [])
             entries = [s.get("personEntry") for e in exts if e.get("uri") == EXTENSION_URI
                        for s in e.get("params", {}).get("skills", [])]
@@ -176,12 +186,53 @@ _TEL = re.compile(r"tel:(\+[0-9][0-9-]{1,40})((?:;[a-z0-9-]{1,20}=[0-9a-z+-]{1,2
 
 
 def site_hosts(site_dir: Path) -> list[str]:
-    """Host folders in ``site_dir`` (hidden folders such as ``.acap`` are not hosts)."""
+    """Host folders in ``site_dir``: folders, not links to one (a host folder that is a
+    link could lead anywhere), and not hidden (``.acap`` is no host)."""
     try:
-        return sorted(p.name for p in site_dir.iterdir() if p.is_dir() and
-                      not p.name.startswith("."))
+        with os.scandir(site_dir) as entries:
+            return sorted(e.name for e in entries if e.is_dir(follow_symlinks=False) and
+                          not e.name.startswith("."))
     except OSError:
         return []
+
+
+def host_root(site_dir: Path, host: str) -> Root:
+    """The folder a host's files are served from: ``site_dir/host``, which must not be a
+    link itself, with links inside it followed only to files inside it."""
+    return Root(site_dir / host, f"the host folder {host}", "inside", may_be_link=False)
+
+
+def served_file(root: Root, raw: str, parts: list[str]) -> Path | str | None:
+    """The file of ``root`` a request path answers with, as GitHub Pages finds it:
+    ``/talk`` from ``talk`` or else ``talk.html``, ``/dir/`` from ``dir/index.html``.
+
+    Args:
+        root: the host folder (see :func:`host_root`).
+        raw: the request's path, decoded (``/talk``).
+        parts: its parts, none of them ``.`` or ``..``.
+
+    Returns:
+        The file to read (a :class:`~pathlib.Path`), the path to redirect to (``str``:
+        ``/dir`` -> ``/dir/``), or ``None`` for nothing there.
+
+    Raises:
+        FileRefused: a link on the way leads out of the host folder (nothing is read).
+    """
+    if not parts:
+        return root.folder / "index.html"
+    target = root.folder.joinpath(*parts)
+    st = file_status(target, root)
+    if not raw.endswith("/") and not _regular(st):
+        html = target.with_name(target.name + ".html")
+        if _regular(file_status(html, root)):
+            return html  # GitHub Pages answers /talk from talk.html, before /talk/
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        return target / "index.html" if raw.endswith("/") else raw + "/"
+    return target if st is not None else None
+
+
+def _regular(st: os.stat_result | None) -> bool:
+    return st is not None and stat.S_ISREG(st.st_mode)
 
 
 def _default_host(site_dir: Path) -> str | None:
@@ -230,37 +281,48 @@ def _make_handler(server: PreviewServer, log: Callable[[str], None] | None) -> t
                        + ", ".join(server.url(h) for h in hosts) + "\n").encode()
                 self._send(HTTPStatus.NOT_FOUND, msg, "text/plain; charset=utf-8", body)
                 return
-            root = server.site_dir / host
+            root = host_root(server.site_dir, host)
             raw = unquote(urlsplit(self.path).path or "/")
             parts = [p for p in raw.split("/") if p]
             if "\0" in raw or any(p in ("..", ".") or "\\" in p for p in parts):
                 self._send(HTTPStatus.BAD_REQUEST, b"bad path\n", "text/plain; charset=utf-8",
                            body)
                 return
-            target = root.joinpath(*parts)
-            html = target.with_name(target.name + ".html") if parts else target
-            if not raw.endswith("/") and not target.is_file() and html.is_file():
-                target = html  # GitHub Pages answers /talk from talk.html, before /talk/
-            elif target.is_dir():
-                if not raw.endswith("/"):
+            data, name = None, ""
+            try:
+                found = served_file(root, raw, parts)
+                if isinstance(found, str):  # a folder asked for without its slash
                     self._send(HTTPStatus.MOVED_PERMANENTLY, b"", "text/plain", body,
-                               {"Location": raw + "/"})
+                               {"Location": found})
                     return
-                target = target / "index.html"
-            if not target.is_file() or target.is_symlink():
-                page = root / "404.html"
-                data = page.read_bytes() if page.is_file() else b"404 Not Found\n"
-                ctype = "text/html; charset=utf-8" if page.is_file() else "text/plain"
-                self._send(HTTPStatus.NOT_FOUND, data, ctype, body)
+                if found is not None:
+                    name = found.name
+                    data = read_file(found, root, SERVE_LIMIT)
+            except FileRefused as exc:  # said to the browser and the log, never a traceback
+                self.log_message("refused %s: %s", raw, exc.reason)
+                self._send(HTTPStatus.FORBIDDEN, f"acap serve: {raw} is not served: "
+                           f"{exc.reason}\n".encode(), "text/plain; charset=utf-8", body)
                 return
-            data = target.read_bytes()
+            except OSError:
+                data = None  # gone, or a file where a folder should be: not found
+            if data is None:
+                self._not_found(root, body)
+                return
             etag = '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
             headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
             inm = self.headers.get("If-None-Match")
             if inm and etag in [t.strip() for t in inm.split(",")]:
                 self._send(HTTPStatus.NOT_MODIFIED, b"", "", body, headers)
                 return
-            self._send(HTTPStatus.OK, data, content_type(target.name), body, headers)
+            self._send(HTTPStatus.OK, data, content_type(name), body, headers)
+
+        def _not_found(self, root: Root, body: bool) -> None:
+            try:
+                page: bytes | None = read_file(root.folder / "404.html", root, SERVE_LIMIT)
+            except (FileRefused, OSError):
+                page = None
+            self._send(HTTPStatus.NOT_FOUND, page or b"404 Not Found\n",
+                       "text/html; charset=utf-8" if page else "text/plain", body)
 
     return Handler
 
@@ -269,9 +331,10 @@ def watched_files(config: Path) -> dict[Path, tuple[int, int, int]]:
     """``{file: (mtime ns, size, CRC-32)}`` of everything a build reads that a user
     edits: operator.yaml, operator.private.yaml, every file under templates/, and the
     previous keys file. The CRC sees an edit that keeps the size within one tick of
-    the file system's clock."""
-
-
+    the file system's clock. Each is looked at as the build reads it, within the
+    project folder (:func:`acap.load.read_file`): a FIFO or a link out of the folder is
+    watched by its own ``lstat``, never opened or followed."""
+    root = Root(config.parent, "the project folder", "inside")
     paths = [config, private_path_for(config)]
     tpl = config.parent / "templates"
     if tpl.is_dir():
@@ -280,8 +343,10 @@ def watched_files(config: Path) -> dict[Path, tuple[int, int, int]]:
     out: dict[Path, tuple[int, int, int]] = {}
     for p in paths:
         try:
-            st = p.stat()
-            crc = zlib.crc32(p.read_bytes()) if st.st_size <= 1 << 20 else 0
+            st = os.lstat(p)
+            crc = zlib.crc32(read_file(p, root, 1 << 20))
+        except FileRefused:
+            crc = 0  # refused by the build too, which says why
         except OSError:
             continue
         out[p] = (st.st_mtime_ns, st.st_size, crc)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -13,6 +14,7 @@ from acap.builder import (
     init_languages,
     init_project,
 )
+from acap.cli._reporters import finding_text
 
 
 @click.command()
@@ -29,7 +31,8 @@ def init(folder: Path, language: str | None) -> None:
     Writes operator.yaml (commented placeholders that build as they are),
     .gitignore, templates/README.md and .github/workflows/pages.yml (GitHub
     Actions: build, check, deploy to Pages). Existing files are left alone;
-    an existing .gitignore gets the lines it lacks appended.
+    an existing .gitignore gets the lines it lacks appended. Nothing is
+    written through a symbolic link.
     """
 
     if language is not None and init_language(language) is None:
@@ -39,6 +42,8 @@ def init(folder: Path, language: str | None) -> None:
             f"{language} writes the page's words for you to translate",
             param_hint="--language")
     result = init_project(folder, language)
+    for f in result.findings:
+        click.echo(finding_text(f), err=True)
     for p in result.created:
         click.echo(f"created {_show(p, folder)}")
     for p in result.skipped:
@@ -53,8 +58,10 @@ def init(folder: Path, language: str | None) -> None:
     if result.created or result.appended:
         where = "" if folder == Path(".") else f"cd {folder} && "
         click.echo(f"next: edit operator.yaml, then {where}acap build && acap serve")
-    else:
+    elif not result.findings:
         click.echo("nothing written: the project is already there", err=True)
+    if result.findings:
+        sys.exit(1)
 
 
 def _show(p: Path, folder: Path) -> str:

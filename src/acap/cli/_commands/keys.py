@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
 from acap.cli._commands._common import config_option
 from acap.cli._reporters import finding_text
-from acap.errors import KeyProblem
-from acap.keys import describe_key, new_key_file, read_jwks, thumbprint
+from acap.errors import FileRefused, KeyProblem
+from acap.findings import Finding, Location
+from acap.keys import describe_key, new_key_file, thumbprint
 
 
 @click.group()
@@ -31,6 +32,16 @@ def _cfg(config: Path) -> Any:
     return cfg
 
 
+def _refused(exc: FileRefused) -> NoReturn:
+    """Say why a file was not written (``FILE-WRITE``) and exit 1: nothing changed."""
+    hint = (f"{exc.link} is a symbolic link: acap writes no key file through one; put the "
+            "file or folder itself there, or name another path" if exc.link else
+            "name a regular file's place, inside its folder")
+    click.echo(finding_text(Finding("FILE-WRITE", "error", f"{exc.reason}; nothing was "
+                                    "written", Location(exc.path), hint)), err=True)
+    sys.exit(1)
+
+
 @keys.command("new")
 @config_option
 @click.option("--out", type=click.Path(path_type=Path), default=None,
@@ -40,6 +51,7 @@ def _cfg(config: Path) -> Any:
 def keys_new(config: Path, out: Path | None, alg: str | None) -> None:
     """Write a new private key file (mode 0600). Never overwrites one."""
 
+    root = None
     if out is None:
         if not config.exists():
             click.echo(f"error: there is no {config} here to say where the key goes\n"
@@ -48,13 +60,18 @@ def keys_new(config: Path, out: Path | None, alg: str | None) -> None:
             sys.exit(1)
         cfg = _cfg(config)
         out = cfg.key_file
+        root = cfg.root_of(out)
         alg = alg or cfg.signing.get("algorithm")
     try:
-        tp = new_key_file(out, alg or "ES256")
+        tp = new_key_file(out, alg or "ES256", root)
     except FileExistsError:
-        click.echo(f"error: {out} exists; acap never overwrites a key "
-                   "(use `acap keys rotate` to replace it)", err=True)
+        what = ("is a symbolic link; acap writes no key through a link" if out.is_symlink()
+                else "exists; acap never overwrites a key (use `acap keys rotate` to replace "
+                "it)")
+        click.echo(f"error: {out} {what}", err=True)
         sys.exit(1)
+    except FileRefused as exc:
+        _refused(exc)
     except KeyProblem as exc:
         click.echo(f"error: {exc}\n    hint: {exc.hint}", err=True)
         sys.exit(1)
@@ -89,6 +106,8 @@ def keys_rotate(config: Path, kid: str | None, lost: bool, old_kid: str | None,
             old, new, written = rotate_lost(cfg, site_dir, kid, old_kid)
         else:
             old, new, kept = rotate(cfg, kid, site_dir=site_dir)
+    except FileRefused as exc:
+        _refused(exc)
     except KeyProblem as exc:
         click.echo(f"error: {exc}\n    hint: {exc.hint}", err=True)
         sys.exit(1)
@@ -131,6 +150,8 @@ def keys_retire(kid: str, config: Path, site_dir: Path | None) -> None:
     cfg = _cfg(config)
     try:
         removed = retire(cfg, kid, site_dir)
+    except FileRefused as exc:
+        _refused(exc)
     except KeyProblem as exc:
         click.echo(f"error: {exc}\n    hint: {exc.hint}", err=True)
         sys.exit(1)
@@ -145,16 +166,16 @@ def keys_list(config: Path) -> None:
     """Show the current key and previous keys (public facts only)."""
 
     cfg = _cfg(config)
-    from acap.keys import read_retired, resolve_signing_key  # start-up: as _cfg
+    from acap.keys import previous_keys, resolve_signing_key, retired_kids  # start-up: as _cfg
 
     res = resolve_signing_key(cfg, cfg.base_dir / "site", create=False)
     for f in res.findings:
         click.echo(finding_text(f), err=True)
     if res.key:
         click.echo(f"current:  {describe_key(res.key)}")
-    for k in read_jwks(cfg.previous_keys_file):
+    for k in previous_keys(cfg):
         click.echo(f"previous: kid {k.get('kid')}, {k.get('alg', '?')}, "
                    f"fingerprint {thumbprint(k)}")
 
-    for kid in read_retired(cfg.previous_keys_file):
+    for kid in retired_kids(cfg):
         click.echo(f"retired:  kid {kid} (not used again)")
