@@ -330,3 +330,38 @@ def test_standard_input_once_and_bounded() -> None:
     assert acap("check", "-", "-", input=b"{}").exit_code == 2
     huge = acap("check", "-", input=b"{" + b" " * (2 * 1024 * 1024) + b"}")
     assert huge.exit_code == 1 and "[CARD-READ]" in huge.stderr and "larger than" in huge.stderr
+
+
+def test_sarif_and_github_render_any_result_s_findings() -> None:
+    """The two CI formats render the findings of every kind of result, a kind they were
+    not written for included: whatever carries a ``report`` or ``findings`` (a probe, a
+    publish, a batch of operators with findings of their own)."""
+    from types import SimpleNamespace
+
+    from acap.cli import GithubReporter, SarifReporter
+    from acap.findings import Report
+
+    def finding(rule: str, line: int) -> Finding:
+        return Finding(rule, "error", f"{rule} here", Location("operator.yaml", line, 1))
+
+    probe = SimpleNamespace(report=Report([finding("OR-5.3", 3)]), ok=lambda strict: False)
+    publish = SimpleNamespace(report=Report([finding("PUBLISH-FAILED", 4)]), ok=False)
+    batch = SimpleNamespace(report=Report([finding("SITE-HOST", 5)]),
+                            outcomes=[SimpleNamespace(report=Report([finding("OR-3.8", 6)]))])
+    new_kind = SimpleNamespace(findings=[finding("A2A-REQUIRED", 7)])
+    calls = [("probe", (probe, False)), ("publish", (publish, False)),
+             ("batch", (batch, None)), ("findings", (Report(new_kind.findings),))]
+    def rendered(reporter: type[Any], method: str, args: tuple[Any, ...]) -> list[str]:
+        out: list[str] = []
+        getattr(reporter(lambda text, err: out.append(text)), method)(*args)
+        return out
+
+    seen = {}
+    for method, args in calls:
+        log = valid_sarif(rendered(SarifReporter, method, args)[0])
+        rules = [r["ruleId"] for r in log["runs"][0]["results"]]
+        lines = rendered(GithubReporter, method, args)
+        assert [ln.split("title=acap ")[1].split("::")[0] for ln in lines[:-1]] == rules
+        seen[method] = rules
+    assert seen == {"probe": ["OR-5.3"], "publish": ["PUBLISH-FAILED"],
+                    "batch": ["SITE-HOST", "OR-3.8"], "findings": ["A2A-REQUIRED"]}
