@@ -61,31 +61,13 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("site/_files.py", "swap_in", "os.rename"):
         "renames the folder the build just made into site/'s place (and the old site/ into "
         "a folder it just made): folders, not files a user names",
-    # Not yet routed through the module (issue 22, item 1): done in the next commit.
-    ("agent/_built.py", "_read", ".read_bytes"): "routed in the next step of issue 22",
-    ("builder/_policy.py", "read_agent_policy", ".read_bytes"):
-        "routed in the next step of issue 22",
-    ("builder/pages/_words.py", "_names_in", ".read_bytes"):
-        "routed in the next step of issue 22",
-    ("builder/pages/_words_file.py", "words_text", ".read_text"):
-        "routed in the next step of issue 22",
-    ("builder/pages/_words_file.py", "write_words_file", ".open"):
-        "routed in the next step of issue 22",
-    ("card/_verifier.py", "_load_jwks_doc", "open"): "routed in the next step of issue 22",
-    ("checks/_private_keys.py", "operator_places", ".read_text"):
-        "routed in the next step of issue 22",
-    ("checks/_private_keys.py", "signing_key_in_site", ".read_text"):
-        "routed in the next step of issue 22",
-    ("checks/_private_keys.py", "_sources", ".read_bytes"): "routed in the next step of issue 22",
-    ("load/_document.py", "read_document", ".read_bytes"): "routed in the next step of issue 22",
-    ("site/_file_stats.py", "read_file_stats", "open"): "routed in the next step of issue 22",
-    ("site/_file_stats.py", "record_file_stats", "os.open"): "routed in the next step of issue 22",
+    ("site/_file_stats.py", "record_file_stats", "os.open"):
+        "creates the batch's file-stats record with O_EXCL in the site folder it just "
+        "swapped in; its mark is the ctime of that open descriptor (_later_mark), which "
+        "write_file cannot give",
     ("site/_file_stats.py", "record_file_stats", "os.replace"):
-        "routed in the next step of issue 22",
-    ("site/_files.py", "write_file_atomic", ".write_bytes"): "routed in the next step of issue 22",
-    ("site/_files.py", "write_file_atomic", "os.replace"): "routed in the next step of issue 22",
-    ("site/_manifest.py", "read_manifest", ".read_bytes"): "routed in the next step of issue 22",
-    ("site/_manifest.py", "write_manifest", ".write_bytes"): "routed in the next step of issue 22",
+        "renames that record, just made with O_EXCL, over the old one (a rename replaces "
+        "a link, never writes through it)",
     # publisher/ and builder/batch/ (the lead removes these once they are merged).
     ("builder/batch/_assemble.py", "assemble_site", "os.rename"): _REWRITTEN,
     ("builder/batch/_assemble.py", "_Linker.link", "shutil.copy2"): _REWRITTEN,

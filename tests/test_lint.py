@@ -9,6 +9,7 @@ import importlib
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import grimp
 import pytest
@@ -28,6 +29,26 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 def test_ruff_is_clean() -> None:
     proc = _run("ruff", "check", "src", "tests", "bench", "scripts")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+#: The packages that judge (issue 21): no function in them may exceed McCabe 12.
+JUDGING = ("src/acap/checks", "src/acap/card", "src/acap/replies", "src/acap/load")
+
+
+def test_no_judging_function_exceeds_mccabe_12() -> None:
+    """ruff's C901 at 12 over the judging packages: a judge a reader can follow."""
+    proc = _run("ruff", "check", "--select", "C901", "--config",
+                "lint.mccabe.max-complexity = 12", *JUDGING)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_mccabe_check_finds_a_complex_function(tmp_path: Path) -> None:
+    """The check above can fail: a function of 13 branches in a judging package is found."""
+    branches = "".join(f"    if x == {i}:\n        return {i}\n" for i in range(13))
+    (tmp_path / "judge.py").write_text(f"def judge(x: int) -> int:\n{branches}    return -1\n")
+    proc = _run("ruff", "check", "--isolated", "--select", "C901", "--config",
+                "lint.mccabe.max-complexity = 12", str(tmp_path))
+    assert proc.returncode == 1 and "C901" in proc.stdout, proc.stdout + proc.stderr
 
 
 def test_mypy_is_clean() -> None:

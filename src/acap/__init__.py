@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from acap.findings import Finding as Finding
     from acap.findings import Location as Location
     from acap.findings import Report as Report
+    from acap.findings import Result as Result
     from acap.keys import SigningKey as SigningKey
     from acap.keys import load_signing_key as load_signing_key
     from acap.load import OperatorConfig as OperatorConfig
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from acap.publisher import PublishOptions as PublishOptions
     from acap.publisher import PublishResult as PublishResult
     from acap.publisher import publish as publish
+    from acap.replies import ReplyCheck as ReplyCheck
     from acap.replies import check_reply as check_reply
     from acap.replies import decide as decide
 

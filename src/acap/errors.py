@@ -138,17 +138,19 @@ class FileRefused(AcapError):
         outside: it lies outside the folder it must be in (links followed).
         link: the symbolic link acap refused to follow or write through, as a path
             inside the folder (``"templates/words"``), else ``None``.
+        too_large: it is larger than the limit for its kind.
     """
 
     def __init__(self, path: str, reason: str, hint: str | None = None, *,
                  kind: str | None = None, outside: bool = False,
-                 link: str | None = None) -> None:
+                 link: str | None = None, too_large: bool = False) -> None:
         super().__init__(f"{path}: {reason}", hint)
         self.path = path
         self.reason = reason
         self.kind = kind
         self.outside = outside
         self.link = link
+        self.too_large = too_large
 
 
 class TemplateRefused(AcapError):

@@ -79,11 +79,12 @@ class Finding:
 
 
 
-@dataclass
+@dataclass(repr=False)
 class Report:
     """All findings of one run, in the order they were found.
 
-    ``Report`` is iterable and truthy-agnostic: use :attr:`ok` to decide.
+    ``Report`` is iterable and truthy-agnostic: use :attr:`ok` to decide (or
+    :meth:`passes` with ``strict``, where warnings fail too).
     """
 
     findings: list[Finding] = field(default_factory=list)
@@ -102,6 +103,9 @@ class Report:
     def __len__(self) -> int:
         return len(self.findings)
 
+    def __repr__(self) -> str:
+        return f"<Report {_counts(self)}>"
+
     @property
     def errors(self) -> list[Finding]:
         """The findings at level ``error``."""
@@ -112,8 +116,13 @@ class Report:
         """The findings at level ``warning``."""
         return [f for f in self.findings if f.level == "warning"]
 
-    def ok(self, strict: bool = False) -> bool:
-        """True when there is no error (and, with ``strict``, no warning)."""
+    @property
+    def ok(self) -> bool:
+        """True when there is no error (warnings allowed)."""
+        return not self.errors
+
+    def passes(self, strict: bool = False) -> bool:
+        """True when there is no error and, with ``strict``, no warning either."""
         return not (self.errors or (strict and self.warnings))
 
     def sorted(self) -> list[Finding]:
@@ -128,3 +137,61 @@ class Report:
             ),
         )
 
+
+def _counts(report: Report) -> str:
+    """``2 errors, 1 warning`` (``no findings`` for none): what a short repr says."""
+    e, w = len(report.errors), len(report.warnings)
+    if not e and not w:
+        return "no findings"
+    return f"{e} error{'s' * (e != 1)}, {w} warning{'s' * (w != 1)}"
+
+
+class Result:
+    """The one protocol every result of a public entry point follows (``acap.build``,
+    ``acap.check_card``, ``acap.verify_card``, ``acap.check_reply``, ``acap.publish`` ...):
+
+    * :attr:`report`: the :class:`Report` of every finding (a field of the subclass);
+    * :attr:`findings`: the same findings as a list;
+    * :attr:`ok`: a bool property, ``True`` when the run succeeded (no error, and
+      whatever else the entry point needs, such as a signature that verifies): so
+      ``if acap.check_card(bad).ok:`` is false for a bad card;
+    * :meth:`passes`: ``ok``, or with ``strict`` also no warning (``--strict``);
+    * a short repr: the class, what was judged and the counts, never the findings.
+
+    Subclasses say what more than "no error" success needs in :meth:`_succeeded`, and
+    what was judged in :meth:`_subject` (for the repr).
+    """
+
+    report: Report
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Every finding, in the order found (``report.findings``)."""
+        return self.report.findings
+
+    @property
+    def ok(self) -> bool:
+        """True when the run succeeded: no error, and :meth:`_succeeded`."""
+        return self.passes()
+
+    def passes(self, strict: bool = False) -> bool:
+        """:attr:`ok`, and with ``strict`` no warning either."""
+        return self._succeeded() and self.report.passes(strict)
+
+    def _succeeded(self) -> bool:
+        """What success needs beyond "no error" (a valid signature ...); ``True`` here."""
+        return True
+
+    def _subject(self) -> str:
+        """What was judged, for the repr (a path, a URL); ``""`` when nothing to say."""
+        for name in ("source", "url", "config"):
+            value = getattr(self, name, None)
+            if value:
+                return str(value)
+        return ""
+
+    def __repr__(self) -> str:
+        subject = self._subject()
+        shown = subject if len(subject) <= 60 else subject[:57] + "..."
+        where = f" {shown!r}" if shown else ""
+        return f"<{type(self).__name__}{where} ok={self.ok} {_counts(self.report)}>"

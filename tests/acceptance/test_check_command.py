@@ -36,7 +36,7 @@ def run(*args: str, stream: str = "stdout") -> tuple[int, str]:
 def test_the_built_example_card_has_no_error(example: Path) -> None:
     """The guide's promise: `acap check` on the card `acap build` made reports no errors."""
     result = build(BuildOptions(config=example))
-    assert result.report.ok()
+    assert result.report.ok
     card = example.parent / "site" / "example.com" / ".well-known" / "agent-card.json"
     code, out = run("check", str(card))
     assert code == 0, out
@@ -72,7 +72,7 @@ def test_the_example_acknowledges_or_5_5_and_annex_a3s_level_1_adds_the_referral
     result = build(BuildOptions(config=example, write=False))
     got = sorted((f.rule, f.level, f.location.line) for f in result.report)
     assert got == [("OR-5.6", "warning", level), ("OR-5.7", "warning", access)]
-    assert result.report.ok()
+    assert result.report.ok
 
 
 def test_text_format_and_exit_code_on_errors() -> None:
@@ -277,7 +277,8 @@ def test_the_pre_commit_hook_fails_a_commit_of_a_broken_operator_file(tmp_path: 
     project.mkdir()
     config = project / "operator.yaml"
     config.write_text((REPO / "operator.yaml").read_text(encoding="utf-8").replace(
-        "personEntry: https://ask.example.com/talk", "personEntry: https://ask.example.com/grief"),
+        "personEntry: https://ask.example.com/talk",
+        "personEntry: https://ask.example.com/bereavement"),  # the text's own example: an error
         encoding="utf-8")
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
     subprocess.run(["git", "add", "operator.yaml"], cwd=project, check=True)

@@ -123,7 +123,7 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Server
     for name, folder in (("bundled", bundled), ("french", french), ("markup", markup),
                          ("whole", whole)):
         result = run_build(folder / "operator.yaml", write=True)
-        assert result.report.ok(), report_text(result.report)
+        assert result.report.ok, report_text(result.report)
         servers[name] = Server(folder / "site" / "ask.example.com")
         servers[name + "-card-host"] = Server(folder / "site" / "example.com")
     assert (whole / "site/example.com/index.html").is_file()
@@ -284,7 +284,7 @@ def test_axe_finds_a_real_violation(browser: Browser, tmp_path: Path) -> None:
     cfg = write_yaml(tmp_path, example_data())
     (tmp_path / "templates").mkdir()
     (tmp_path / "templates" / "page.css").write_text("body { color: #bbb; background: #fff; }\n")
-    assert run_build(cfg, write=True).report.ok()
+    assert run_build(cfg, write=True).report.ok
     server = Server(tmp_path / "site" / "ask.example.com")
     v = Visit(browser, server.origin + "/talk")
     try:

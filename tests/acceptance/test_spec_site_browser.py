@@ -27,7 +27,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("browser")
     shutil.copyfile(EXAMPLE, folder / "operator.yaml")
     result = build(BuildOptions(config=folder / "operator.yaml", spec_site=True))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     return result.site_dir
 
 

@@ -10,8 +10,13 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 #: Every form :func:`plant` makes.
 FORMS = ["link-last-out", "link-last-in", "link-middle-out", "link-middle-in", "fifo", "device",
@@ -107,3 +112,24 @@ def plant(path: Path, form: str, out: Outside, content: bytes = b"hello") -> Non
     else:
         raise ValueError(form)
     out.snapshot()
+
+
+def ends(fn: Callable[[], T], seconds: float = 120) -> T:
+    """``fn()``, run in a thread that must end within ``seconds``: a FIFO waited on or a
+    device read without end fails the test instead of hanging it."""
+    done: list[T] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            done.append(fn())
+        except BaseException as exc:  # handed to the test
+            failed.append(exc)
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(seconds)
+    assert not t.is_alive(), "it waited on a FIFO or read a device without end"
+    if failed:
+        raise failed[0]
+    return done[0]

@@ -123,7 +123,7 @@ def edit(path: Path, replace: dict[str, str]) -> None:
 def do_build(config: Path) -> BuildResult:
     """Build ``config`` into ``site/`` beside it; the build must succeed."""
     result = build(BuildOptions(config=config))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     assert result.written
     return result
 

@@ -127,9 +127,9 @@ def run_case(case: Case) -> list[Finding]:
     if case.compare is not None:
         opts = {k: v for k, v in case.options.items() if k != "activated"}
         opts.pop("response_extensions", None)
-        found = compare_replies(rf, read_reply(case.compare), card, **opts)
+        found = compare_replies(rf, read_reply(case.compare), card, **opts).findings
     else:
-        found = check_reply(rf, card, **case.options)
+        found = check_reply(rf, card, **case.options).findings
     return [f for f in found if f.location.file == str(case.path)]
 
 

@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 
 from acap.builder import AgentPolicy, policy_path_for, read_agent_policy
 from acap.card import Verifier
-from acap.errors import AcapError
-from acap.load import json_loads
+from acap.errors import AcapError, FileRefused
+from acap.load import given_root, json_loads, read_file
 from acap.replies import OnRequestSkill, on_request_skills, operator_name
 from acap.site import url_to_path
 from acap.uris import jwks_url
@@ -29,12 +29,17 @@ _REBUILD = "run acap build, then start the agent again"
 
 
 def _read(path: Path, what: str) -> bytes:
+    """The bytes of a file the agent serves, read within the folder acap runs in (or the
+    folder the path names), no link followed out of it (:func:`acap.load.read_file`):
+    what an agent serves as its card is never a file a link elsewhere leads to."""
     try:
-        if not path.is_file():
-            raise AcapError(f"the {what} {path} does not exist", _REBUILD)
-        if path.stat().st_size > _LIMIT:
-            raise AcapError(f"the {what} {path} is larger than 1 MiB", _REBUILD)
-        return path.read_bytes()
+        return read_file(path, given_root(path), _LIMIT)
+    except FileNotFoundError as exc:
+        raise AcapError(f"the {what} {path} does not exist", _REBUILD) from exc
+    except FileRefused as exc:
+        if exc.too_large:
+            raise AcapError(f"the {what} {path} is larger than 1 MiB", _REBUILD) from exc
+        raise AcapError(f"the {what} {path} is not read: {exc.reason}", _REBUILD) from exc
     except OSError as exc:
         raise AcapError(f"the {what} {path} cannot be read: {exc.strerror or exc}",
                         _REBUILD) from exc

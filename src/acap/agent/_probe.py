@@ -10,13 +10,11 @@
    each prompt twice, without and with ``A2A-Extensions`` naming the extension; once as
    ``SendMessage`` and, when the card says it streams, once as ``SendStreamingMessage``.
 3. **The verdicts.** A caller acting for nobody must be referred for every on-request
-   skill (OR-5.3, OR-5.4, OR-5.7), so each pair of replies is judged as
-   :func:`acap.replies.compare_replies` judges it (OR-5.1, OR-5.3, OR-5.7, OR-5.8, OR-6.1,
-   OR-6.2, the §6.2 task state, the ``A2A-Extensions`` echo), and beyond it: the two
-   replies say the same words (OR-5.1, a warning: words may vary), no value of the
-   operator's private values file appears (OR-5.3, OR-5.7), no amount of money where
-   the skill is not opened to assistants (OR-5.3, a warning), a deferred action is not
-   said to be done (OR-5.8, a warning: an English phrase heuristic).
+   skill (OR-5.3, OR-5.4, OR-5.7), so each pair of replies is judged by the reply
+   checker, :func:`acap.replies.compare_replies`, the one judgement of each fact that
+   ``acap check-reply`` makes too (OR-5.1 with the words of the two replies, OR-5.3 and
+   OR-5.7 with the operator's private values or, without them, amounts of money, OR-5.8,
+   OR-6.1, OR-6.2, the §6.2 task state, the ``A2A-Extensions`` echo).
 4. **What it could not judge** is said: skills without a prompt, the opted-in paths (the
    probe acts for nobody, so given-on-opt-in and OR-5.6 are not exercised), streaming
    when the card does not stream, and whatever the budget or the deadline cut off.
@@ -43,15 +41,13 @@ import httpx
 from acap._package import __version__
 from acap.agent._probe_net import Guard, GuardedTransport, ProbeRefused
 from acap.card import Verifier
-from acap.checks import PrivateValue, amounts, find_private_values
-from acap.findings import Finding, Location, Report
+from acap.checks import PrivateValue
+from acap.findings import Finding, Location, Report, Result
 from acap.load import CARD, JsonDocument, json_loads, load_file, parse_document
 from acap.replies import (
     OnRequestSkill,
-    claims_done,
     compare_replies,
     on_request_skills,
-    reply_text,
 )
 from acap.uris import EXTENSION_URI, EXTENSIONS_HEADER
 
@@ -120,8 +116,8 @@ class Exchange:
     error: str | None = None
 
 
-@dataclass
-class ProbeResult:
+@dataclass(repr=False)
+class ProbeResult(Result):
     """What ``acap probe`` found.
 
     Attributes:
@@ -148,10 +144,9 @@ class ProbeResult:
     not_judged: list[tuple[str, str]] = field(default_factory=list)
     requests: int = 0
 
-    def ok(self, strict: bool = False) -> bool:
-        """True when the card verified, some pair was judged, and no error was found (no
-        warning either with ``strict``)."""
-        return self.verified and bool(self.cases) and self.report.ok(strict)
+    def _succeeded(self) -> bool:
+        """The card verified and some pair of replies was judged."""
+        return self.verified and bool(self.cases)
 
 
 def read_probe_file(path: str | Path) -> tuple[dict[str, list[str]], list[Finding]]:
@@ -504,36 +499,12 @@ class _Run:
                 self.result.not_judged.append((label, self.stopped or "no reply"))
             self._case(label, skill, found)
             return
-        sources = (f"{label}, activated", f"{label}, not activated")
+        # Every verdict on the pair is the reply checker's (one judgement per fact).
         found += compare_replies(active.reply, plain.reply, self.card, skill_id=skill.id,
-                                 for_named_person=False, sources=sources,
-                                 response_extensions=(active.echo, plain.echo))
-        rule = "OR-5.7" if skill.declared_action else "OR-5.3"
-        texts = {sources[0]: reply_text(active.reply), sources[1]: reply_text(plain.reply)}
-        a, p = (" ".join(t.split()) for t in texts.values())
-        # words that differ because the marked text leaves out personEntry are OR-6.2's
-        if a and p and a != p and not any(f.rule in ("OR-5.1", "OR-6.2") for f in found):
-            found.append(Finding("OR-5.1", "warning", "the reply's words differ with and "
-                                 "without the extension activated", Location(sources[0]),
-                                 "say the same words to every client; activation only adds "
-                                 "the §6.1 object"))
-        for src, text in texts.items():
-            for v, level in find_private_values(text, self.o.private_values):
-                found.append(Finding(rule, level, f"the reply gives a value the operator gives "
-                                     f"on request ({v.ref}) to a caller acting for nobody",
-                                     Location(src), "never give on-request values to such a "
-                                     "caller; refer the person to personEntry"))
-            if not skill.assistant_access and not skill.declared_action and amounts(text):
-                found.append(Finding("OR-5.3", "warning", f"the reply names an amount of money "
-                                     f"({amounts(text)[0].text}), but {skill.id} is not opened "
-                                     "to assistants", Location(src), "refer the person to "
-                                     f"{skill.person_entry} instead of giving the information"))
-            if skill.deferred and claims_done(text) and \
-                    not any(f.rule == "OR-5.8" for f in found):
-                found.append(Finding("OR-5.8", "warning", f"the reply says "
-                                     f"{claims_done(text)!r}, but {skill.id} is deferred: "
-                                     "staff complete it later (an English phrase heuristic)",
-                                     Location(src), "never say a deferred action is done"))
+                                 for_named_person=False,
+                                 private_values=self.o.private_values,
+                                 sources=(f"{label}, activated", f"{label}, not activated"),
+                                 response_extensions=(active.echo, plain.echo)).findings
         self._case(label, skill, found)
 
     def _case(self, label: str, skill: OnRequestSkill, found: list[Finding]) -> None:

@@ -23,6 +23,7 @@ from acap._lazy import exports
 
 if TYPE_CHECKING:
     from acap.builder._build import build as build
+    from acap.builder._build import check_operator_file as check_operator_file
     from acap.builder._build import input_digest as input_digest
     from acap.builder._context import BuildContext as BuildContext
     from acap.builder._context import BuildOptions as BuildOptions

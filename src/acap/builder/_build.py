@@ -21,17 +21,21 @@ from acap.builder._context import BuildContext, BuildOptions, BuildResult
 from acap.builder._policy import agent_policy, policy_bytes, policy_path_for
 from acap.builder._steps import FINAL_CHECKS, STEPS, Step, bug_finding
 from acap.builder.pages import SERVERS_DIR, cache_policy, server_files
-from acap.checks import check_operator
+from acap.checks import OperatorCheck, check_operator
 from acap.errors import FileRefused, SitePathError
 from acap.findings import Finding, Location, Report
 from acap.keys import key_history
 from acap.load import (
     KEY_FILE_LIMIT,
     OperatorConfig,
+    Root,
     load_operator,
+    read_file,
     read_regular,
     real_path,
     under,
+    write_check,
+    write_file,
 )
 from acap.site import (
     Manifest,
@@ -41,13 +45,12 @@ from acap.site import (
     site_lock,
     url_to_path,
     write_failure,
-    write_file_atomic,
     write_site,
 )
 from acap.uris import CARD_PATH, JWKS_PATH
 
-__all__ = ["assemble", "build", "file_hash", "input_digest", "input_files", "link_digest",
-           "write_or_report"]
+__all__ = ["assemble", "build", "check_operator_file", "file_hash", "input_digest",
+           "input_files", "link_digest", "write_or_report"]
 
 
 def input_files(cfg: OperatorConfig) -> list[Path]:
@@ -62,16 +65,19 @@ def input_files(cfg: OperatorConfig) -> list[Path]:
     return paths
 
 
-def file_hash(path: Path) -> bytes | None:
+def file_hash(path: Path, root: Root | None = None) -> bytes | None:
     """SHA-256 of a file a build reads, judged first (a regular file of bounded size:
-    a FIFO or ``/dev/zero`` named there is never waited on); ``None`` when it is
+    a FIFO or ``/dev/zero`` named there is never waited on; with ``root``, within it,
+    a link out of it refused unread: :func:`acap.load.read_file`); ``None`` when it is
     missing, :data:`REFUSED` when it is there but refused (a FIFO where there was no
     file is a change: the build that reads it reports it). A symbolic link is hashed
     with where it leads (:func:`link_digest`): a link put where a file was, or to
     nothing where there was nothing, is a change too."""
 
     try:
-        digest: bytes | None = hashlib.sha256(read_regular(path, 16 * KEY_FILE_LIMIT)).digest()
+        raw = read_regular(path, 16 * KEY_FILE_LIMIT) if root is None else \
+            read_file(path, root, 16 * KEY_FILE_LIMIT)
+        digest: bytes | None = hashlib.sha256(raw).digest()
     except FileNotFoundError:
         digest = REFUSED if os.path.lexists(path) else None
     except (OSError, FileRefused):
@@ -112,7 +118,8 @@ def input_digest(cfg: OperatorConfig,
     for p in input_files(cfg):
         h.update(str(p.relative_to(cfg.base_dir) if p.is_relative_to(cfg.base_dir) else p)
                  .encode("utf-8", "surrogateescape") + b"\0")
-        digest = hashes[p] if hashes is not None and p in hashes else file_hash(p)
+        digest = hashes[p] if hashes is not None and p in hashes else \
+            file_hash(p, cfg.root_of(p))
         h.update(digest if digest is not None else b"-")
     return h.hexdigest()
 
@@ -127,27 +134,25 @@ def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildC
 
     Returns:
         The :class:`BuildContext`: its ``files`` are complete when
-        ``report.ok()``. Never raises for bad input.
+        ``report.ok``. Never raises for bad input.
     """
     cfg = cfg or load_operator(options.config)
     ctx = BuildContext(cfg, options)
     ctx.report.extend(cfg.findings)
     ctx.report.extend(name_findings(cfg))
-    if options.key_dirs is not None:
-        ctx.report.extend(templates_outside(cfg))
+    ctx.report.extend(templates_outside(cfg))
     if isinstance(cfg.loaded.data, dict):
         # Every finding of a run is reported: the requirement checks run on a file
         # with load or schema errors too (they read any shape, and leave out what
         # those errors already said); the card is built only when there is none.
         _guarded(ctx, "the requirement checks",
-                 lambda c: c.report.extend(check_operator(
-                     c.cfg, tenant=c.options.key_dirs is not None)))
-    if ctx.report.ok():
+                 lambda c: c.report.extend(check_operator(c.cfg)))
+    if ctx.report.ok:
         for step in STEPS:
             _guarded(ctx, f"the build step {step.__name__}", step)
-            if not ctx.report.ok():
+            if not ctx.report.ok:
                 break
-    if ctx.report.ok():
+    if ctx.report.ok:
         for final in FINAL_CHECKS:
             _guarded(ctx, f"the final check {final.__name__}", final)
     return ctx
@@ -179,12 +184,14 @@ def name_findings(cfg: OperatorConfig) -> list[Finding]:
 
 
 def templates_outside(cfg: OperatorConfig) -> list[Finding]:
-    """A batch tenant's ``templates/`` that is a link out of its own folder (to another
-    tenant's folder, whose files would be rendered into this tenant's public pages),
-    or a link in it that leads out of templates/ (``templates/words ->
-    ../../other/templates/words``): a ``PAGE-TEMPLATE`` error, and no template of it
-    is used (the tenant is not built). The templates' loader confines each file to
-    the real templates/ folder; this confines that folder to the tenant's, and
+    """An operator's ``templates/`` that is a link out of its own folder (to another
+    tenant's folder in a batch, whose files would be rendered into this tenant's public
+    pages; to a folder outside a cloned project), or a link in it that leads out of
+    templates/ (``templates/words -> ../../other/templates/words``): a
+    ``PAGE-TEMPLATE`` error, and no template of it is used (the operator is not built;
+    issue 22: no command reads through a link out of its folder). The templates'
+    loader confines each file to the real templates/ folder; this confines that folder
+    to the operator's, and
     refuses a link out of it whether or not a template is looked up through it, so
     that what the build says does not depend on what lies in another's folder (an
     incremental batch, which hashes templates/ without following such links, says
@@ -249,15 +256,43 @@ def build(options: BuildOptions) -> BuildResult:
     ctx = assemble(options)
     cfg = ctx.cfg
     site_dir = options.resolved_site_dir()
-    servers = _add_server_files(ctx) if ctx.report.ok() else []
+    servers = _add_server_files(ctx) if ctx.report.ok else []
     written = False
-    if ctx.report.ok(options.strict) and options.write:
+    if ctx.report.passes(options.strict) and options.write and not options.check_only:
         written = _guard_and_write(ctx, site_dir)
     card_url = cfg.card_url if cfg.card_host else None
     configured = cfg.hosts
     overlay = {h: h in configured and cfg.overlay(h) for h in ctx.files.hosts()}
     return BuildResult(ctx.report, ctx.files, site_dir, ctx.card, ctx.notices, written,
                        card_url, options.strict, overlay, servers)
+
+
+def check_operator_file(path: str | Path, *, raw: bytes | None = None,
+                        display: str | None = None) -> OperatorCheck:
+    """``acap check operator.yaml`` (and the pre-commit hook): every check ``acap build``
+    makes, because it is that build (:func:`build` with ``check_only``): loading, the
+    schema, the requirement checks, the built card against the schemas, its signing,
+    the pages, and the final checks over every built file (a value given on request in
+    the agent's description is found here as at build). Nothing is written, and no key is
+    needed: a missing signing key is made in memory for this run only.
+
+    Args:
+        path: the operator file (``operator.private.yaml`` beside it is read too).
+        raw: the file's bytes, when they came from standard input (``acap check -``);
+            ``path`` then only says where the file stands (its folder's
+            operator.private.yaml and templates/ are read).
+        display: how findings name the file (default: ``path`` as given).
+
+    Returns:
+        An :class:`~acap.checks.OperatorCheck` whose report is the build's. Never raises
+        for bad content or a missing file.
+    """
+    options = BuildOptions(config=Path(path), write=False, check_only=True)
+    if raw is None:
+        report = build(options).report
+    else:  # the same checks, on the bytes given (a check writes nothing: no build step)
+        report = assemble(options, load_operator(Path(path), display, raw=raw)).report
+    return OperatorCheck(display or str(path), report)
 
 
 def _add_server_files(ctx: BuildContext) -> list[str]:
@@ -295,7 +330,8 @@ def _guard_and_write(ctx: BuildContext, site_dir: Path) -> bool:
             ctx.report.add(busy.finding(site_dir))
             return False
         ctx.report.extend(site_dir_findings(site_dir, cfg, where, force=options.force))
-        if not ctx.report.ok(options.strict):
+        ctx.report.extend(policy_refused(ctx))
+        if not ctx.report.passes(options.strict):
             return False
         manifest = Manifest.of_build(
             cfg.card_url, input_digest(cfg), ctx.files.digest(),
@@ -307,11 +343,33 @@ def _guard_and_write(ctx: BuildContext, site_dir: Path) -> bool:
     return written
 
 
+def policy_refused(ctx: BuildContext) -> list[Finding]:
+    """A ``FILE-WRITE`` error when the agent policy would be written through a symbolic
+    link (``.acap`` linked elsewhere) or over a FIFO: found before site/ is replaced, so
+    that the build changes nothing."""
+    cfg = ctx.cfg
+    if url_to_path(cfg.card_url) not in ctx.files:
+        return []
+    path = policy_path_for(cfg.path)
+    try:
+        write_check(path, cfg.root_of(path))
+    except FileRefused as exc:
+        return [Finding("FILE-WRITE", "error", f"the agent policy {cfg.display_path(path)} "
+                        f"would not be written: {exc.reason}", Location(cfg.loaded.file),
+                        f"{exc.link} is a symbolic link: acap writes nothing through one; "
+                        "make it a folder or file of the project" if exc.link else
+                        f"remove {cfg.display_path(path)}; acap writes it")]
+    except OSError:
+        pass  # said when it is written
+    return []
+
+
 def write_policy(ctx: BuildContext) -> None:
     """Write the agent's runtime policy (:mod:`acap.builder._policy`) beside the signing
-    key, once site/ holds the card it names. A policy that cannot be written is a
-    ``SITE-WRITE`` error: site/ is already replaced, and an agent reading the old policy
-    refuses it (it names the SHA-256 of another card)."""
+    key, once site/ holds the card it names, within the project folder through no link
+    (checked before site/ was replaced: :func:`policy_refused`). A policy that cannot be
+    written is a ``SITE-WRITE`` error: site/ is already replaced, and an agent reading
+    the old policy refuses it (it names the SHA-256 of another card)."""
 
     cfg = ctx.cfg
     card = url_to_path(cfg.card_url)
@@ -319,11 +377,12 @@ def write_policy(ctx: BuildContext) -> None:
         return
     path = policy_path_for(cfg.path)
     try:
-        write_file_atomic(path, policy_bytes(agent_policy(cfg, ctx.files[card])))
-    except OSError as exc:
+        write_file(path, cfg.root_of(path), policy_bytes(agent_policy(cfg, ctx.files[card])))
+    except (OSError, FileRefused) as exc:
+        why = exc.reason if isinstance(exc, FileRefused) else exc.strerror or str(exc)
         ctx.report.add(Finding("SITE-WRITE", "error", f"the agent policy "
                                f"{cfg.display_path(path)} could not be written: "
-                               f"{exc.strerror or exc}", Location(cfg.loaded.file),
+                               f"{why}", Location(cfg.loaded.file),
                                "make its folder writable and build again; site/ was written"))
 
 

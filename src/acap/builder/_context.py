@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acap.findings import Finding, Report
+from acap.findings import Finding, Report, Result
 from acap.keys import SigningKey
 from acap.load import OperatorConfig
 from acap.site import SiteFiles
@@ -39,6 +39,9 @@ class BuildOptions:
         key_dirs: a batch tenant's build: the folders, besides the operator's own, that
             its key files may lie in (``--key-dir``); ``None`` (a build of one's own):
             key files may lie anywhere (:func:`acap.keys.resolve_signing_key`).
+        check_only: ``acap check operator.yaml``: every check of a build, with nothing
+            written and no key needed (a missing key is made in memory for this run
+            and forgotten; ``write`` is ignored).
         template_seconds: how long the operator's page templates may take to render,
             all its pages together (seconds); past it the build stops with a
             ``PAGE-TEMPLATE`` error (attacker trial, HIGH 3).
@@ -54,6 +57,7 @@ class BuildOptions:
     force: bool = False
     key_dirs: tuple[Path, ...] | None = None
     template_seconds: float = 5.0
+    check_only: bool = False
 
     def resolved_site_dir(self) -> Path:
         """``site_dir``, or ``site`` next to operator.yaml."""
@@ -108,12 +112,12 @@ class BuildContext:
         return bool(self.cfg.data.get("specSite", False))
 
 
-@dataclass
-class BuildResult:
+@dataclass(repr=False)
+class BuildResult(Result):
     """What a build did.
 
     Attributes:
-        report: all findings; ``report.ok()`` tells success.
+        report: all findings; ``report.ok`` tells success.
         files: the files built (complete only when the build succeeded).
         site_dir: where they were (or would have been) written.
         card: the signed card, or ``None``.
@@ -143,4 +147,7 @@ class BuildResult:
     @property
     def ok(self) -> bool:
         """True when the build succeeded (no error; no warning either with ``strict``)."""
-        return self.report.ok(self.strict)
+        return self.passes(self.strict)
+
+    def _subject(self) -> str:
+        return self.card_url or ""

@@ -36,8 +36,8 @@ from typing import Any
 
 from acap._package import __version__
 from acap.checks import missing_safeguards
-from acap.errors import AcapError
-from acap.load import OperatorConfig
+from acap.errors import AcapError, FileRefused
+from acap.load import OperatorConfig, Root, given_root, read_file
 
 __all__ = ["AgentPolicy", "SkillPolicy", "agent_policy", "policy_bytes", "policy_path_for",
            "read_agent_policy"]
@@ -157,24 +157,31 @@ def policy_bytes(policy: AgentPolicy) -> bytes:
     return (json.dumps(policy.to_json(), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def read_agent_policy(path: Path) -> AgentPolicy:
+def read_agent_policy(path: Path, root: Root | None = None) -> AgentPolicy:
     """Read a policy file written by ``acap build``.
 
     Args:
         path: the file (:func:`policy_path_for` of the operator file).
+        root: the folder it must lie in, links followed only inside it (see
+            :func:`acap.load.read_file`); default: the folder acap runs in, or the
+            folder the path names (:func:`acap.load.given_root`).
 
     Returns:
         The :class:`AgentPolicy`.
 
     Raises:
-        AcapError: the file is missing, larger than 1 MiB, not JSON, or not the format
-            of the module docstring (the hint says to run ``acap build``).
+        AcapError: the file is missing, refused (a link out of ``root``, a FIFO, a
+            device), larger than 1 MiB, not JSON, or not the format of the module
+            docstring (the hint says to run ``acap build``).
     """
     hint = "run acap build: it writes the policy beside the signing key, from operator.yaml"
     try:
-        if not path.is_file() or path.stat().st_size > 1024 * 1024:
-            raise AcapError(f"{path} is not a policy file acap build wrote", hint)
-        data = json.loads(path.read_bytes())
+        data = json.loads(read_file(path, root or given_root(path), 1024 * 1024))
+    except FileNotFoundError as exc:
+        raise AcapError(f"{path} is not a policy file acap build wrote", hint) from exc
+    except FileRefused as exc:
+        raise AcapError(f"{path} is not a policy file acap build wrote: {exc.reason}",
+                        hint) from exc
     except (OSError, ValueError) as exc:
         raise AcapError(f"{path} cannot be read as an agent policy ({exc})", hint) from exc
     if not isinstance(data, dict) or not isinstance(data.get("skills"), dict) \

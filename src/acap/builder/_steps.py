@@ -83,11 +83,13 @@ def step_card(ctx: BuildContext) -> None:
             ctx.report.add(bug_finding(f"the built card breaks the {label} schema at "
                                        f"/{'/'.join(map(str, err.absolute_path))}: "
                                        f"{err.message}", cfg.loaded.file))
-    if not ctx.report.ok():
+    if not ctx.report.ok:
         return
     dirs = ctx.options.key_dirs
-    resolved = resolve_signing_key(cfg, ctx.site_dir, create=ctx.options.create_key,
-                                   confine=None if dirs is None else (cfg.base_dir, *dirs))
+    check_only = ctx.options.check_only
+    resolved = resolve_signing_key(cfg, ctx.site_dir, create=ctx.options.create_key or check_only,
+                                   confine=None if dirs is None else (cfg.base_dir, *dirs),
+                                   in_memory=check_only)
     ctx.report.extend(resolved.findings)
     ctx.notices.extend(resolved.notices)
     if resolved.key is None:
@@ -118,8 +120,7 @@ def step_schemas(ctx: BuildContext) -> None:
 
 def final_check_site(ctx: BuildContext) -> None:
     """OR-3.9: no value of operator.private.yaml in any built file (card, pages, anything)."""
-    ctx.report.extend(check_site(ctx.cfg, ((rel, ctx.files[rel]) for rel in ctx.files),
-                                 tenant=ctx.options.key_dirs is not None))
+    ctx.report.extend(check_site(ctx.cfg, ((rel, ctx.files[rel]) for rel in ctx.files)))
 
 
 def final_check_private_keys(ctx: BuildContext) -> None:

@@ -9,7 +9,8 @@ signatures.
   ``kid``, ``jku`` (A2A 1.0 §8.4.2);
 * :class:`Verifier` and :func:`verify_card`: every signature of a card checked (A2A 1.0
   §8.4.3), accepting cards signed by other conforming implementations;
-* personEntry values (:func:`parse_phone`, :func:`normalise_person_entry`; OR-3.4).
+* personEntry values (:func:`parse_phone`, :func:`normalise_person_entry`; OR-3.4), and
+  when two addresses are one (:func:`same_address`: RFC 3986 §6.2, RFC 3966 §4).
 
 May import: :mod:`acap.keys`, :mod:`acap.site`, :mod:`acap.load` and the modules below.
 """
@@ -31,6 +32,12 @@ if TYPE_CHECKING:
     from acap.card._differences import DIFFERENCES as DIFFERENCES
     from acap.card._differences import Difference as Difference
     from acap.card._differences import differences_markdown as differences_markdown
+    from acap.card._equivalent import Tel as Tel
+    from acap.card._equivalent import normal_url as normal_url
+    from acap.card._equivalent import origin_of as origin_of
+    from acap.card._equivalent import parse_tel as parse_tel
+    from acap.card._equivalent import same_address as same_address
+    from acap.card._equivalent import same_tel as same_tel
     from acap.card._members import LEGACY as LEGACY
     from acap.card._members import OAUTH_FLOWS as OAUTH_FLOWS
     from acap.card._members import SCHEME_KINDS as SCHEME_KINDS

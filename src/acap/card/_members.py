@@ -50,6 +50,7 @@ from acap.load import (
     pointer_join,
     pointer_of,
     pointer_tokens,
+    shorten,
     strings,
     type_words,
     value_words,
@@ -279,14 +280,26 @@ def member_findings(card: dict[str, Any], at: Locate) -> list[Finding]:
     legacy_schemes = {p.rsplit("/", 1)[0] for p in legacy if p.startswith("/securitySchemes/")}
     read = as_proto_reads(card)
     found = _empties(card)
-    empties = [p for p, _ in found]
     nulls = {p for p, null in found if null}
     for rule, ptr, message, hint in _shape(read, nulls):
-        if ptr in legacy_schemes:
-            continue
-        reported.add(ptr)
-        add(rule, "error", message, ptr, hint)
+        if ptr not in legacy_schemes:
+            reported.add(ptr)
+            add(rule, "error", message, ptr, hint)
     reported |= legacy_schemes
+    _names(card, reported, add)
+    own = set(on_request_params(card))
+    _empty_members([p for p, _ in found], nulls, reported | own, add)
+    out += _blank_text(card, read, at, reported | own)
+    _media_types(card, reported, add)
+    return out
+
+
+Add = Callable[[str, Level, str, str, "str | None"], None]
+
+
+def _names(card: dict[str, Any], reported: set[str], add: Add) -> None:
+    """A2A-FIELD-NAME and A2A-UNKNOWN-FIELD: members written with their proto field name,
+    and members A2A 1.0 does not define (each added to ``reported``)."""
     for ptr, name in field_name_problems(card):
         reported.add(ptr)
         add("A2A-FIELD-NAME", "error", f"{dotted(ptr)} is the proto field name of {name}: "
@@ -299,10 +312,13 @@ def member_findings(card: dict[str, Any], at: Locate) -> list[Finding]:
         add("A2A-UNKNOWN-FIELD", "warning", f"{dotted(ptr)} is not an A2A 1.0 field: receivers "
             "ignore it (A2A §5.7) and the SDKs drop it before they verify, so no signature "
             "covers it", ptr, "remove it, or move it into an extension's params")
-    own = set(on_request_params(card))
+
+
+def _empty_members(empties: list[str], nulls: set[str], skip: set[str], add: Add) -> None:
+    """A2A-EMPTY: an empty or null member, outside what is already reported (``skip``)."""
     required = _required_members()
     for ptr in empties:
-        if _under(ptr, reported | own):
+        if _under(ptr, skip):
             continue
         if ptr.rsplit("/", 1)[-1] in required.get(_message_at(ptr), ()):
             hint = ("it is REQUIRED, so it cannot be left out: give it a value"
@@ -313,7 +329,10 @@ def member_findings(card: dict[str, Any], at: Locate) -> list[Finding]:
         add("A2A-EMPTY", "warning", f"{dotted(ptr)} is {what}; the SDKs drop it before they "
             "verify while the specification's text keeps it, so signatures may not verify "
             "everywhere", ptr, hint)
-    out += _blank_text(card, read, at, reported | own)
+
+
+def _media_types(card: dict[str, Any], reported: set[str], add: Add) -> None:
+    """A2A-MEDIA-TYPE: an input or output mode that is not a media type."""
     for ptr, text in _modes(card):
         if _under(ptr, reported) or not text or blank(text):
             continue
@@ -321,7 +340,6 @@ def member_findings(card: dict[str, Any], at: Locate) -> list[Finding]:
             add("A2A-MEDIA-TYPE", "error", f"{dotted(ptr)} is not a media type (type/subtype, "
                 "such as text/plain or application/json)", ptr,
                 "write a media type (RFC 6838; A2A 1.0 §4.4.1 lists modes as media types)")
-    return out
 
 
 @cache
@@ -379,7 +397,7 @@ def _shape(read: dict[str, Any], nulls: set[str]) -> list[tuple[str, str, str, s
         if kw == "additionalProperties":
             continue  # unknown and 0.3 fields: reported with their own rule
         if kw == "required":
-            missing = err.message.split("'")[1] if "'" in err.message else err.message
+            missing = schemas.required_member(err, errors)
             member = pointer_join(ptr, missing)
             unset = ", written null (ProtoJSON reads null as unset, A2A §5.5)" \
                 if member in nulls else ""
@@ -406,8 +424,9 @@ def _shape(read: dict[str, Any], nulls: set[str]) -> list[tuple[str, str, str, s
             want = type_words(err.validator_value, json=True)
             out.append(("A2A-TYPE", ptr, f"{where} must be {want}, found "
                         f"{value_words(err.instance, json=True)}", f"write {want} there"))
-        else:
-            out.append(("A2A-TYPE", ptr, f"{where}: {err.message}", None))
+        else:  # a keyword the card schema has beyond those above: named, not paraphrased
+            out.append(("A2A-TYPE", ptr, f"{where or 'the card'} breaks the A2A 1.0 schema "
+                        f"({kw}: {shorten(json.dumps(err.validator_value), 60)})", None))
     # A REQUIRED list whose every element is empty is empty once the SDKs drop them.
     for ptr, items in _required_lists(read):
         if items and all(isinstance(x, str) and not x.strip() for x in items):

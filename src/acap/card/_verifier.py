@@ -27,18 +27,22 @@ from typing import Any
 
 from acap.card._canonical import SDK, SPEC, canonical_payload
 from acap.card._members import member_findings
-from acap.errors import CanonicalizationError, FetchError, KeysUnavailable
-from acap.findings import Finding, Location, Report
+from acap.errors import CanonicalizationError, FetchError, FileRefused, KeysUnavailable
+from acap.findings import Finding, Location, Report, Result
 from acap.keys import PRIVATE_MEMBERS, b64url, b64url_decode
 from acap.load import (
+    CARD,
     DEFAULT_MAX_BYTES,
     DEFAULT_TIMEOUT,
     JsonDocument,
+    Root,
     allowed_url,
+    document_from,
     fetch,
+    given_root,
     json_loads,
     origin,
-    read_card,
+    read_file,
     shorten,
 )
 from acap.site import url_to_path
@@ -78,8 +82,8 @@ class SignatureCheck:
         return "valid" if self.valid else "INVALID" if self.checked else "NOT CHECKED"
 
 
-@dataclass
-class Verification:
+@dataclass(repr=False)
+class Verification(Result):
     """Everything ``acap verify`` found about one card.
 
     Attributes:
@@ -94,10 +98,9 @@ class Verification:
     report: Report = field(default_factory=Report)
     jwks_source: str | None = None
 
-    @property
-    def ok(self) -> bool:
-        """True when at least one signature is valid and nothing is wrong."""
-        return any(s.valid for s in self.signatures) and self.report.ok()
+    def _succeeded(self) -> bool:
+        """A signature verifies (and, as every result says, nothing is an error)."""
+        return any(s.valid for s in self.signatures)
 
 
 KeyLookup = Callable[[str | None, str | None], tuple[dict[str, Any] | None, str]]
@@ -105,12 +108,13 @@ KeyLookup = Callable[[str | None, str | None], tuple[dict[str, Any] | None, str]
 VERIFY_KEYS_HINT = "give the keys with --jwks FILE_OR_URL"
 
 
-def verify_card(source: str, jwks: str | None = None, *, allow_private: bool = False,
+def verify_card(source: Any, jwks: str | None = None, *, allow_private: bool = False,
                 timeout: float = DEFAULT_TIMEOUT) -> Verification:
     """Verify every signature of the Agent Card at a path or https URL (A2A 1.0 §8.4.3).
 
     Args:
-        source: card file path, or https URL.
+        source: a card file (a path), an https URL, JSON bytes, parsed JSON or a
+            :class:`~acap.load.JsonDocument` (:func:`acap.load.document_from`).
         jwks: a JWKS file path or URL to take keys from. Default: the ``jku``
             of each signature, on the card's own origin (also after redirects), one
             JWKS per card; for a card file inside a built ``site/``, the local copy of
@@ -124,12 +128,12 @@ def verify_card(source: str, jwks: str | None = None, *, allow_private: bool = F
         wrong; every problem a finding (``SIG-*``, ``CARD-*``, the member judgements
         of :func:`acap.card._members.member_findings` ...). Never raises for bad input.
     """
-    cf = read_card(source, allow_private=allow_private, timeout=timeout)
-    result = Verification(source)
+    cf = document_from(source, CARD, allow_private=allow_private, timeout=timeout)
+    result = Verification(cf.source)
     result.report.extend(cf.findings)
     if cf.data is None:
         return result
-    card_url = source if cf.is_url else url_for_site_file(source)
+    card_url = cf.source if cf.is_url else url_for_site_file(cf.source)
     verifier = Verifier(_key_lookup(cf, jwks, card_url, result, allow_private, timeout),
                         VERIFY_KEYS_HINT if jwks is None else
                         'check --jwks: it must name a JWKS ({"keys": [...]}) holding the kid')
@@ -137,9 +141,10 @@ def verify_card(source: str, jwks: str | None = None, *, allow_private: bool = F
 
 
 def _load_jwks_doc(where: str, *, jku: bool = False, allow_private: bool = False,
-                   timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+                   timeout: float = DEFAULT_TIMEOUT, root: Root | None = None) -> dict[str, Any]:
     """The JWKS document at a path or URL (at most :data:`DEFAULT_MAX_BYTES`); a ``jku``
-    URL must stay on its origin through redirects.
+    URL must stay on its origin through redirects; a path is read within ``root``
+    (default :func:`acap.load.given_root`), no link followed out of it.
 
     Raises:
         KeysUnavailable: it cannot be read, is not JSON, or has no ``keys`` list.
@@ -151,20 +156,17 @@ def _load_jwks_doc(where: str, *, jku: bool = False, allow_private: bool = False
             raise KeysUnavailable(exc.reason) from exc
         if resp.status != 200:
             raise KeysUnavailable(f"it answers HTTP {resp.status}")
-        raw = resp.body
-    else:
-        try:
-            with open(where, "rb") as fh:
-                raw = fh.read(DEFAULT_MAX_BYTES + 1)
-        except FileNotFoundError as exc:
-            raise KeysUnavailable("there is no such file") from exc
-        except IsADirectoryError as exc:
-            raise KeysUnavailable("it is a folder, not a file") from exc
-        except (OSError, ValueError) as exc:  # ValueError: a NUL character in the name
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a file name"
-            raise KeysUnavailable(why[:1].lower() + why[1:]) from exc
-        if len(raw) > DEFAULT_MAX_BYTES:
-            raise KeysUnavailable(f"it is larger than {DEFAULT_MAX_BYTES // 1024} KiB")
+        return jwks_from_bytes(resp.body)
+    try:
+        raw = read_file(where, root or given_root(where), DEFAULT_MAX_BYTES)
+    except FileNotFoundError as exc:
+        raise KeysUnavailable("there is no such file") from exc
+    except FileRefused as exc:
+        raise KeysUnavailable(f"it is larger than {DEFAULT_MAX_BYTES // 1024} KiB"
+                              if exc.too_large else exc.reason) from exc
+    except (OSError, ValueError) as exc:  # ValueError: a NUL character in the name
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a file name"
+        raise KeysUnavailable(why[:1].lower() + why[1:]) from exc
     return jwks_from_bytes(raw)
 
 
@@ -264,22 +266,25 @@ def _key_lookup(cf: JsonDocument, jwks: str | None, card_url: str | None,
 
         return from_given
 
-    def local_copy(jku: str) -> str | None:
+    def local_copy(jku: str) -> tuple[str, Root] | None:
         if cf.is_url or not card_url:
             return None
         site_root = Path(cf.source).resolve().parents[2]
         try:
-            candidate = site_root / url_to_path(jku)
+            rel = url_to_path(jku)
         except ValueError:  # SitePathError, or a URL urlsplit cannot read
             return None
-        return str(candidate) if candidate.is_file() else None
+        candidate = site_root / rel
+        host = Root(site_root / rel.split("/", 1)[0], "its host folder", "inside",
+                    may_be_link=False)  # read as acap serve and publish would serve it
+        return (str(candidate), host) if candidate.is_file() else None
 
     def load(jku: str) -> dict[str, Any]:
         # Never from a local path a card names: only the site/ copy of its own jku.
         local = local_copy(jku)
-        result.jwks_source = local or jku
+        result.jwks_source = local[0] if local else jku
         if local:
-            return _load_jwks_doc(local)
+            return _load_jwks_doc(local[0], root=local[1])
         return _load_jwks_doc(jku, jku=True, allow_private=allow_private, timeout=timeout)
 
     return JkuKeys(card_url, load, allow_private)
@@ -360,9 +365,10 @@ def signature_findings(res: Verification, at: Callable[[str], Location],
                        keys_hint: str) -> None:
     """One finding per signature that is not valid, added to ``res.report``.
 
-    * ``SIG-INVALID`` (error) for a signature that was checked and is wrong (or
-      malformed), even when another signature verifies: a card must not carry a
-      signature that does not match it.
+    * ``SIG-INVALID`` for a signature that was checked and is wrong (or malformed):
+      an error when no signature verifies; a warning beside one that does, since
+      both official SDKs accept a card on the first signature that verifies (the
+      A.1 placeholder a2a-sdk's signer keeps beside its own is such a signature).
     * ``SIG-KEYS`` for one that could not be checked (its keys unavailable):
       an error when no signature verifies, a warning beside a valid one (the
       card is verified; this signature has no verdict).
@@ -373,10 +379,11 @@ def signature_findings(res: Verification, at: Callable[[str], Location],
             continue
         ptr = f"/signatures/{s.index}"
         if s.checked:
-            res.report.add(Finding("SIG-INVALID", "error",
+            res.report.add(Finding("SIG-INVALID", "warning" if any_valid else "error",
                                    f"signature {s.index} (kid {shorten(s.kid or '-')}) is not "
-                                   "valid: "
-                                   f"{s.reason}", at(ptr),
+                                   f"valid: {s.reason}" + (
+                                       "; another signature is, which clients built on the "
+                                       "official SDKs accept" if any_valid else ""), at(ptr),
                                    "rebuild and republish the card; remove a signature "
                                    "that does not match it"))
         else:
@@ -387,6 +394,9 @@ def signature_findings(res: Verification, at: Callable[[str], Location],
 
 def _payloads(card: dict[str, Any], res: Verification,
               at: Callable[[str], Location]) -> list[tuple[str, str]]:
+    """The base64url payloads a signature is checked against: the SDKs' reading first,
+    then the specification's literal one where it differs (a match there is said, and
+    refused: see :func:`_verdict`)."""
     out: list[tuple[str, str]] = []
     said: set[str] = set()
     for mode in (SDK, SPEC):
@@ -403,51 +413,64 @@ def _payloads(card: dict[str, Any], res: Verification,
     return out
 
 
-def _check_one(i: int, sig: Any, payloads: list[tuple[str, str]], lookup: KeyLookup,
-               card_url: str | None, res: Verification, at: Callable[[str], Location],
-               provider: str | None = None) -> SignatureCheck:
-    ptr = f"/signatures/{i}"
-    bad = SignatureCheck(i, None, None, None, False, "")
+#: Why a signature that matches only the specification's literal reading is refused.
+SPEC_ONLY = ("it matches the card only under the specification's literal reading of A2A "
+             "§8.4.1 (empty and unknown members kept); both official SDKs drop those before "
+             "they verify, so a client built on them refuses it")
+
+
+@dataclass
+class _Signed:
+    """One entry of ``signatures`` as read: its members and its protected header."""
+
+    protected: str
+    signature: str
+    header: dict[str, Any]
+    unprotected: Any
+
+
+def _read_signature(sig: Any, check: SignatureCheck) -> _Signed | None:
+    """The members of one signature, or ``None`` with ``check.reason`` saying why not."""
     if not isinstance(sig, dict) or not isinstance(sig.get("protected"), str) \
             or not isinstance(sig.get("signature"), str):
-        bad.reason = "not an AgentCardSignature {protected, signature}"
-        return bad
+        check.reason = "not an AgentCardSignature {protected, signature}"
+        return None
     problem = b64url_problem(sig["protected"])
     if problem:
-        bad.reason = f"the protected member {problem}"
-        return bad
+        check.reason = f"the protected member {problem}"
+        return None
     try:
         header = json.loads(b64url_decode(sig["protected"]))
         if not isinstance(header, dict):
             raise ValueError("not an object")
     except ValueError:
-        bad.reason = "the protected header is not base64url JSON"
-        return bad
+        check.reason = "the protected header is not base64url JSON"
+        return None
     kid, alg, jku = header.get("kid"), header.get("alg"), header.get("jku")
-    check = SignatureCheck(i, kid if isinstance(kid, str) else None,
-                           alg if isinstance(alg, str) else None,
-                           jku if isinstance(jku, str) else None, False, "")
+    check.kid = kid if isinstance(kid, str) else None
+    check.alg = alg if isinstance(alg, str) else None
+    check.jku = jku if isinstance(jku, str) else None
+    return _Signed(sig["protected"], sig["signature"], header, sig.get("header"))
+
+
+def _header_refusal(signed: _Signed) -> str | None:
+    """Why acap refuses a signature by its headers alone (before any key), or ``None``."""
+    alg = signed.header.get("alg")
     if alg in (None, "none") or (isinstance(alg, str) and alg.startswith("HS")):
-        check.reason = f"alg {alg!r} refused: an Agent Card is signed with a public key"
-        return check
+        return f"alg {alg!r} refused: an Agent Card is signed with a public key"
     if alg not in ACCEPTED_ALGS:
-        check.reason = f"alg {alg!r} is not supported"
-        return check
-    if not check.kid:
-        check.reason = "no kid in the protected header (A2A §8.4.2 requires one)"
-        return check
-    problem = header_problem(header)
-    if problem:
-        check.reason = problem
-        return check
-    problem = signature_problem(sig["signature"], alg)
-    if problem:
-        check.reason = problem
-        return check
-    if header.get("typ") is None:
-        res.report.add(Finding("SIG-TYP", "warning", f"signature {i} has no typ in its "
-                               "protected header; @a2a-js/sdk rejects it", at(ptr),
-                               'sign with typ: "JOSE" (A2A §8.4.2)'))
+        return f"alg {alg!r} is not supported"
+    if not isinstance(signed.header.get("kid"), str) or not signed.header["kid"]:
+        return "no kid in the protected header (A2A §8.4.2 requires one)"
+    return (header_problem(signed.header, signed.unprotected)
+            or signature_problem(signed.signature, alg))
+
+
+def _origin_findings(i: int, check: SignatureCheck, card_url: str | None,
+                     provider: str | None, res: Verification,
+                     at: Callable[[str], Location]) -> None:
+    """SIG-TYP and SIG-JKU-ORIGIN of one signature (findings beside its verdict)."""
+    ptr = f"/signatures/{i}"
     if check.jku and card_url and origin(check.jku) != origin(card_url):
         theirs = origin(check.jku) or f"{shorten(check.jku)!r}, not a URL"
         res.report.add(Finding("SIG-JKU-ORIGIN", "error",
@@ -462,34 +485,66 @@ def _check_one(i: int, sig: Any, payloads: list[tuple[str, str]], lookup: KeyLoo
                                "served from its own host, its keys would not be fetched there",
                                at(ptr), "publish the JWKS on the card's own origin, and check "
                                "the card where it is served (acap verify URL)"))
-    jwk, source = lookup(check.kid, check.jku)
-    if jwk is None:
-        check.reason, check.checked = source, False
-        return check
+
+
+def _usable_key(check: SignatureCheck, jwk: dict[str, Any], source: str,
+                res: Verification) -> Any:
+    """The jwcrypto key of ``jwk`` for this signature, or ``None`` with the reason set
+    (and ``checked`` off where the key, not the signature, is at fault)."""
     if PRIVATE_MEMBERS & set(jwk):
         res.report.add(Finding("KEY-PRIVATE", "error", f"the JWKS at {source} publishes "
                                "private key material", Location(source),
                                "replace it at once, and rotate the key: it is compromised"))
+    alg = check.alg or ""
     if jwk.get("alg") and jwk["alg"] != alg:
         check.reason = f"the key is for {shorten(str(jwk['alg']))!r}, the signature says {alg}"
-        return check
+        return None
     problem = key_problem(jwk, alg)
     if problem:
         check.reason = problem
-        return check
+        return None
     key = _public_key(jwk)
     if key is None:
-        check.reason, check.checked = (f"the key with kid {shorten(check.kid)!r} in "
+        check.reason, check.checked = (f"the key with kid {shorten(check.kid or '')!r} in "
                                        f"{shorten(source)} is not a usable public JWK"), False
-        return check
+    return key
+
+
+def _verdict(check: SignatureCheck, signed: _Signed, payloads: list[tuple[str, str]],
+             key: Any) -> None:
+    """Valid when the signature matches the payload the SDKs sign; a match under the
+    specification's literal reading only is refused, and said (:data:`SPEC_ONLY`)."""
     for mode, payload in payloads:
-        if _jws_valid(sig["protected"], payload, sig["signature"], key, alg):
-            check.valid = True
-            check.reason = ("valid" if mode == SDK else
-                            "valid over the specification's reading of the payload only "
-                            "(the SDKs would not verify it)")
-            return check
+        if _jws_valid(signed.protected, payload, signed.signature, key, check.alg or ""):
+            check.valid = mode == SDK
+            check.reason = "valid" if check.valid else SPEC_ONLY
+            return
     check.reason = "the signature does not match the card (changed after signing?)"
+
+
+def _check_one(i: int, sig: Any, payloads: list[tuple[str, str]], lookup: KeyLookup,
+               card_url: str | None, res: Verification, at: Callable[[str], Location],
+               provider: str | None = None) -> SignatureCheck:
+    check = SignatureCheck(i, None, None, None, False, "")
+    signed = _read_signature(sig, check)
+    if signed is None:
+        return check
+    refusal = _header_refusal(signed)
+    if refusal:
+        check.reason = refusal
+        return check
+    if signed.header.get("typ") is None:
+        res.report.add(Finding("SIG-TYP", "warning", f"signature {i} has no typ in its "
+                               "protected header; @a2a-js/sdk rejects it", at(f"/signatures/{i}"),
+                               'sign with typ: "JOSE" (A2A §8.4.2)'))
+    _origin_findings(i, check, card_url, provider, res, at)
+    jwk, source = lookup(check.kid, check.jku)
+    if jwk is None:
+        check.reason, check.checked = source, False
+        return check
+    key = _usable_key(check, jwk, source, res)
+    if key is not None:
+        _verdict(check, signed, payloads, key)
     return check
 
 
@@ -539,9 +594,13 @@ _KEY_FOR_ALG = {"ES256": ("EC", ("P-256",)), "ES384": ("EC", ("P-384",)),
 MIN_RSA_BITS = 2048
 
 
-def header_problem(header: dict[str, Any]) -> str | None:
-    """What in a protected header acap refuses (RFC 7515 §4.1.11, RFC 7797, RFC 8725),
-    as words; ``None`` when nothing.
+def header_problem(header: dict[str, Any], unprotected: Any = None) -> str | None:
+    """What in a signature's headers acap refuses (RFC 7515 §4.1.11, §7.2.1, RFC 7797,
+    RFC 8725), as words; ``None`` when nothing.
+
+    * the unprotected ``header`` is a JSON object whose names are disjoint from the
+      protected header's (RFC 7515 §7.2.1: they MUST be): a name in both would be read
+      from either, and only one of them is signed;
 
     * ``crit`` is a non-empty list of names that are not RFC 7515's own, each present
       in the header, each understood: acap understands ``b64`` only;
@@ -549,6 +608,26 @@ def header_problem(header: dict[str, Any]) -> str | None:
       §8.4.2 signs the base64url-encoded payload; an unencoded one (``b64: false``)
       is not an Agent Card signature.
     """
+    return _unprotected_problem(header, unprotected) or _crit_problem(header)
+
+
+def _unprotected_problem(header: dict[str, Any], unprotected: Any) -> str | None:
+    """RFC 7515 §7.2.1: the unprotected header is an object whose names are not the
+    protected header's."""
+    if unprotected is None:
+        return None
+    if not isinstance(unprotected, dict):
+        return "the unprotected header is not a JSON object (RFC 7515 §7.2.1)"
+    both = sorted(set(unprotected) & set(header))
+    if both:
+        return (f"{shorten(both[0])!r} is in both the protected and the unprotected "
+                "header, which RFC 7515 §7.2.1 says MUST be disjoint: one of the two is "
+                "not signed")
+    return None
+
+
+def _crit_problem(header: dict[str, Any]) -> str | None:
+    """RFC 7515 §4.1.11 (``crit``) and RFC 7797 §6 (``b64``) in a protected header."""
     crit = header.get("crit")
     if "crit" in header:
         if not isinstance(crit, list) or not crit or \

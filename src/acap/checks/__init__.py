@@ -37,13 +37,13 @@ if TYPE_CHECKING:
     from acap.checks._on_request_values import find_private_values as find_private_values
     from acap.checks._on_request_values import load_private_values as load_private_values
     from acap.checks._on_request_values import read_private_values as read_private_values
+    from acap.checks._person_entry_rules import person_entry_problems as person_entry_problems
     from acap.checks._private_keys import SOURCES_HINT as SOURCES_HINT
     from acap.checks._private_keys import key_material_in_site as key_material_in_site
     from acap.checks._private_keys import signing_key_in_site as signing_key_in_site
     from acap.checks._run import OperatorCheck as OperatorCheck
     from acap.checks._run import card_findings as card_findings
     from acap.checks._run import check_operator as check_operator
-    from acap.checks._run import check_operator_file as check_operator_file
     from acap.checks._run import check_site as check_site
     from acap.checks._words import fold as fold
 

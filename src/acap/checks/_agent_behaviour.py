@@ -169,8 +169,8 @@ def staff_reachable(sub: Subject) -> Iterator[Finding]:
         if language is None:
             return
         yield sub.finding("OR-5.10", "warning", "no skill seems to tell a person how to reach a "
-                          f"member of staff (read in {language_name(language)}, the card's "
-                          "language)",
+                          f"member of staff (a guess from the skills' words, read in "
+                          f"{language_name(language)}, the card's language)",
                           "/skills", "add a skill whose description says how "
                           "(transfer, callback), when and in which languages; where nobody can "
                           "be reached, the agent must say so when asked")

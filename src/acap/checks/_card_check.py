@@ -16,18 +16,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from acap.checks._run import CARD_SKIPS, card_findings
-from acap.findings import Finding, Location, Report
+from acap.findings import Finding, Location, Report, Result
 from acap.load import (
+    CARD,
     DEFAULT_MAX_BYTES,
     DEFAULT_TIMEOUT,
     JsonDocument,
-    read_card,
+    document_from,
 )
 from acap.uris import CARD_PATH, EXTENSION_URI, url_for_site_file
 
 
-@dataclass
-class CardCheck:
+@dataclass(repr=False)
+class CardCheck(Result):
     """The result of checking one card.
 
     Attributes:
@@ -38,6 +39,8 @@ class CardCheck:
             or not at all (see :data:`acap.checks._run.CARD_SKIPS`).
         file: the card as read (bytes, parsed data, HTTP response), for further checks of
             the same fetch (a live check of headers adds its findings to ``report``).
+        not_judged: ``(rule id, what)`` for each thing of this card the checks could not
+            judge from it (also in ``skipped``): said, never passed as fine.
     """
 
     source: str
@@ -45,10 +48,7 @@ class CardCheck:
     report: Report = field(default_factory=Report)
     skipped: list[tuple[str, str, str]] = field(default_factory=list)
     file: JsonDocument | None = None
-
-    def ok(self, strict: bool = False) -> bool:
-        """True when there is no error (with ``strict``, no warning either)."""
-        return self.report.ok(strict)
+    not_judged: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _card_url_for_path(path: str) -> str | None:
@@ -58,12 +58,14 @@ def _card_url_for_path(path: str) -> str | None:
     return url if url is not None and url.endswith(CARD_PATH) else None
 
 
-def check_card(source: str, *, url: str | None = None, timeout: float = DEFAULT_TIMEOUT,
+def check_card(source: Any, *, url: str | None = None, timeout: float = DEFAULT_TIMEOUT,
                max_bytes: int = DEFAULT_MAX_BYTES, allow_private: bool = False) -> CardCheck:
     """Read and check one card.
 
     Args:
-        source: a card file, or an https URL (http only on localhost).
+        source: a card file (a path), an https URL (http only on localhost, with
+            ``allow_private``), JSON bytes, parsed JSON or a
+            :class:`~acap.load.JsonDocument` (:func:`acap.load.document_from`).
         url: the URL the card is (or will be) served at, for a file; default: taken
             from a URL source, or from a file's place in a built site/.
         timeout: seconds for the whole fetch of a URL.
@@ -74,8 +76,8 @@ def check_card(source: str, *, url: str | None = None, timeout: float = DEFAULT_
     Returns:
         A :class:`CardCheck`. Never raises for bad input.
     """
-    return check_card_file(read_card(source, max_bytes=max_bytes, timeout=timeout,
-                                     allow_private=allow_private), url=url)
+    return check_card_file(document_from(source, CARD, max_bytes=max_bytes, timeout=timeout,
+                                         allow_private=allow_private), url=url)
 
 
 def check_card_file(cf: JsonDocument, *, url: str | None = None) -> CardCheck:
@@ -89,13 +91,17 @@ def check_card_file(cf: JsonDocument, *, url: str | None = None) -> CardCheck:
     result.url = url or (source if cf.is_url else _card_url_for_path(source))
     if cf.data is None:
         return result
+    not_judged: list[tuple[str, str]] = []
     try:
-        result.report.extend(card_findings(cf.data, cf.source, lambda p, _k: cf.at(p), result.url))
+        result.report.extend(card_findings(cf.data, cf.source, lambda p, _k: cf.at(p),
+                                           result.url, not_judged))
     except Exception as exc:  # a fault of acap, never of the card: report it, don't crash
         result.report.add(Finding("ACAP-BUG", "error", f"a check failed on this card: "
                                   f"{type(exc).__name__}: {exc}", Location(source),
                                   "this is a bug in acap: please report it with the card"))
-    result.skipped = _skipped(cf.data, result.url)
+    result.not_judged = not_judged
+    result.skipped = [(rule, "none", why) for rule, why in not_judged]
+    result.skipped += _skipped(cf.data, result.url)
     return result
 
 

@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
-from acap.checks._facts import Subject, as_list, is_near_extension_uri
+from acap.checks._facts import Subject, as_dict, as_list, is_near_extension_uri
 from acap.checks._words import mentions
 from acap.findings import Finding, Level
 from acap.load import describe, hidden_characters
@@ -122,6 +122,9 @@ def skill_id_form(sub: Subject) -> Iterator[Finding]:
 def said_on_request(sub: Subject) -> Iterator[Finding]:
     """OR-3.1 (heuristic, warning): a public skill whose description says it is given on
     request; only the extension can say so to a client."""
+    if any(not isinstance(as_dict(ext.get("params")).get("skills"), list)
+           for _, ext in sub.declarations):
+        return  # which skills the card lists is not known: OR-3.2's error says why
     for s in sub.skills:
         desc = s.data.get("description")
         if s.kind != "public" or not isinstance(desc, str) or not mentions("onRequest", desc):
@@ -156,8 +159,9 @@ def no_sign_in_on_request(sub: Subject) -> Iterator[Finding]:
 
 
 def operator_fields(sub: Subject) -> Iterator[Finding]:
-    """OR-3.2 (on-request fields on another kind of skill), OR-3.6 (completion only on an
-    action, never in-conversation where a step waits on a person)."""
+    """OR-3.2 (on-request fields on another kind of skill), OR-3.6 (never in-conversation
+    where a step waits on a person) and ``SKILL-ACTION`` (completion on a skill not said to
+    be an action: the text is silent there, so acap's own rule, a warning)."""
     for s in sub.skills:
         d = s.data
         if s.kind != "on-request":
@@ -170,9 +174,11 @@ def operator_fields(sub: Subject) -> Iterator[Finding]:
                                       key=True)
             continue
         if "completion" in d and s.action is False:
-            yield sub.finding("OR-3.6", "error", f"{s.label} has completion but is not an "
-                              "action: completion is only for a skill that changes something "
-                              "in your systems", f"{s.ptr}/completion",
+            # OR-3.6 is silent on completion elsewhere: acap's own rule, a warning
+            yield sub.finding("SKILL-ACTION", "warning", f"{s.label} has completion but does "
+                              "not say action: true; clients read completion as saying the "
+                              "skill changes something in your systems, and refer it as an "
+                              "action", f"{s.ptr}/completion",
                               "add action: true if it books, requests or records something; "
                               "otherwise remove completion", key=True)
         if d.get("completion") == "in-conversation" and s.waits_on_person:
@@ -216,8 +222,10 @@ def _params(sub: Subject, ptr: str, ext: dict[str, Any]) -> Iterator[Finding]:
             yield sub.finding("OR-3.2", "warning", f"params.{key} is not part of the On Request "
                               "extension (v1)", f"{ptr}/params/{key}", "remove it")
     entries = params.get("skills")
-    if not isinstance(entries, list) or not entries:
-        what = "empty" if entries == [] else "missing" if entries is None else "not a list"
+    if entries == []:
+        return  # no skill on request: OR-3.2's "one entry per on-request skill" is zero
+    if not isinstance(entries, list):
+        what = "missing" if entries is None else "not a list"
         yield sub.finding("OR-3.2", "error", f"params.skills is {what}: it lists one entry per "
                           "on-request skill", f"{ptr}/params", "list each on-request skill, or "
                           "remove the extension if no skill is on request")
@@ -225,36 +233,42 @@ def _params(sub: Subject, ptr: str, ext: dict[str, Any]) -> Iterator[Finding]:
     skill_ids = {s.id for s in sub.skills if s.id}
     seen: dict[str, int | None] = {}
     for j, e in enumerate(entries):
-        eptr = f"{ptr}/params/skills/{j}"
-        if not isinstance(e, dict):
-            yield sub.finding("OR-3.2", "error", f"params.skills[{j}] is not an object", eptr,
-                              'write {"id": ..., "personEntry": ...}')
-            continue
-        for key in e:
-            if key not in _ENTRY_FIELDS:
-                yield sub.finding("OR-3.2", "warning", f"params.skills[{j}].{key} is not part of "
-                                  "the On Request extension (v1)", f"{eptr}/{key}", "remove it")
-        sid = e.get("id")
-        if not isinstance(sid, str) or not sid:
-            yield sub.finding("OR-3.3", "error", f"params.skills[{j}] has no id", eptr,
-                              "add the id of the AgentSkill it is about")
-        elif sid not in skill_ids:
-            yield sub.finding("OR-3.3", "error", f"params.skills[{j}] names '{sid}', which is not "
-                              "the id of a skill in this card", f"{eptr}/id",
-                              "use the id of one of the card's skills")
-        elif sid in seen:
-            yield sub.finding("OR-3.3", "error", f"'{sid}' appears twice in params.skills (first "
-                              f"at line {seen[sid]})", f"{eptr}/id", "keep one entry per skill")
-        else:
-            seen[sid] = sub.at(f"{eptr}/id").line
-        if "assistantAccess" in e and not isinstance(e["assistantAccess"], bool):
-            yield sub.finding("OR-3.5", "error", f"assistantAccess of params.skills[{j}] must be "
-                              f"true or false, found {e['assistantAccess']!r}",
-                              f"{eptr}/assistantAccess", "write true or false, without quotes")
-        if "completion" in e and e["completion"] not in COMPLETIONS:
-            yield sub.finding("OR-3.6", "error", f"completion of params.skills[{j}] is "
-                              f"{e['completion']!r}; it is in-conversation or deferred",
-                              f"{eptr}/completion", "write in-conversation or deferred")
+        yield from _entry(sub, f"{ptr}/params/skills/{j}", j, e, skill_ids, seen)
+
+
+def _entry(sub: Subject, eptr: str, j: int, e: Any, skill_ids: set[str],
+           seen: dict[str, int | None]) -> Iterator[Finding]:
+    """OR-3.2, OR-3.3, OR-3.5, OR-3.6 for one entry of params.skills (``seen``: the ids
+    of the entries before it, with their lines)."""
+    if not isinstance(e, dict):
+        yield sub.finding("OR-3.2", "error", f"params.skills[{j}] is not an object", eptr,
+                          'write {"id": ..., "personEntry": ...}')
+        return
+    for key in e:
+        if key not in _ENTRY_FIELDS:
+            yield sub.finding("OR-3.2", "warning", f"params.skills[{j}].{key} is not part of "
+                              "the On Request extension (v1)", f"{eptr}/{key}", "remove it")
+    sid = e.get("id")
+    if not isinstance(sid, str) or not sid:
+        yield sub.finding("OR-3.3", "error", f"params.skills[{j}] has no id", eptr,
+                          "add the id of the AgentSkill it is about")
+    elif sid not in skill_ids:
+        yield sub.finding("OR-3.3", "error", f"params.skills[{j}] names '{sid}', which is not "
+                          "the id of a skill in this card", f"{eptr}/id",
+                          "use the id of one of the card's skills")
+    elif sid in seen:
+        yield sub.finding("OR-3.3", "error", f"'{sid}' appears twice in params.skills (first "
+                          f"at line {seen[sid]})", f"{eptr}/id", "keep one entry per skill")
+    else:
+        seen[sid] = sub.at(f"{eptr}/id").line
+    if "assistantAccess" in e and not isinstance(e["assistantAccess"], bool):
+        yield sub.finding("OR-3.5", "error", f"assistantAccess of params.skills[{j}] must be "
+                          f"true or false, found {e['assistantAccess']!r}",
+                          f"{eptr}/assistantAccess", "write true or false, without quotes")
+    if "completion" in e and e["completion"] not in COMPLETIONS:
+        yield sub.finding("OR-3.6", "error", f"completion of params.skills[{j}] is "
+                          f"{e['completion']!r}; it is in-conversation or deferred",
+                          f"{eptr}/completion", "write in-conversation or deferred")
 
 
 def _security_for_all(sub: Subject, card: dict[str, Any]) -> Iterator[Finding]:

@@ -123,6 +123,9 @@ class Subject:
         card_url: where the card is (or will be) served, when known.
         reported: in operator.yaml, the pointers :func:`reported_pointers` gives: a
             check passes over what they hold (it is not known); empty for a card.
+        not_judged: ``(rule id, what)`` for each thing a check could not judge from what
+            it was given (a card's personEntry origin without provider.url or the card's
+            URL): said, never passed as fine.
         country: returns the operator's country (ISO 3166 region, for a hint that
             suggests a telephone number), or ``None``; worked out on the first call
             (:mod:`acap.checks._country`).
@@ -137,6 +140,7 @@ class Subject:
     provider_url: str | None = None
     card_url: str | None = None
     reported: set[str] = field(default_factory=set)
+    not_judged: list[tuple[str, str]] = field(default_factory=list)
     country: Callable[[], str | None] = field(default=lambda: None)
 
     def at(self, pointer: str, *, key: bool = False) -> Location:

@@ -49,10 +49,12 @@ from acap.findings import Finding, Level, Location
 from acap.load import (
     MAX_BYTES,
     OperatorConfig,
+    Root,
+    given_root,
     load_bytes,
     pointer_join,
     private_path_for,
-    read_regular,
+    read_file,
     schema_findings,
 )
 
@@ -155,13 +157,14 @@ class PrivateValues:
     findings: list[Finding] = field(default_factory=list)
 
 
-def load_private_values(cfg: OperatorConfig, tenant: bool = False) -> PrivateValues:
+def load_private_values(cfg: OperatorConfig) -> PrivateValues:
     """Read ``operator.private.yaml`` (strictly, like operator.yaml); never raises.
 
     The file must lie in operator.yaml's folder once links are followed (a link out
     of it is refused: a tenant of a batch would read another's file, or the build
-    machine's), and, for a batch ``tenant``, have no other name (a hard link may be
-    another tenant's file, which no path check sees).
+    machine's), and have no other name (a hard link may be another's file, which no
+    path check sees: another tenant's in a batch, another project's on one's own
+    machine).
 
     Returns:
         :class:`PrivateValues`; a missing file is no fault (``present`` False). A
@@ -171,12 +174,11 @@ def load_private_values(cfg: OperatorConfig, tenant: bool = False) -> PrivateVal
     kinds = {str(s.get("id")): str(s.get("kind", "public")) for _, s in cfg.skills()}
     return read_private_values(cfg.private_values_file,
                                str(private_path_for(Path(cfg.loaded.file))), kinds,
-                               inside=[cfg.base_dir], one_name=tenant)
+                               root=cfg.root)
 
 
 def read_private_values(path: Path, display: str, kinds: dict[str, str] | None = None, *,
-                        inside: list[Path] | None = None,
-                        one_name: bool = False) -> PrivateValues:
+                        root: Root | None = None) -> PrivateValues:
     """Read a private values file (the format of ``operator.private.yaml``); never raises.
 
     Args:
@@ -186,19 +188,20 @@ def read_private_values(path: Path, display: str, kinds: dict[str, str] | None =
             ...): a key that names no on-request skill is a ``PRIVATE-VALUES`` error.
             ``None`` (``acap probe``, which has no operator.yaml) takes every key as an
             on-request skill id.
-        inside: folders the file must lie in once links are followed (see
-            :func:`acap.load.read_regular`), or ``None``.
-        one_name: refuse a file with other names (hard links).
+        root: the folder it must lie in, links followed only inside it (the project
+            folder); default: the folder acap runs in, or the folder the path names
+            (:func:`acap.load.given_root`).
 
     Returns:
         As :func:`load_private_values`. A file that is there but refused (a link out
-        of ``inside``, a FIFO, a device, a folder, too large) is a ``PRIVATE-VALUES``
-        error, never taken as no file: OR-3.9's protection would be off unsaid. No
-        finding repeats a value of the file (:func:`_untold`).
+        of ``root``, to nothing, a FIFO, a device, a folder, too large, a file with other
+        names: a hard link may be another's file) is a ``PRIVATE-VALUES`` error, never
+        taken as no file: OR-3.9's protection would be off unsaid. No finding repeats a
+        value of the file (:func:`_untold`).
     """
     out = PrivateValues(display)
     try:
-        raw = read_regular(path, MAX_BYTES, inside=inside, one_name=one_name)
+        raw = read_file(path, root or given_root(path), MAX_BYTES, one_name=True)
     except FileNotFoundError:
         if os.path.lexists(path):  # a link to nothing: no values, but not unsaid
             out.present = True
@@ -230,20 +233,26 @@ def read_private_values(path: Path, display: str, kinds: dict[str, str] | None =
             # whether this skill is on request is not known until it is corrected)
             out.findings.append(_not_on_request(str(skill), kinds, on_request,
                                                 loaded.location(key_ptr, key=True)))
-        if not isinstance(values, list):
-            continue
-        for i, v in enumerate(values):
-            if not isinstance(v, str):
-                continue
-            loc = loaded.location(pointer_join(key_ptr, i))
-            if len(normalise(v)) < MIN_VALUE_LENGTH:
-                out.findings.append(Finding(
-                    "PRIVATE-VALUES", "error", f"a value of '{skill}' is shorter than "
-                    f"{MIN_VALUE_LENGTH} characters and would be found everywhere", loc,
-                    "write the value as it would appear, e.g. with its currency: £95"))
-                continue
-            out.values.append(PrivateValue(str(skill), v, display, loc.line))
+        if isinstance(values, list):
+            _values_of(out, loaded, str(skill), key_ptr, values)
     return out
+
+
+def _values_of(out: PrivateValues, loaded: Any, skill: str, key_ptr: str,
+               values: list[Any]) -> None:
+    """The values listed under one skill id: each text long enough to search for is kept,
+    a shorter one is a ``PRIVATE-VALUES`` error (named by its line, never repeated)."""
+    for i, v in enumerate(values):
+        if not isinstance(v, str):
+            continue  # the schema says so
+        loc = loaded.location(pointer_join(key_ptr, i))
+        if len(normalise(v)) < MIN_VALUE_LENGTH:
+            out.findings.append(Finding(
+                "PRIVATE-VALUES", "error", f"a value of '{skill}' is shorter than "
+                f"{MIN_VALUE_LENGTH} characters and would be found everywhere", loc,
+                "write the value as it would appear, e.g. with its currency: £95"))
+            continue
+        out.values.append(PrivateValue(skill, v, out.file, loc.line))
 
 
 def _refused(display: str, reason: str, path: Path) -> Finding:

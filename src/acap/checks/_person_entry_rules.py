@@ -10,19 +10,21 @@ Telephone numbers are validated by the ``phonenumbers`` library through
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from urllib.parse import unquote
 
-from acap.card import looks_like_phone, parse_phone
+from acap.card import looks_like_phone, origin_of, parse_phone
 from acap.checks._country import letters_hint, phone_example, phone_hint
-from acap.checks._facts import SkillFacts, Subject
+from acap.checks._facts import Subject
 from acap.checks._urls import Problem, split, url_problems
-from acap.checks._words import revealing_word
+from acap.checks._words import is_text_example, revealing_word
 from acap.findings import Finding
 from acap.site import path_fault
 
 _LOCAL_NUMBER = re.compile(r"[0-9][0-9 ()./-]{5,}")
-_TEMPLATE = re.compile(r"[{}<>$]|%7[bd]|%3[ce]|%24", re.IGNORECASE)
+#: A template written escaped (``%7Bid%7D``), or with ``$``: a guess (raw braces are
+#: URL-FORM's, see :data:`_NOT_IN_URI`).
+_TEMPLATE = re.compile(r"\$|%7[bd]|%3[ce]|%24", re.IGNORECASE)
 _IDENTIFIER = re.compile(
     r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"  # a UUID
     r"|(?=[0-9a-z]*[0-9])(?=[0-9a-z]*[a-z])[0-9a-z]{16,}"  # a long token of letters and digits
@@ -33,7 +35,9 @@ _FINAL_DOT = re.compile(r"\.+(?=(:[0-9]*)?$)")
 
 
 def check(sub: Subject) -> Iterator[Finding]:
-    """OR-3.4 and OR-3.8 for every on-request skill of ``sub``."""
+    """OR-3.4 and OR-3.8 for every on-request skill of ``sub``: the value itself
+    (:func:`person_entry_problems`, the judgement a reply's §6.1 personEntry gets too) and, for
+    an https address, its origin (:func:`origin_problems`)."""
     for s in sub.on_request:
         assert s.entry is not None
         ptr = s.field_ptr("personEntry")
@@ -52,29 +56,48 @@ def check(sub: Subject) -> Iterator[Finding]:
             yield sub.finding("OR-3.4", "error", f"personEntry of {s.label} must be text, found "
                               f"{value!r}", ptr, "write the https address or tel: number")
             continue
-        for p in problems(value, sub, s):
+        found = person_entry_problems(value, in_card=sub.is_card, person_acts=s.person_acts,
+                               country=sub.country)
+        if is_https(value) and not any(p.rule == "OR-3.4" and p.level == "error"
+                                       for p in found):
+            found += origin_problems(value, sub)
+        for p in found:
             yield sub.finding(p.rule, p.level, f"personEntry of {s.label}: {p.message}", ptr,
                               p.hint)
 
 
-def problems(value: str, sub: Subject, skill: SkillFacts) -> list[Problem]:
-    """Every OR-3.4 / OR-3.8 / URL problem of one personEntry value.
+def is_https(value: str) -> bool:
+    """True for an address whose scheme is https (in any case, RFC 3986 §3.1)."""
+    return value.strip()[:8].lower() == "https://"
+
+
+def person_entry_problems(value: str, *, in_card: bool, person_acts: bool | None = False,
+                   country: Callable[[], str | None] = lambda: None) -> list[Problem]:
+    """Every OR-3.4, OR-3.8 and URL problem of one personEntry value, whatever shows it:
+    operator.yaml, a card, or the §6.1 object of a reply (one judgement per fact). The
+    origin is judged apart (:func:`origin_problems`): only operator.yaml and a card say
+    whose it is.
 
     Args:
         value: the personEntry as written.
-        sub: where it is (operator.yaml accepts ``+44 ...``; a card needs ``tel:``).
-        skill: its skill (``person_acts`` needs an https address).
+        in_card: it is written in a card or a reply (``tel:`` needed), not operator.yaml
+            (which takes ``+44 ...`` and local forms, with a hint).
+        person_acts: the person carries the action out themselves (an https address is
+            needed); ``None``/``False`` when not known or not so.
+        country: the operator's country, for a hint that writes a local number in
+            international form.
     """
-    if sub.is_card and value.lower().startswith("tel:"):
+    if in_card and value.lower().startswith("tel:"):
         return _tel_in_card(value)
-    if looks_like_phone(value) or (not sub.is_card and _LOCAL_NUMBER.fullmatch(value.strip())):
-        return _phone(value, sub, skill)
-    return _address(value, sub)
+    if looks_like_phone(value) or (not in_card and _LOCAL_NUMBER.fullmatch(value.strip())):
+        return _phone(value, in_card, person_acts, country)
+    return _address(value, in_card)
 
 
-def _phone(value: str, sub: Subject, skill: SkillFacts) -> list[Problem]:
+def _phone(value: str, in_card: bool, person_acts: bool | None,
+           country: Callable[[], str | None]) -> list[Problem]:
     phone = parse_phone(value)
-    if sub.is_card:
+    if in_card:
         hint = letters_hint(value) or (f"write {phone.tel}" if phone
                                        else "write tel:+<country code>-<number>")
         return [Problem("OR-3.4", "error", f"'{value}' is a telephone number without tel:",
@@ -82,11 +105,11 @@ def _phone(value: str, sub: Subject, skill: SkillFacts) -> list[Problem]:
     if phone is None:
         if not value.strip().startswith(("+", "tel:+", "TEL:+")):
             return [Problem("OR-3.4", "error", f"'{value}' is not in international form",
-                            phone_hint(value, sub.country()))]
+                            phone_hint(value, country()))]
         return [Problem("OR-3.4", "error", f"'{value}' is not a valid telephone number",
                         letters_hint(value) or "check the digits and the country code, e.g. "
-                        f"{phone_example(sub.country())}")]
-    if skill.person_acts:
+                        f"{phone_example(country())}")]
+    if person_acts:
         return [Problem("OR-3.4", "error", "the person carries this action out themselves "
                         "(personActs: true), so personEntry must be an https address, not a "
                         "telephone number", "give the https address of the page where they do it")]
@@ -108,7 +131,11 @@ def _tel_in_card(value: str) -> list[Problem]:
     return []
 
 
-def _address(value: str, sub: Subject) -> list[Problem]:
+#: Characters RFC 3986 §2 never lets an address hold unescaped, which a template uses.
+_NOT_IN_URI = re.compile(r"[{}<>\"^`|]")
+
+
+def _address(value: str, in_card: bool) -> list[Problem]:
     parts = split(value)
     if parts is None:
         return url_problems(value, what="the address")
@@ -125,36 +152,59 @@ def _address(value: str, sub: Subject) -> list[Problem]:
         if scheme == "mailto":
             hint += "; put the email address on the page personEntry points to (contact.email)"
         return [Problem("OR-3.4", "error", f"{scheme}: addresses are not allowed", hint)]
-    out = [p for p in url_problems(value, what="the address")
-           if "user name or password" not in p.message]
+    out = url_problems(value, what="the address")
+    odd = _NOT_IN_URI.search(value)
+    if odd and not out:
+        out.append(Problem("URL-FORM", "error", f"it holds '{odd.group(0)}', a character web "
+                           "addresses never hold as it is; in a personEntry it reads as a "
+                           "template filled in for each caller", "use one fixed address "
+                           "for everyone, such as /talk"))
     if not any(p.rule == "URL-FORM" for p in out):
-        out.extend(site_path_problems(parts.path, sub.is_card))
-    if parts.username is not None or "@" in parts.netloc:
-        out.append(Problem("OR-3.8", "error", "it carries user information before the host",
-                           "remove the part before @"))
-    if parts.query or value.endswith("?"):
-        out.append(Problem("OR-3.8", "error", f"it carries a query string (?{parts.query}); "
+        out.extend(site_path_problems(parts.path, in_card))
+    return out + said_about_the_person(parts.path, parts.query, parts.fragment)
+
+
+def said_about_the_person(path: str, query: str, fragment: str) -> list[Problem]:
+    """OR-3.8: what an https personEntry's path, query and fragment say about the person
+    who follows it. The text forbids query-string context (a query string: an error; an
+    empty ``?`` says nothing) and a path such as /bereavement (that word and its family:
+    an error); every other word of acap's list, a template written escaped, and a segment
+    that looks like a person's or a case's identifier are guesses (warnings that say so),
+    in the path or in the fragment alike. A neutral fragment (``#ask``) says nothing."""
+    out: list[Problem] = []
+    if query:
+        out.append(Problem("OR-3.8", "error", f"it carries a query string (?{query}); "
                            "personEntry is the same address for every caller and says nothing "
                            "about them", "remove everything from ? on"))
-    if parts.fragment or "#" in value:
-        out.append(Problem("OR-3.8", "error", f"it carries a fragment (#{parts.fragment})",
-                           "remove everything from # on"))
-    if _TEMPLATE.search(parts.path):
-        out.append(Problem("OR-3.8", "error", "its path looks like a template filled in for "
-                           "each caller", "use one fixed address for everyone"))
-    found = revealing_word(parts.path)
-    if found:
-        word, _entry = found
-        out.append(Problem("OR-3.8", "error", f"its path has '{word}', which reveals the "
-                           "person's circumstances to anyone who sees the address",
-                           "use a neutral path such as /talk or /ask"))
-    for segment in unquote(parts.path).split("/"):
+    for where, text in (("path", path), ("fragment", fragment)):
+        out.extend(_revealing(where, text))
+    return out
+
+
+def _revealing(where: str, text: str) -> list[Problem]:
+    """OR-3.8 in one part (``path`` or ``fragment``) of an https personEntry."""
+    out: list[Problem] = []
+    found = revealing_word(text)
+    if found and is_text_example(found[0]):
+        out.append(Problem("OR-3.8", "error", f"its {where} has '{found[0]}', the text's own "
+                           "example of a word that reveals the person's circumstances to "
+                           "anyone who sees the address", "use a neutral path such as /talk "
+                           "or /ask"))
+    elif found:
+        out.append(Problem("OR-3.8", "warning", f"its {where} has '{found[0]}', which may "
+                           "reveal the person's circumstances to anyone who sees the address "
+                           f"(a guess from acap's word list, entry '{found[1].entry}')",
+                           "if it says something about the person, use a neutral path such as "
+                           "/talk; if it names only your business, this can stay"))
+    if _TEMPLATE.search(text):
+        out.append(Problem("OR-3.8", "warning", f"its {where} looks like a template filled in "
+                           "for each caller (a guess)", "use one fixed address for everyone"))
+    for segment in unquote(text).split("/"):
         if _IDENTIFIER.fullmatch(segment):
-            out.append(Problem("OR-3.8", "warning", f"its path segment '{segment}' looks like an "
-                               "identifier of a person or a case", "use one fixed address for "
-                               "everyone, such as /talk"))
+            out.append(Problem("OR-3.8", "warning", f"its {where} has '{segment}', which looks "
+                               "like an identifier of a person or a case (a guess)",
+                               "use one fixed address for everyone, such as /talk"))
             break
-    out.extend(_own_origin(parts.hostname or "", parts.port, sub))
     return out
 
 
@@ -190,13 +240,23 @@ def site_path_problems(path: str, is_card: bool = False) -> list[Problem]:
     return []
 
 
-def _own_origin(host: str, port: int | None, sub: Subject) -> list[Problem]:
-    host = host.rstrip(".")  # a final dot is URL-FORM's, said once
-    origin = f"https://{host}" + (f":{port}" if port is not None else "")
+def origin_problems(value: str, sub: Subject) -> list[Problem]:
+    """OR-3.4: an https personEntry is on an origin the operator controls. operator.yaml
+    declares the operator's origins (its website, hosts and ``ownOrigins``): another
+    origin is an error. A card says nothing of them: acap guesses from provider.url and
+    the card's own host (their subdomains too), and another origin is a warning that says
+    it is a guess; where neither is known, nothing can be guessed, and the card check
+    says so (``sub.not_judged``) instead of passing it. Origins are compared in RFC 3986
+    normal form (:func:`acap.card.origin_of`: case, default port)."""
+    origin = origin_of(value)
+    parts = split(value)
+    if origin is None or parts is None or not parts.hostname:
+        return []
+    origin = _FINAL_DOT.sub("", origin)  # a final dot is URL-FORM's, said once
     if not sub.is_card and sub.own_origins is None:
         return []  # a value the origins come from has a fault, reported where it is
     if sub.own_origins is not None:
-        if origin in {_FINAL_DOT.sub("", o) for o in sub.own_origins}:
+        if origin in {_FINAL_DOT.sub("", origin_of(o) or o) for o in sub.own_origins}:
             return []
         return [Problem("OR-3.4", "error", f"{origin} is not one of the websites you declare as "
                         "your own", "give the address of a page on your own website (it may "
@@ -204,15 +264,20 @@ def _own_origin(host: str, port: int | None, sub: Subject) -> list[Problem]:
                         "decide what it shows (a page of yours on a booking platform is the "
                         "platform's, not yours), declare it at the top level of operator.yaml: "
                         f"ownOrigins: [{origin}] (beside any origin already listed there)")]
-    # A card: the operator's origins are not known. Accept the provider's host, the card's
-    # host and their subdomains; anything else is worth a look, not an error.
+    host = parts.hostname.rstrip(".")
     bases = set()
     for url in (sub.provider_url, sub.card_url):
-        parts = split(url) if url else None
-        if parts and parts.hostname:
-            bases.add(parts.hostname.removeprefix("www."))
-    if not bases or any(host == b or host.endswith("." + b) for b in bases):
+        known = split(url) if url else None
+        if known and known.hostname:
+            bases.add(known.hostname.removeprefix("www."))
+    if not bases:
+        sub.not_judged.append(("OR-3.4", f"whether {origin} is an origin the operator controls: "
+                               "the card names no provider.url and its URL is not known (give "
+                               "--url, or check it at its https URL)"))
+        return []
+    if any(host == b or host.endswith("." + b) for b in bases):
         return []
     return [Problem("OR-3.4", "warning", f"{host} is neither the provider's host nor the card's "
                     f"({', '.join(sorted(bases))}); personEntry must be on an origin the "
-                    "operator controls", "check that the operator controls this origin")]
+                    "operator controls (a guess: a card does not say which origins are the "
+                    "operator's)", "check that the operator controls this origin")]

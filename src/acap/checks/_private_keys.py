@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from acap.checks._facts import Locate
+from acap.errors import FileRefused
 from acap.findings import Finding, Location
 from acap.keys import KeyMaterial, in_bytes, in_value, private_markers, text_place
-from acap.load import OperatorConfig
+from acap.load import MAX_BYTES, OperatorConfig, read_file
 
 RULE = "KEY-PRIVATE"
 EXPOSED = "treat the key as exposed: make a new one (acap keys rotate) if it signs anything"
@@ -31,10 +32,7 @@ def operator_places(cfg: OperatorConfig) -> list[tuple[Location, KeyMaterial]]:
     found = in_value(cfg.data)
     if not found:
         return []
-    try:
-        text: str | None = cfg.path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError):
-        text = None
+    text = _operator_text(cfg)
     out = []
     for m in found:
         loc = cfg.at(m.pointer or "")
@@ -43,6 +41,15 @@ def operator_places(cfg: OperatorConfig) -> list[tuple[Location, KeyMaterial]]:
             loc = Location(loc.file, place[0], place[1], loc.pointer)
         out.append((loc, m))
     return out
+
+
+def _operator_text(cfg: OperatorConfig) -> str | None:
+    """operator.yaml's text as it is now (to find a line), read as the build read it,
+    within the project folder; ``None`` when it cannot be read."""
+    try:
+        return read_file(cfg.path, cfg.root, MAX_BYTES).decode("utf-8-sig")
+    except (OSError, FileRefused, UnicodeDecodeError):
+        return None
 
 
 def in_operator(cfg: OperatorConfig) -> list[Finding]:
@@ -139,10 +146,7 @@ def signing_key_in_site(cfg: OperatorConfig, private: Any, files: Iterable[tuple
     hits = [rel for rel, data in files if any(m in data for m in marks)]
     if not hits:
         return []
-    try:
-        text = cfg.path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError):
-        text = ""
+    text = _operator_text(cfg) or ""
     line = next((i for i, t in enumerate(text.splitlines(), 1)
                  if any(m.decode() in t for m in marks)), None)
     where = Location(cfg.loaded.file, line) if line else Location(str(site_dir / hits[0]))
@@ -162,13 +166,11 @@ def _sources(cfg: OperatorConfig) -> list[tuple[Location, str]]:
     root = tpl.resolve()
     for p in sorted(tpl.rglob("*")):
         try:
-            real = p.resolve()
-            if not real.is_relative_to(root) or not real.is_file() \
-                    or real.stat().st_size > _SCAN_LIMIT:
+            if not p.resolve().is_relative_to(root) or not p.is_file():
                 continue  # a link out of templates/ is refused by the loader (PAGE-TEMPLATE)
-            data = real.read_bytes()
-        except OSError:
-            continue
+            data = read_file(p, cfg.root, _SCAN_LIMIT)
+        except (OSError, FileRefused):
+            continue  # a FIFO, a file too large, a link swapped in: refused where it is read
         shown = str(shown_dir / p.relative_to(tpl))
         out += [(Location(shown, m.line, pointer=m.pointer), m.what)
                 for m in in_bytes(data, p.name)]

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from acap.checks import (
@@ -56,8 +55,8 @@ from acap.checks import (
 from acap.checks._facts import Locate, Subject, from_card, from_operator, reported_pointers
 from acap.checks._text import card_size_finding, card_text
 from acap.checks._urls import one_finding_per_host
-from acap.findings import Finding, Location, Report
-from acap.load import OperatorConfig, load_operator
+from acap.findings import Finding, Location, Report, Result
+from acap.load import OperatorConfig
 from acap.uris import CARD_PATH
 
 #: What ``acap check`` of a card cannot check fully without operator.yaml:
@@ -79,9 +78,10 @@ CARD_SKIPS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-@dataclass
-class OperatorCheck:
-    """The result of checking one operator file without building it.
+@dataclass(repr=False)
+class OperatorCheck(Result):
+    """The result of ``acap check operator.yaml``: every check of ``acap build``, with
+    nothing written (:func:`acap.builder.check_operator_file`).
 
     Attributes:
         source: the file as given.
@@ -91,34 +91,8 @@ class OperatorCheck:
     source: str
     report: Report = field(default_factory=Report)
 
-    def ok(self, strict: bool = False) -> bool:
-        """True when there is no error (with ``strict``, no warning either)."""
-        return self.report.ok(strict)
 
-
-def check_operator_file(path: str | Path, *, raw: bytes | None = None,
-                        display: str | None = None) -> OperatorCheck:
-    """Check an operator file as ``acap build`` does before it builds: loading, the
-    schema and every requirement check (:func:`check_operator`), with nothing signed
-    or written and no key needed (``acap check operator.yaml``, the pre-commit hook).
-
-    Args:
-        path: the operator file (``operator.private.yaml`` beside it is read too).
-        raw: the file's bytes, when they came from standard input (``acap check -``);
-            ``path`` then only says where the file stands.
-        display: how findings name the file (default: ``path`` as given).
-
-    Returns:
-        An :class:`OperatorCheck`. Never raises for bad content or a missing file.
-    """
-    cfg = load_operator(path, display, raw=raw)
-    result = OperatorCheck(display or str(path))
-    result.report.extend(cfg.findings)
-    result.report.extend(check_operator(cfg))
-    return result
-
-
-def check_operator(cfg: OperatorConfig, tenant: bool = False) -> list[Finding]:
+def check_operator(cfg: OperatorConfig) -> list[Finding]:
     """Every requirement check that operator.yaml allows, on any file whose top level
     is a mapping, with or without loading and schema errors.
 
@@ -133,8 +107,6 @@ def check_operator(cfg: OperatorConfig, tenant: bool = False) -> list[Finding]:
 
     Args:
         cfg: a loaded operator.yaml (``cfg.findings`` may hold errors).
-        tenant: a batch tenant's build: its private file may have no other name
-            (see :func:`~acap.checks._on_request_values.load_private_values`).
 
     Returns:
         Findings (errors and warnings), grouped by check; none for a file whose
@@ -145,15 +117,15 @@ def check_operator(cfg: OperatorConfig, tenant: bool = False) -> list[Finding]:
     reported = reported_pointers(cfg)
     hidden = {f.location.pointer for f in cfg.findings if f.rule == "TEXT-INVISIBLE"}
     return one_finding_per_host([
-        f for f in _operator_checks(cfg, tenant)
+        f for f in _operator_checks(cfg)
         if not (f.location.file == cfg.loaded.file and (
             f.location.pointer in reported
             or (f.rule.startswith("URL-") and f.location.pointer in hidden)))])
 
 
-def _operator_checks(cfg: OperatorConfig, tenant: bool) -> list[Finding]:
+def _operator_checks(cfg: OperatorConfig) -> list[Finding]:
     sub = from_operator(cfg)
-    private = on_request_values.load_private_values(cfg, tenant)
+    private = on_request_values.load_private_values(cfg)
     out = _declaration(sub, declaration.operator_fields(sub))
     out += private.findings
     leaks = list(on_request_values.skill_text(sub, private.values))
@@ -180,22 +152,20 @@ def _declaration(sub: Subject, own: Iterable[Finding]) -> list[Finding]:
             *person_entry_rules.check(sub)]
 
 
-def check_site(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]],
-               tenant: bool = False) -> list[Finding]:
+def check_site(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]]) -> list[Finding]:
     """OR-3.9 over the finished site: no value of operator.private.yaml in any file; and
     TEXT-LENGTH: the card is not over :data:`acap.load._text.CARD_LIMIT` bytes.
 
     Args:
         cfg: the operator.yaml the site was built from.
         files: ``(path under site/, bytes)`` of every file the build made.
-        tenant: as :func:`check_operator`.
 
     Returns:
         Findings: OR-3.9 errors and warnings (none without a private file), and a
         TEXT-LENGTH warning for a card over the limit.
     """
     files = list(files)
-    private = on_request_values.load_private_values(cfg, tenant)
+    private = on_request_values.load_private_values(cfg)
     out = on_request_values.published_files(cfg, files, private.values)
     for rel, raw in files:
         if rel.endswith(CARD_PATH):
@@ -205,7 +175,8 @@ def check_site(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]],
 
 
 def card_findings(card: dict[str, Any], file: str, locate: Locate,
-                  card_url: str | None = None) -> list[Finding]:
+                  card_url: str | None = None,
+                  not_judged: list[tuple[str, str]] | None = None) -> list[Finding]:
     """Every check a card allows without operator.yaml (see :data:`CARD_SKIPS`).
 
     Args:
@@ -213,6 +184,8 @@ def card_findings(card: dict[str, Any], file: str, locate: Locate,
         file: the card's path or URL, for findings.
         locate: ``(JSON pointer, key) -> Location`` in the card file.
         card_url: where the card is served, when known (CARD-URL, OR-3.4's origin guess).
+        not_judged: a list to which ``(rule id, what)`` is added for each thing the
+            checks could not judge (``not_judged`` of :class:`~acap.checks._facts.Subject`).
 
     Returns:
         Findings, grouped by check.
@@ -230,4 +203,6 @@ def card_findings(card: dict[str, Any], file: str, locate: Locate,
     urls = {f.location.pointer for f in out if f.rule == "URL-FORM"}
     out += [f for f in card_text(card, locate)
             if not (f.rule == "TEXT-INVISIBLE" and f.location.pointer in urls)]
+    if not_judged is not None:
+        not_judged.extend(sub.not_judged)
     return out

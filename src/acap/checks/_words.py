@@ -100,6 +100,20 @@ def revealing_word(path: str) -> tuple[str, Word] | None:
 
 
 @cache
+def text_examples() -> tuple[Word, ...]:
+    """The entries of ``textExamples``: the words the text itself gives as revealing
+    (OR-3.8's "/bereavement"); a path word matching one breaks OR-3.8 for certain, any
+    other match of the list is a guess."""
+    entries: list[str] = _data("circumstance-words.json").get("textExamples", [])
+    return tuple(Word(e, "en") for e in entries)
+
+
+def is_text_example(word: str) -> bool:
+    """True when the (folded) path word ``word`` is one the text gives as revealing."""
+    return any(w.matches(word) for w in text_examples())
+
+
+@cache
 def _entry_index() -> tuple[dict[str, int], dict[str, int], tuple[tuple[str, int], ...]]:
     """The entries by kind, folded, with their position: exact words, ``prefix*`` and
     ``*infix*``. Set lookups instead of one big pattern: nothing to compile at start-up,

@@ -239,20 +239,20 @@ def findings_of(*results: object) -> list[Finding]:
 
 
 def verdict(result: object, strict: bool = False) -> bool:
-    """Whether ``result`` passes, as the command's exit status says: its own ``ok`` (a
-    method taking ``strict``, or a property), and with ``strict`` no warning among
-    :func:`findings_of`; a result without ``ok``: no error (no warning with ``strict``)."""
+    """Whether ``result`` passes, as the command's exit status says: its own verdict
+    (:meth:`acap.findings.Result.passes`, else its ``ok``), and no error among
+    :func:`findings_of` (no warning either with ``strict``); a result without a verdict
+    of its own passes by its findings alone."""
+    passes = getattr(result, "passes", None)
     ok = getattr(result, "ok", None)
-    if callable(ok):
-        try:
-            passed = bool(ok(strict))
-        except TypeError:  # ok() without a strict parameter
-            passed = bool(ok())
+    if callable(passes):
+        passed = bool(passes(strict))
+    elif callable(ok):
+        passed = bool(ok(strict))
     else:
         passed = True if ok is None else bool(ok)
-    found = findings_of(result)
     failing = ("error", "warning") if strict else ("error",)
-    return passed and not any(f.level in failing for f in found)
+    return passed and not any(f.level in failing for f in findings_of(result))
 
 
 #: The version of the JSON document's shape (``formatVersion``): raised when a member is
@@ -293,6 +293,13 @@ def output_json(command: str, results: list[dict[str, Any]]) -> dict[str, Any]:
             "results": results}
 
 
+def _not_judged(result: object) -> list[dict[str, str]]:
+    """What a result could not judge (``not_judged``: ``(rule, why)`` pairs), as JSON:
+    ``[{"rule", "why"}]``; ``[]`` for a result that says nothing of it."""
+    return [{"rule": str(rule), "why": str(why)}
+            for rule, why in getattr(result, "not_judged", None) or ()]
+
+
 def command_name() -> str:
     """The running ``acap`` subcommand (``"check"``, ``"keys rotate"``), from click's
     context; ``""`` outside a command."""
@@ -310,7 +317,7 @@ def _echo(text: str, err: bool, color: bool | None = None) -> None:
 
 def _not_built(result: BuildResult) -> str:
     """Why a build wrote nothing, and that site/ stayed as it was."""
-    why = "warnings fail the build with --strict" if result.report.ok() else \
+    why = "warnings fail the build with --strict" if result.report.ok else \
         "errors in " + ", ".join(dict.fromkeys(shown(f.location.file)
                                                for f in result.report.errors))
     kept = f"; {shown(str(result.site_dir))} was left as it was" \
@@ -390,16 +397,19 @@ class Reporter:
 
     def reply_check(self, result: ReplyCheck, strict: bool) -> None:
         """``acap check-reply``; ``strict``: warnings fail too."""
-        self._assumed_note(result)
+        self._reply_notes(result)
         self.findings(result.report)
 
-    def _assumed_note(self, result: ReplyCheck) -> None:
+    def _reply_notes(self, result: ReplyCheck) -> None:
         """Said on standard error whatever the format: the check of a reply whose activation
-        was read from the reply itself is partial."""
+        was read from the reply itself is partial, and what could not be judged is never
+        "fine"."""
         if result.assumed:
             marked = "" if result.activated else "not "
             self.err(f"note: checked as {marked}activated, since the reply is {marked}marked; "
                      "say --activated or --not-activated to check OR-6.1 fully")
+        for rule, why in result.not_judged:
+            self.err(f"not judged [{rule}]: {terminal_safe(why)}")
 
     def probe(self, result: ProbeResult, strict: bool) -> None:
         """``acap probe``; ``strict``: warnings fail too."""
@@ -471,12 +481,15 @@ class TextReporter(Reporter):
 
     def card_check(self, result: CardCheck, live: LiveCheck | None = None) -> None:
         self._listed(result.report)
+        unjudged = result.not_judged
         e, w = len(result.report.errors), len(result.report.warnings)
         self.out(f"{terminal_safe(result.source)}: " + (
-            "no problems found" if not (e or w) else
-            f"{_plural(e, 'error')}, {_plural(w, 'warning')}"))
+            "no problems found" + (" in what acap could judge" if unjudged else "")
+            if not (e or w) else f"{_plural(e, 'error')}, {_plural(w, 'warning')}"))
+        for rule, why in unjudged:  # said whatever the result: never "fine"
+            self.err(f"not judged [{rule}]: {terminal_safe(why)}")
         part = [r for r, how, _ in result.skipped if how == "part"]
-        none = [r for r, how, _ in result.skipped if how == "none"]
+        none = [r for r, how, w in result.skipped if how == "none" and (r, w) not in unjudged]
         if part or none:
             note = "note: without operator.yaml"
             if part:
@@ -500,8 +513,7 @@ class TextReporter(Reporter):
                 e, w = len(operator.report.errors), len(operator.report.warnings)
                 self.out(f"{terminal_safe(operator.source)}: " + (
                     f"{_plural(e, 'error')}, {_plural(w, 'warning')}" if e or w else
-                    "no problems found (acap build also checks the signed card and the "
-                    "pages it builds)"))
+                    "no problems found (every check of acap build; nothing was written)"))
 
     def live(self, result: LiveCheck, ok: bool) -> None:
         self._live_table(result)
@@ -561,7 +573,7 @@ class TextReporter(Reporter):
     def reply_check(self, result: ReplyCheck, strict: bool) -> None:
         super().reply_check(result, strict)
         self.out("the reply follows §5 and §6 as far as acap can check" if
-                 result.report.ok(strict) else "the reply does NOT follow §5 and §6")
+                 result.report.passes(strict) else "the reply does NOT follow §5 and §6")
 
     def publish(self, result: PublishResult, dry_run: bool) -> None:
         self.findings(result.report)
@@ -601,7 +613,7 @@ class TextReporter(Reporter):
                 self.out(f"  {safe(what)}: {safe(why)}")
         from acap.agent import PROBE_RULES  # start-up: the agent stage only for a probe's report
 
-        if result.ok(strict):
+        if result.passes(strict):
             self.out("the agent keeps its card's promises as far as the probe can judge "
                      f"({', '.join(PROBE_RULES)})")
         elif result.verified and not result.cases:
@@ -622,7 +634,7 @@ class JsonReporter(Reporter):
                             ensure_ascii=False))
 
     def findings(self, report: Report) -> None:
-        self._doc(result_json("findings", None, report, report.ok(self.strict)))
+        self._doc(result_json("findings", None, report, report.passes(self.strict)))
 
     def build(self, result: BuildResult) -> None:
         for note in result.notices:  # what was done (a key made) is said whatever the format
@@ -638,12 +650,12 @@ class JsonReporter(Reporter):
             self.err(_not_built(result))
 
     def batch(self, result: BatchResult, options: BatchOptions) -> None:
-        operators = [result_json("build", str(o.config), o.report, o.built and o.report.ok(
+        operators = [result_json("build", str(o.config), o.report, o.built and o.report.passes(
             self.strict), built=o.built, cardUrl=o.card_url, notices=list(o.notices))
                      for o in result.outcomes]
         whole = result_json("batch", str(result.site_dir), result.report,
                             bool(result.outcomes) and not result.failed
-                            and result.report.ok(self.strict),
+                            and result.report.passes(self.strict),
                             written=result.written, kept=result.kept, pruned=result.pruned)
         self._doc(*operators, whole)
 
@@ -651,11 +663,12 @@ class JsonReporter(Reporter):
         return result_json("card", result.source, result.report, verdict(result, self.strict),
                            url=result.url,
                            skipped=[{"rule": r, "checked": how, "reason": why}
-                                    for r, how, why in result.skipped])
+                                    for r, how, why in result.skipped],
+                           notJudged=_not_judged(result))
 
     def _live(self, result: LiveCheck) -> dict[str, Any]:
         return result_json("live", result.card.url, result.report,
-                           result.ok and result.report.ok(self.strict),
+                           result.ok and result.report.passes(self.strict),
                            card=vars(result.card),
                            jwks=[vars(f) for f in result.jwks.values()],
                            signatures=[vars(s) for s in result.signatures])
@@ -691,9 +704,10 @@ class JsonReporter(Reporter):
         } for h in result.hosts]))
 
     def reply_check(self, result: ReplyCheck, strict: bool) -> None:
-        self._assumed_note(result)
+        self._reply_notes(result)
         self._doc(result_json("reply", None, result.report, verdict(result, strict),
-                              activated=result.activated, assumed=result.assumed))
+                              activated=result.activated, assumed=result.assumed,
+                              notJudged=_not_judged(result)))
 
     def probe(self, result: ProbeResult, strict: bool) -> None:
         self._doc(result_json(

@@ -39,6 +39,8 @@ from acap.keys._key import (
     SigningKey,
     generate_private_key,
     load_signing_key,
+    public_jwk,
+    thumbprint,
     write_private_key,
 )
 from acap.keys._key_file_names import similar_key_file
@@ -145,7 +147,8 @@ def key_file_findings(cfg: OperatorConfig, confine: Sequence[Path] | None) -> li
 
 
 def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = True,
-                        confine: Sequence[Path] | None = None) -> ResolvedKey:
+                        confine: Sequence[Path] | None = None,
+                        in_memory: bool = False) -> ResolvedKey:
     """Find (or, with ``create``, make) the key that signs this operator's card.
 
     Args:
@@ -155,6 +158,9 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
         create: make a new key at ``signing.keyFile`` when none exists.
         confine: in a batch, the folders the key files must lie in (see
             :func:`key_file_findings`); ``None`` for a build of one's own.
+        in_memory: with ``create``, make the new key in memory only, never written and
+            never said (``acap check operator.yaml`` signs as a build would, and writes
+            nothing).
 
     Returns:
         A :class:`ResolvedKey`; never raises for a missing or bad key. A key file that
@@ -210,6 +216,10 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
                     return out
                 new_alg = alg or "ES256"
                 private = generate_private_key(new_alg)
+                if in_memory:
+                    out.key = SigningKey(private, new_alg, kid if isinstance(kid, str) and kid
+                                         else thumbprint(public_jwk(private.public_key())))
+                    return out
                 write_private_key(path, private, new_alg, root)
                 ignored = git_ignores(path)
                 out.notices.append(f"created a new {new_alg} signing key at "

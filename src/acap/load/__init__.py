@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from acap.load._document import REPLY as REPLY
     from acap.load._document import DocumentKind as DocumentKind
     from acap.load._document import JsonDocument as JsonDocument
+    from acap.load._document import document_from as document_from
     from acap.load._document import for_positions as for_positions
     from acap.load._document import json_lines as json_lines
     from acap.load._document import parse_document as parse_document

@@ -11,16 +11,19 @@ where that pass fails, findings carry the pointer without a line.
 
 from __future__ import annotations
 
+import json
+import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from acap.errors import FetchError, JsonTextError
+from acap.errors import FetchError, FileRefused, JsonTextError
 from acap.findings import Finding, Location
 from acap.load._fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, Response, fetch
+from acap.load._files import given_root, read_file
 from acap.load._json import JsonFault, read_json
 from acap.load._pointer import dotted, pointer_join
 from acap.load._shown import shorten
@@ -186,13 +189,22 @@ def read_document(source: str, kind: DocumentKind = CARD, *,
             return doc
     else:
         try:
-            size = Path(source).stat().st_size
-            if size > max_bytes:
+            # within the folder acap runs in (or the one the path names): a link in a
+            # checked-out repository does not lead acap check to a file elsewhere
+            doc.raw = read_file(source, given_root(source), max_bytes)
+        except FileRefused as exc:
+            if exc.too_large:
                 doc.findings.append(Finding(kind.read_rule, "error",
                                             f"{what} is larger than {max_bytes // 1024} KiB",
                                             Location(source), "is this the right file?"))
                 return doc
-            doc.raw = Path(source).read_bytes()
+            doc.findings.append(Finding(kind.read_rule, "error",
+                                        kind.read_error.format(what=what, source=source,
+                                                               why=exc.reason),
+                                        Location(source), "give the file itself, inside the "
+                                        "folder you run acap in" if exc.outside else
+                                        "give a regular file"))
+            return doc
         except (OSError, ValueError) as exc:  # ValueError: a NUL character in the path
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a file name"
             doc.findings.append(Finding(kind.read_rule, "error",
@@ -322,6 +334,50 @@ def _second_names(text: str) -> dict[str, tuple[int, int, int]]:
         elif isinstance(node, yaml.SequenceNode):
             stack.extend((v, pointer_join(ptr, i), depth + 1) for i, v in enumerate(node.value))
     return out
+
+
+def document_from(source: Any, kind: DocumentKind = CARD, *, label: str | None = None,
+                  max_bytes: int = DEFAULT_MAX_BYTES, timeout: float = DEFAULT_TIMEOUT,
+                  allow_private: bool = False) -> JsonDocument:
+    """A document from whatever a public entry point was given, read alike: a
+    :class:`JsonDocument` as is; a path (``str`` or :class:`os.PathLike`) or an https URL
+    read by :func:`read_document`; ``bytes`` parsed as JSON text; anything else taken as
+    parsed JSON (a ``dict``, a ``list``), written out and read back by the same reader,
+    so that what only a text shows (an integer beyond ±(2^53−1), ``NaN``) is judged too.
+    Never raises for bad input.
+
+    Args:
+        source: as above. A ``str`` is always a path or a URL, never JSON text.
+        kind: what it is (:data:`CARD`, :data:`REPLY`).
+        label: the name findings give to bytes or parsed data (default: the kind's noun).
+        max_bytes, timeout, allow_private: as :func:`read_document`.
+
+    Returns:
+        A :class:`JsonDocument`; parsed data has no lines (findings carry pointers).
+    """
+    if isinstance(source, JsonDocument):
+        return source
+    if isinstance(source, (str, os.PathLike)):
+        return read_document(os.fspath(source), kind, max_bytes=max_bytes, timeout=timeout,
+                             allow_private=allow_private)
+    name = label or kind.noun
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        doc = JsonDocument(name, kind, raw=bytes(source))
+        parse_document(doc)
+        return doc
+    try:  # parsed JSON: one reader judges it, as it would a file
+        raw = json.dumps(source, ensure_ascii=False, allow_nan=False).encode("utf-8",
+                                                                          "surrogatepass")
+    except (TypeError, ValueError) as exc:
+        return JsonDocument(name, kind, findings=[Finding(
+            kind.json_rule, "error", f"the {kind.noun} is not JSON data: {shorten(str(exc))}",
+            Location(name), kind.not_json_hint)])
+    doc = JsonDocument(name, kind, raw=raw)
+    parse_document(doc)
+    doc.lines = {}  # the text was written here: its lines are no place of the user's
+    doc.findings = [replace(f, location=Location(name, pointer=f.location.pointer))
+                    for f in doc.findings]
+    return doc
 
 
 def read_card(source: str, *, max_bytes: int = DEFAULT_MAX_BYTES,

@@ -388,7 +388,8 @@ def _read_open(path: str | os.PathLike[str], fd: int, seen: os.stat_result | Non
         os.close(fd)
     data = b"".join(chunks)
     if len(data) > limit:  # grew while read
-        raise FileRefused(os.fspath(path), f"it has more than {limit:,} bytes")
+        raise FileRefused(os.fspath(path), f"it has more than {limit:,} bytes",
+                          too_large=True)
     return data
 
 
@@ -585,7 +586,7 @@ def read_regular(path: str | os.PathLike[str], limit: int, *, inside: Sequence[P
             return read_file(real, Root(Path(base)), limit, one_name=one_name)
         except FileRefused as exc:
             raise FileRefused(os.fspath(path), exc.reason, kind=exc.kind, outside=exc.outside,
-                              link=exc.link) from exc
+                              link=exc.link, too_large=exc.too_large) from exc
     # stat first: a device is never opened (opening some has effects of its own), and
     # fstat after opening, for a file swapped in between.
     _judge(path, os.stat(path) if follow_links else os.lstat(path), limit, one_name)
@@ -611,7 +612,7 @@ def _judge(path: str | os.PathLike[str], st: os.stat_result, limit: int, one_nam
         raise FileRefused(str(path), f"it is {kind}, not a regular file", kind=kind)
     if st.st_size > limit:
         raise FileRefused(str(path), f"it has {st.st_size:,} bytes; a file of its kind "
-                          f"has at most {limit:,}")
+                          f"has at most {limit:,}", too_large=True)
     if one_name and st.st_nlink > 1:
         raise FileRefused(str(path), "it has other names (hard links), so it may be "
                           "another's file")

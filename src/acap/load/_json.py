@@ -220,43 +220,62 @@ def read_json(text: str) -> StrictJson:
         RecursionError: nesting deeper than Python's stack allows.
     """
 
-    data = json_loads(text, hooks=True)
-    faults: list[JsonFault] = []
+    cleaner = _Cleaner()
+    return StrictJson(cleaner.value(json_loads(text, hooks=True), "", 0), cleaner.faults)
 
-    def clean(value: Any, ptr: str, depth: int) -> Any:
+
+class _Cleaner:
+    """What :func:`read_json` does to each value read: the value as the SDKs' readers see
+    it, and each fault found on the way (``faults``)."""
+
+    def __init__(self) -> None:
+        self.faults: list[JsonFault] = []
+
+    def value(self, value: Any, ptr: str, depth: int) -> Any:
         if isinstance(value, str):
-            if _surrogate_free(value):
-                return value
-            faults.append(JsonFault("surrogate", ptr, _escaped(value)))
-            return _replace_surrogates(value)
+            return self.string(value, ptr)
         if isinstance(value, _Big):
-            number = float(value.text)
-            if number in (math.inf, -math.inf):
-                faults.append(JsonFault("range", ptr, value.text))
-            else:
-                faults.append(JsonFault("integer", ptr, value.text, number))
-            return number
+            return self.number(value, ptr)
         if depth > 200:
             return value
         if isinstance(value, dict):
-            if isinstance(value, _Dups):
-                faults.extend(JsonFault("duplicate", pointer_join(ptr, k), k)
-                              for k in dict.fromkeys(value.dups))
-            out: dict[str, Any] = {}
-            for k, v in value.items():
-                name = k
-                if k == "__proto__":
-                    faults.append(JsonFault("prototype", pointer_join(ptr, k), k))
-                if not _surrogate_free(k):
-                    name = _replace_surrogates(k)
-                    faults.append(JsonFault("surrogate", pointer_join(ptr, name), _escaped(k)))
-                out[name] = clean(v, pointer_join(ptr, name), depth + 1)
-            return out
+            return self.object(value, ptr, depth)
         if isinstance(value, list):
-            return [clean(v, pointer_join(ptr, i), depth + 1) for i, v in enumerate(value)]
+            return [self.value(v, pointer_join(ptr, i), depth + 1) for i, v in enumerate(value)]
         return value
 
-    return StrictJson(clean(data, "", 0), faults)
+    def string(self, value: str, ptr: str) -> str:
+        """A text with a lone surrogate: the fault, and the text as it is replaced."""
+        if _surrogate_free(value):
+            return value
+        self.faults.append(JsonFault("surrogate", ptr, _escaped(value)))
+        return _replace_surrogates(value)
+
+    def number(self, value: _Big, ptr: str) -> float:
+        """A number beyond I-JSON: the fault, and the double readers read."""
+        number = float(value.text)
+        if number in (math.inf, -math.inf):
+            self.faults.append(JsonFault("range", ptr, value.text))
+        else:
+            self.faults.append(JsonFault("integer", ptr, value.text, number))
+        return number
+
+    def object(self, value: dict[str, Any], ptr: str, depth: int) -> dict[str, Any]:
+        """An object: a name twice, ``__proto__`` and lone surrogates in names are faults."""
+        if isinstance(value, _Dups):
+            self.faults.extend(JsonFault("duplicate", pointer_join(ptr, k), k)
+                               for k in dict.fromkeys(value.dups))
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            name = k
+            if k == "__proto__":
+                self.faults.append(JsonFault("prototype", pointer_join(ptr, k), k))
+            if not _surrogate_free(k):
+                name = _replace_surrogates(k)
+                self.faults.append(JsonFault("surrogate", pointer_join(ptr, name),
+                                             _escaped(k)))
+            out[name] = self.value(v, pointer_join(ptr, name), depth + 1)
+        return out
 
 
 def _replace_surrogates(text: str) -> str:

@@ -11,11 +11,15 @@ and overlong text) to every string. Both report every fault at once.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from acap import schemas
 from acap.findings import Finding
 from acap.load._pointer import pointer_join, pointer_of, pointer_tokens
+from acap.load._shown import shorten
 from acap.load._text import (
     NAME_LIMIT,
     blank,
@@ -214,10 +218,12 @@ def schema_findings(loaded: Loaded, schema_name: str, skip: set[str | None]) -> 
     """
     out: list[Finding] = []
     missing: list[tuple[str, str]] = []
-    for err in schemas.errors(schema_name, loaded.data):
-        out.extend(_translate(err, loaded, skip, schema_name))
-        if err.validator == "required" and "'" in err.message:
-            missing.append((pointer_of(err.absolute_path), err.message.split("'")[1]))
+    errors = schemas.errors(schema_name, loaded.data)
+    for err in errors:
+        out.extend(_translate(err, _Place(loaded, skip, schema_name, errors)))
+        if err.validator == "required":
+            missing.append((pointer_of(err.absolute_path),
+                            schemas.required_member(err, errors)))
     return _misplaced(out, missing, loaded) if missing else out
 
 
@@ -293,78 +299,141 @@ _KEYWORD_RULES = {
 }
 
 
-def _translate(err: Any, loaded: Loaded, skip: set[str | None],
-               schema_name: str = schemas.OPERATOR) -> list[Finding]:
+@dataclass(frozen=True)
+class _Place:
+    """What translating one schema error needs besides the error: the file, the pointers
+    already reported, the schema's name, and the errors it came with (``siblings``)."""
+
+    loaded: Loaded
+    skip: set[str | None]
+    schema_name: str
+    siblings: list[Any]
+
+
+@dataclass(frozen=True)
+class _Err:
+    """One jsonschema error as a translator reads it: its structure, never its English
+    message (keyword, pointer, instance, subschema, the rule id its field names)."""
+
+    err: Any
+    place: _Place
+    ptr: str
+    label: str
+    rule: str
+    schema: dict[str, Any]
+
+    @property
+    def loc(self) -> Any:
+        """Where the value is in the file."""
+        return self.place.loaded.location(self.ptr)
+
+    def required_here(self) -> bool:
+        """The schema requires the key holding the value (see :func:`required_at`)."""
+        return required_at(self.place.loaded, self.place.schema_name, self.ptr)
+
+
+def _translate(err: Any, where: _Place) -> list[Finding]:
+    """One jsonschema error as findings, by its keyword (:data:`_TRANSLATORS`)."""
     ptr = pointer_of(err.absolute_path)
-    if ptr in skip:
+    if ptr in where.skip:
         return []
-    label = place(ptr, loaded.data)
-    sch = err.schema if isinstance(err.schema, dict) else {}
     kw = err.validator
-    rule = sch.get("x-rule") or _KEYWORD_RULES.get(kw, "SCHEMA-VALUE")
     if kw in ("anyOf", "oneOf") and err.context:
         best = max(err.context, key=lambda e: len(list(e.absolute_path)))
-        return _translate(best, loaded, skip, schema_name)
-    if kw == "additionalProperties":
-        allowed = list(sch.get("properties", {}))
-        out = []
-        for key in err.instance:
-            if key in allowed:
-                continue
-            near = _close(key, allowed, 0.6)
-            if near:
-                hint = f"did you mean '{near[0]}'?"
-            else:
-                hint = "remove it; allowed here: " + ", ".join(allowed) if allowed else "remove it"
-            out.append(Finding("SCHEMA-UNKNOWN-KEY", "error", f"unknown key '{key}'",
-                               loaded.location(pointer_join(ptr, key), key=True), hint))
-        return out
-    loc = loaded.location(ptr)
-    if kw == "required":
-        missing = err.message.split("'")[1] if "'" in err.message else err.message
-        return [Finding("SCHEMA-REQUIRED", "error", f"{label} needs '{missing}'", loc,
-                        f"add {missing}: ... (see {OPERATORS_PAGE}, or the commented "
-                        "operator.yaml that `acap init` writes)")]
-    if kw == "type":
-        if err.instance is None:
-            return [Finding(rule if rule.startswith("OR-") else "SCHEMA-EMPTY", "error",
-                            f"{label} has no value", loc,
-                            "write a value after the colon" if required_at(loaded, schema_name, ptr)
-                            else "write a value after the colon, or delete the line")]
-        want = err.validator_value
-        hint = f"write {type_words(want)}"
-        if want == "array":
-            item = (f"[{_as_item(err.instance, sch.get('items'))}]"
-                    if isinstance(err.instance, str) else "[first, second]")
-            key = ptr.rsplit("/", 1)[-1]
-            hint = (f"write a list: {key}: {item}, or one '- ' line per item under "
-                    f"{key}:")
-        quoted = ptr in loaded.quoted and isinstance(err.instance, str)
-        if want == "boolean":
-            hint = "remove the quotes: write true or false" if quoted else "write true or false"
-        elif want in ("integer", "number"):
-            example = "2" if want == "integer" else "2.5"
-            hint = (f"remove the quotes: write {type_words(want)} such as {example}" if quoted
-                    else f"write {type_words(want)} such as {example}")
-        return [Finding(rule, "error",
-                        f"{label} must be {type_words(want)}, "
-                        f"found {value_words(err.instance)}", loc, hint)]
-    if kw in ("enum", "const"):
-        options = [str(o) for o in (sch.get("enum") or [sch.get("const")])]
-        near = _close(str(err.instance), options, 0.5)
-        hint = f"did you mean '{near[0]}'?" if near else "write one of: " + ", ".join(options)
-        return [Finding(rule, "error", f"{label} cannot be {value_words(err.instance)}; "
-                        f"it is one of: {', '.join(options)}", loc, hint)]
-    if kw in ("minItems", "minProperties"):
-        return [Finding(rule, "error", f"{label} is empty", loc, "give at least one entry")]
-    if kw == "minLength":
-        return [Finding(rule if rule.startswith("OR-") else "SCHEMA-EMPTY", "error",
-                        f"{label} is empty", loc,
-                        "write the text" if required_at(loaded, schema_name, ptr)
-                        else "write the text, or delete the line")]
-    if kw in ("minimum", "maximum"):
-        bound = "at least" if kw == "minimum" else "at most"
-        return [Finding(rule, "error", f"{label} is {err.instance}; it must be {bound} "
-                        f"{err.validator_value}", loc,
-                        f"write a number {bound} {err.validator_value}")]
-    return [Finding(rule, "error", f"{label}: {err.message}", loc, None)]
+        return _translate(best, _Place(where.loaded, where.skip, where.schema_name,
+                                       list(err.context)))
+    sch = err.schema if isinstance(err.schema, dict) else {}
+    e = _Err(err, where, ptr, place(ptr, where.loaded.data),
+             sch.get("x-rule") or _KEYWORD_RULES.get(kw, "SCHEMA-VALUE"), sch)
+    handler = _TRANSLATORS.get(kw)
+    if handler is not None:
+        return handler(e)
+    return [Finding(e.rule, "error", f"{e.label} does not meet the schema's {kw} "
+                    f"({shorten(json.dumps(err.validator_value, default=str), 60)})", e.loc,
+                    None)]
+
+
+def _unknown_keys(e: _Err) -> list[Finding]:
+    allowed = list(e.schema.get("properties", {}))
+    out = []
+    for key in e.err.instance:
+        if key in allowed:
+            continue
+        near = _close(key, allowed, 0.6)
+        if near:
+            hint = f"did you mean '{near[0]}'?"
+        else:
+            hint = "remove it; allowed here: " + ", ".join(allowed) if allowed else "remove it"
+        out.append(Finding("SCHEMA-UNKNOWN-KEY", "error", f"unknown key '{key}'",
+                           e.place.loaded.location(pointer_join(e.ptr, key), key=True), hint))
+    return out
+
+
+def _required(e: _Err) -> list[Finding]:
+    missing = schemas.required_member(e.err, e.place.siblings)
+    return [Finding("SCHEMA-REQUIRED", "error", f"{e.label} needs '{missing}'", e.loc,
+                    f"add {missing}: ... (see {OPERATORS_PAGE}, or the commented "
+                    "operator.yaml that `acap init` writes)")]
+
+
+def _type_hint(e: _Err) -> str:
+    """How to write a value of the type the schema wants, where ``e`` found another."""
+    want, instance = e.err.validator_value, e.err.instance
+    quoted = e.ptr in e.place.loaded.quoted and isinstance(instance, str)
+    if want == "array":
+        item = (f"[{_as_item(instance, e.schema.get('items'))}]"
+                if isinstance(instance, str) else "[first, second]")
+        key = e.ptr.rsplit("/", 1)[-1]
+        return f"write a list: {key}: {item}, or one '- ' line per item under {key}:"
+    if want == "boolean":
+        return "remove the quotes: write true or false" if quoted else "write true or false"
+    if want in ("integer", "number"):
+        example = "2" if want == "integer" else "2.5"
+        return (f"remove the quotes: write {type_words(want)} such as {example}" if quoted
+                else f"write {type_words(want)} such as {example}")
+    return f"write {type_words(want)}"
+
+
+def _type(e: _Err) -> list[Finding]:
+    if e.err.instance is None:
+        return [Finding(e.rule if e.rule.startswith("OR-") else "SCHEMA-EMPTY", "error",
+                        f"{e.label} has no value", e.loc,
+                        "write a value after the colon" if e.required_here()
+                        else "write a value after the colon, or delete the line")]
+    return [Finding(e.rule, "error", f"{e.label} must be {type_words(e.err.validator_value)}, "
+                    f"found {value_words(e.err.instance)}", e.loc, _type_hint(e))]
+
+
+def _choice(e: _Err) -> list[Finding]:
+    options = [str(o) for o in (e.schema.get("enum") or [e.schema.get("const")])]
+    near = _close(str(e.err.instance), options, 0.5)
+    hint = f"did you mean '{near[0]}'?" if near else "write one of: " + ", ".join(options)
+    return [Finding(e.rule, "error", f"{e.label} cannot be {value_words(e.err.instance)}; "
+                    f"it is one of: {', '.join(options)}", e.loc, hint)]
+
+
+def _no_items(e: _Err) -> list[Finding]:
+    return [Finding(e.rule, "error", f"{e.label} is empty", e.loc, "give at least one entry")]
+
+
+def _no_text(e: _Err) -> list[Finding]:
+    return [Finding(e.rule if e.rule.startswith("OR-") else "SCHEMA-EMPTY", "error",
+                    f"{e.label} is empty", e.loc,
+                    "write the text" if e.required_here() else
+                    "write the text, or delete the line")]
+
+
+def _bound(e: _Err) -> list[Finding]:
+    bound = "at least" if e.err.validator == "minimum" else "at most"
+    return [Finding(e.rule, "error", f"{e.label} is {e.err.instance}; it must be {bound} "
+                    f"{e.err.validator_value}", e.loc,
+                    f"write a number {bound} {e.err.validator_value}")]
+
+
+#: How each JSON Schema keyword's error becomes findings.
+_TRANSLATORS: dict[str, Callable[[_Err], list[Finding]]] = {
+    "additionalProperties": _unknown_keys, "required": _required, "type": _type,
+    "enum": _choice, "const": _choice, "minItems": _no_items, "minProperties": _no_items,
+    "minLength": _no_text, "minimum": _bound, "maximum": _bound,
+}
+

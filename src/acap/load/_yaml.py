@@ -35,7 +35,7 @@ import yaml
 
 from acap.errors import FileRefused
 from acap.findings import Finding, Location
-from acap.load._files import read_regular
+from acap.load._files import Root, given_root, read_file, read_regular
 from acap.load._pointer import pointer_join
 from acap.uris import OPERATORS_PAGE
 
@@ -73,6 +73,8 @@ _FALSE_FORMS = {"false", "False", "FALSE"}
 _YAML11_BOOLS = {
     v for w in ("yes", "no", "on", "off", "y", "n") for v in (w, w.capitalize(), w.upper())
 }
+#: Every plain scalar read where true or false is expected (the others stay text).
+_BOOLEAN_FORMS = _TRUE_FORMS | _FALSE_FORMS | _YAML11_BOOLS
 _INT_RE = re.compile(r"[-+]?(0|[1-9][0-9]*)")
 _FLOAT_RE = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 #: Plain scalars YAML 1.1 reads as something other than what YAML 1.2 (and the
@@ -122,7 +124,7 @@ class Loaded:
 
 
 def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None = None, *,
-              inside: Sequence[Path] | None = None) -> Loaded:
+              inside: Sequence[Path] | None = None, root: Root | None = None) -> Loaded:
     """Read and load a YAML file; never raises for bad content.
 
     Args:
@@ -130,8 +132,11 @@ def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None =
         schema: the JSON Schema (a dict, with local ``$ref`` only) the data is
             meant to match; used only to decide how plain scalars are typed.
         display: the file name to show in findings (default: ``str(path)``).
-        inside: folders the file must lie in once links are followed, or ``None``
-            (see :func:`acap.load.read_regular`).
+        inside: folders the file must lie in once links are followed (a batch
+            tenant's, see :func:`acap.load.read_regular`), or ``None``.
+        root: the folder the file must lie in, links followed only inside it (see
+            :func:`acap.load.read_file`); default (without ``inside``): the folder
+            acap runs in, or the folder the path names (:func:`acap.load.given_root`).
 
     Returns:
         A :class:`Loaded`; check ``findings`` for errors. A missing or
@@ -142,17 +147,22 @@ def load_file(path: str | Path, schema: Mapping[str, Any], display: str | None =
     try:
         # Only a regular file, looked at before it is opened, and opened without
         # blocking: a FIFO in a tenant's folder would hang a batch, a device is no
-        # operator file (issue 12).
-        raw = read_regular(path, MAX_BYTES, inside=inside)
+        # operator file (issue 12); within its folder, through no link out of it
+        # (issue 22).
+        if inside is not None:
+            raw = read_regular(path, MAX_BYTES, inside=inside)
+        else:
+            raw = read_file(path, root or given_root(path), MAX_BYTES)
     except FileRefused as exc:
         if exc.outside:
             return _fail(name, "FILE", f"cannot read {name}: it is a link that leads out of "
                          "its folder", "make it a regular file in the operator's folder",
                          None)
-        if exc.kind is None:
+        if exc.too_large:
             return _too_large(name)
-        return _fail(name, "FILE", f"cannot read {name}: it is {exc.kind}, not a regular file",
-                     "give the operator file itself", None)
+        return _fail(name, "FILE", f"cannot read {name}: {exc.reason}",
+                     "give the operator file itself" if exc.link is None else
+                     "give the operator file itself, not a link to it", None)
     except OSError as exc:
         return _fail(name, "FILE", f"cannot read {name}: {exc.strerror or exc}",
                      "check the path; `acap init` starts a new project with an operator.yaml",
@@ -605,45 +615,53 @@ class _Builder:
             return None if text in _NULL_FORMS else text
         if text in _NULL_FORMS:
             return None
-        if "boolean" in want:
-            if text in _TRUE_FORMS:
-                return True
-            if text in _FALSE_FORMS:
-                return False
-            if text in _YAML11_BOOLS:
-                self.error("YAML-AMBIGUOUS",
-                           f"'{text}' could be read as true or false, or as the word {text}",
-                           node, "write true or false", ptr)
-                return None
+        if "boolean" in want and text in _BOOLEAN_FORMS:
+            return self.boolean(node, ptr)
         if want & {"integer", "number"}:
-            if _INT_RE.fullmatch(text):
-                size = len(text.lstrip("+-").replace("_", ""))
-                if size > 100:  # int() refuses over 4,300 digits; no place takes 100
-                    self.error("SCHEMA-VALUE", f"a number of {size:,} digits is far beyond "
-                               "what this place takes", node, "write a smaller number", ptr)
-                    return None
-                return int(text)
-            if "number" in want and _FLOAT_RE.fullmatch(text):
-                return float(text)
-            # The fix is a number in plain digits: quoting would make it text,
-            # which a number place does not take either.
-            if _OCTAL_RE.fullmatch(text):
-                digits = text.replace("_", "").lstrip("+-").lstrip("0") or "0"
-                sign = "-" if text.startswith("-") else ""
-                self.error("YAML-AMBIGUOUS",
-                           f"'{text}' has a leading zero, so it could be read as an octal "
-                           "number (base 8)",
-                           node, f"write {sign}{digits}, without the leading zero", ptr)
-                return None
-            if _SEXAGESIMAL_RE.fullmatch(text):
-                self.error("YAML-AMBIGUOUS",
-                           f"'{text}' is not a number: it could be read as a time or as a "
-                           "base-60 number", node, "write the number in plain digits, e.g. 2",
-                           ptr)
-                return None
-            if _DATE_RE.fullmatch(text):
-                self.error("YAML-AMBIGUOUS",
-                           f"'{text}' is not a number: it reads as a date", node,
-                           "write the number in plain digits, e.g. 2", ptr)
-                return None
+            return self.number(node, ptr, "number" in want)
         return text  # the wrong type: JSON Schema reports it with the place's rule
+
+    def boolean(self, node: yaml.ScalarNode, ptr: str) -> bool | None:
+        """A plain scalar where true or false is expected (one of :data:`_BOOLEAN_FORMS`):
+        YAML 1.1's yes/no/on/off could be read as the word too (``YAML-AMBIGUOUS``)."""
+        text: str = node.value
+        if text in _TRUE_FORMS:
+            return True
+        if text in _FALSE_FORMS:
+            return False
+        self.error("YAML-AMBIGUOUS",
+                   f"'{text}' could be read as true or false, or as the word {text}",
+                   node, "write true or false", ptr)
+        return None
+
+    def number(self, node: yaml.ScalarNode, ptr: str, real: bool) -> Any:
+        """A plain scalar where a number is expected (a real one with ``real``): plain
+        digits are read; a leading zero, a time or a date is ``YAML-AMBIGUOUS``; anything
+        else stays text, for the schema to report with the place's rule. The fix is a
+        number in plain digits: quoting would make it text, which a number place does not
+        take either."""
+        text: str = node.value
+        if _INT_RE.fullmatch(text):
+            size = len(text.lstrip("+-").replace("_", ""))
+            if size > 100:  # int() refuses over 4,300 digits; no place takes 100
+                self.error("SCHEMA-VALUE", f"a number of {size:,} digits is far beyond "
+                           "what this place takes", node, "write a smaller number", ptr)
+                return None
+            return int(text)
+        if real and _FLOAT_RE.fullmatch(text):
+            return float(text)
+        if _OCTAL_RE.fullmatch(text):
+            digits = text.replace("_", "").lstrip("+-").lstrip("0") or "0"
+            sign = "-" if text.startswith("-") else ""
+            self.error("YAML-AMBIGUOUS",
+                       f"'{text}' has a leading zero, so it could be read as an octal "
+                       "number (base 8)",
+                       node, f"write {sign}{digits}, without the leading zero", ptr)
+            return None
+        if _SEXAGESIMAL_RE.fullmatch(text) or _DATE_RE.fullmatch(text):
+            what = "it reads as a date" if _DATE_RE.fullmatch(text) else \
+                "it could be read as a time or as a base-60 number"
+            self.error("YAML-AMBIGUOUS", f"'{text}' is not a number: {what}", node,
+                       "write the number in plain digits, e.g. 2", ptr)
+            return None
+        return text

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 __all__ = ["SyntaxProblem", "explain", "explain_reader_error", "missing_dash_spaces"]
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,8 +89,29 @@ def _open_quote(tokens: list[Any]) -> Any | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Error:
+    """One libyaml error as the explanations read it: where it was noticed (``line``,
+    ``col``), where its context started (``ctx_line``, ``ctx_col``), libyaml's problem and
+    context words, and the text."""
+
+    text: str
+    lines: list[str]
+    line: int
+    col: int
+    ctx_line: int
+    ctx_col: int
+    problem: str
+    context: str
+    loader: Any
+
+
 def explain(text: str, exc: yaml.MarkedYAMLError, loader: Any) -> SyntaxProblem:
     """Explain a libyaml syntax error.
+
+    libyaml gives no error codes: its problem and context texts, fixed strings of its
+    scanner and parser, are the only way to tell one error from another, so they are
+    matched in one table (:data:`_EXPLANATIONS`), each row with its explanation.
 
     Args:
         text: the YAML text that failed (tabs already expanded).
@@ -106,63 +128,86 @@ def explain(text: str, exc: yaml.MarkedYAMLError, loader: Any) -> SyntaxProblem:
     col = mark.column + 1 if mark else 1
     ctx = exc.context_mark
     ctx_line, ctx_col = (ctx.line + 1, ctx.column + 1) if ctx else (line, col)
-    problem = exc.problem or ""
-    context = exc.context or ""
-    lines = _lines(text)
-
-    if problem.startswith("mapping values are not allowed"):
-        return _colon_problem(text, lines, line, col, loader)
-    if problem == "could not find expected ':'":
-        return SyntaxProblem(ctx_line, ctx_col,
-                             f"line {ctx_line} is missing a colon after its key",
-                             _MISSING_COLON_HINT)
-    if "end of stream" in problem and "quoted scalar" in context:
-        return SyntaxProblem(ctx_line, ctx_col,
-                             f"the quote opened on line {ctx_line} is never closed",
-                             "end the text with the same quote it starts with")
-    if problem == "did not find expected key" or "expected '-' indicator" in problem:
-        return _key_problem(text, lines, line, col, ctx_line, loader)
-    if problem.startswith(("did not find expected ',' or ']'",
-                           "did not find expected ',' or '}'")):
-        close, kind = ("]", "list") if "]" in problem else ("}", "set of keys")
-        return SyntaxProblem(ctx_line, ctx_col,
-                             f"the {kind} opened with {'[' if close == ']' else '{'} on line "
-                             f"{ctx_line} is not closed with {close}",
-                             f"add the {close} at the end of line {ctx_line}, and check the "
-                             "commas between the items; text holding a comma goes in quotes")
-    if "cannot start any token" in problem:
-        ch = lines[line - 1][col - 1] if 0 < line <= len(lines) and \
-            col - 1 < len(lines[line - 1]) else "?"
-        return SyntaxProblem(line, col, f"a value cannot start with the character '{ch}'",
-                             f"put the text in quotes: \"{ch}...\"")
-    if "while scanning an anchor" in context or "while scanning an alias" in context:
-        ch = "&" if "anchor" in context else "*"
-        return SyntaxProblem(ctx_line, ctx_col, f"a value cannot start with '{ch}' followed "
-                             "by a space or nothing", f"put the text in quotes: \"{ch} ...\"")
-    if problem == "found undefined alias":
-        return SyntaxProblem(line, col, "a value starting with '*' refers to an anchor "
-                             "(&name) that is not defined", "if it is text, put it in quotes")
-    if "escape" in problem or "hexdecimal" in problem:
-        return SyntaxProblem(line, col, "a backslash inside double quotes starts an escape "
-                             "sequence that is not valid",
-                             "write the text in single quotes ('C:\\path'), or double each "
-                             "backslash inside double quotes")
-    if "block scalar" in context:
-        return SyntaxProblem(line, col, "after | or > only a comment may follow on the same "
-                             "line", "start the text on the next line, indented")
-    if "another document" in problem:
-        return SyntaxProblem(line, col, "the file holds a second document (a --- line)",
-                             "delete the --- line: operator.yaml is one document")
-    if "nesting depth" in problem:
-        return SyntaxProblem(line, col, "the file nests too deeply",
-                             "an operator file nests a few levels deep; look for stray [ or {")
-    if "tab character" in problem:
-        return SyntaxProblem(line, col, "a tab character",
-                             "YAML indents with spaces, never tabs: replace it")
-    words = problem or "not valid YAML"
-    return SyntaxProblem(line, col, words,
+    e = _Error(text, _lines(text), line, col, ctx_line, ctx_col, exc.problem or "",
+               exc.context or "", loader)
+    for matches, explanation in _EXPLANATIONS:
+        if matches(e):
+            return explanation(e)
+    return SyntaxProblem(line, col, e.problem or "not valid YAML",
                          "check the indentation and the punctuation (: - [ ] { } quotes) on "
                          "this line and the one above")
+
+
+def _missing_colon(e: _Error) -> SyntaxProblem:
+    return SyntaxProblem(e.ctx_line, e.ctx_col, f"line {e.ctx_line} is missing a colon after "
+                         "its key", _MISSING_COLON_HINT)
+
+
+def _unclosed_quote(e: _Error) -> SyntaxProblem:
+    return SyntaxProblem(e.ctx_line, e.ctx_col,
+                         f"the quote opened on line {e.ctx_line} is never closed",
+                         "end the text with the same quote it starts with")
+
+
+def _unclosed_flow(e: _Error) -> SyntaxProblem:
+    close, kind = ("]", "list") if "]" in e.problem else ("}", "set of keys")
+    return SyntaxProblem(e.ctx_line, e.ctx_col,
+                         f"the {kind} opened with {'[' if close == ']' else '{'} on line "
+                         f"{e.ctx_line} is not closed with {close}",
+                         f"add the {close} at the end of line {e.ctx_line}, and check the "
+                         "commas between the items; text holding a comma goes in quotes")
+
+
+def _bad_start(e: _Error) -> SyntaxProblem:
+    here = e.lines[e.line - 1] if 0 < e.line <= len(e.lines) else ""
+    ch = here[e.col - 1] if e.col - 1 < len(here) else "?"
+    return SyntaxProblem(e.line, e.col, f"a value cannot start with the character '{ch}'",
+                         f"put the text in quotes: \"{ch}...\"")
+
+
+def _anchor_or_alias(e: _Error) -> SyntaxProblem:
+    ch = "&" if "anchor" in e.context else "*"
+    return SyntaxProblem(e.ctx_line, e.ctx_col, f"a value cannot start with '{ch}' followed "
+                         "by a space or nothing", f"put the text in quotes: \"{ch} ...\"")
+
+
+def _said(message: str, hint: str) -> Callable[[_Error], SyntaxProblem]:
+    """An explanation that is one fixed message and hint, at the line libyaml names."""
+    return lambda e: SyntaxProblem(e.line, e.col, message, hint)
+
+
+#: libyaml's error texts, each with its explanation, in the order they are tried.
+_EXPLANATIONS: list[tuple[Callable[[_Error], bool], Callable[[_Error], SyntaxProblem]]] = [
+    (lambda e: e.problem.startswith("mapping values are not allowed"),
+     lambda e: _colon_problem(e.text, e.lines, e.line, e.col, e.loader)),
+    (lambda e: e.problem == "could not find expected ':'", _missing_colon),
+    (lambda e: "end of stream" in e.problem and "quoted scalar" in e.context, _unclosed_quote),
+    (lambda e: e.problem == "did not find expected key" or "expected '-' indicator" in e.problem,
+     lambda e: _key_problem(e.text, e.lines, e.line, e.col, e.ctx_line, e.loader)),
+    (lambda e: e.problem.startswith(("did not find expected ',' or ']'",
+                                     "did not find expected ',' or '}'")), _unclosed_flow),
+    (lambda e: "cannot start any token" in e.problem, _bad_start),
+    (lambda e: "while scanning an anchor" in e.context or "while scanning an alias" in e.context,
+     _anchor_or_alias),
+    (lambda e: e.problem == "found undefined alias",
+     _said("a value starting with '*' refers to an anchor (&name) that is not defined",
+           "if it is text, put it in quotes")),
+    (lambda e: "escape" in e.problem or "hexdecimal" in e.problem,
+     _said("a backslash inside double quotes starts an escape sequence that is not valid",
+           "write the text in single quotes ('C:\\path'), or double each backslash inside "
+           "double quotes")),
+    (lambda e: "block scalar" in e.context,
+     _said("after | or > only a comment may follow on the same line",
+           "start the text on the next line, indented")),
+    (lambda e: "another document" in e.problem,
+     _said("the file holds a second document (a --- line)",
+           "delete the --- line: operator.yaml is one document")),
+    (lambda e: "nesting depth" in e.problem,
+     _said("the file nests too deeply",
+           "an operator file nests a few levels deep; look for stray [ or {")),
+    (lambda e: "tab character" in e.problem,
+     _said("a tab character", "YAML indents with spaces, never tabs: replace it")),
+]
 
 
 def _colon_problem(text: str, lines: list[str], line: int, col: int,

@@ -23,7 +23,7 @@ from typing import Any
 
 from acap.card import JkuKeys, SignatureCheck, Verifier, jwks_from_bytes
 from acap.errors import FetchError, KeysUnavailable, SitePathError
-from acap.findings import Finding, Location, Report
+from acap.findings import Finding, Location, Report, Result
 from acap.load import (
     DEFAULT_MAX_BYTES,
     DEFAULT_TIMEOUT,
@@ -76,8 +76,8 @@ class HttpFacts:
         return self.cors is not None and self.cors.strip(" \t") == "*"
 
 
-@dataclass
-class LiveCheck:
+@dataclass(repr=False)
+class LiveCheck(Result):
     """The outcome of :func:`live_check`.
 
     Attributes:
@@ -94,10 +94,12 @@ class LiveCheck:
     report: Report = field(default_factory=Report)
     file: JsonDocument | None = None
 
-    @property
-    def ok(self) -> bool:
-        """True when the card answered, a signature verified and no error was found."""
-        return self.report.ok() and any(s.valid for s in self.signatures)
+    def _succeeded(self) -> bool:
+        """A signature of the card verified."""
+        return any(s.valid for s in self.signatures)
+
+    def _subject(self) -> str:
+        return self.card.url
 
 
 

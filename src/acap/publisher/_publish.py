@@ -59,7 +59,7 @@ from urllib.parse import urlsplit
 
 from acap.builder import input_digest
 from acap.errors import GitError
-from acap.findings import Finding, Location, Report
+from acap.findings import Finding, Location, Report, Result
 from acap.load import load_operator, strings
 from acap.publisher._directory import DirectoryPublisher
 from acap.publisher._git_branch import BranchPublisher, commit_date
@@ -99,8 +99,8 @@ class HostResult:
     detail: str = ""
 
 
-@dataclass
-class PublishResult:
+@dataclass(repr=False)
+class PublishResult(Result):
     """The whole run.
 
     Attributes:
@@ -111,11 +111,9 @@ class PublishResult:
     report: Report = field(default_factory=Report)
     hosts: list[HostResult] = field(default_factory=list)
 
-    @property
-    def ok(self) -> bool:
-        """True when nothing failed."""
-        return self.report.ok() and all(h.outcome not in ("failed", "held back")
-                                        for h in self.hosts)
+    def _succeeded(self) -> bool:
+        """No host failed or was held back."""
+        return all(h.outcome not in ("failed", "held back") for h in self.hosts)
 
 
 @dataclass
@@ -141,14 +139,14 @@ def preflight(options: PublishOptions) -> Checked:
     """Every check before anything goes out (see the module docstring).
 
     Returns:
-        A :class:`Checked`; nothing may be published unless ``report.ok()``.
+        A :class:`Checked`; nothing may be published unless ``report.ok``.
     """
 
     report = Report()
     cfg = load_operator(options.config)
     report.extend(cfg.findings)
     out = Checked(report, [], {}, cfg)
-    if not report.ok():
+    if not report.ok:
         return out
     site_dir = options.resolved_site_dir()
     manifest = read_manifest(site_dir)
@@ -209,7 +207,7 @@ def publish(options: PublishOptions) -> PublishResult:
 
     checked = preflight(options)
     result = PublishResult(checked.report)
-    if not checked.report.ok():
+    if not checked.report.ok:
         return result
     cfg = checked.cfg
     card_host = checked.card_host

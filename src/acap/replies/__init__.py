@@ -10,9 +10,12 @@ Decide, then build (A2A 1.0 JSON)::
                                   operator="Example Memorial Chapel", what="its prices")
     # send `reply`, with the response header A2A-Extensions: d.echo_header (if not None)
 
-Check a reply::
+Check a reply (a path, an https URL, JSON bytes, parsed JSON or a2a-sdk objects; the card
+likewise)::
     from acap.replies import check_reply
-    findings = check_reply(reply, card, activated=True)
+    result = check_reply(reply, card, activated=True)
+    if not result.ok:
+        for finding in result.findings: ...
 
 Parts: deciding (OR-5.1 to OR-5.8: what to do; the ``A2A-Extensions`` header), building
 (§6: the Message, Task or Artifact), and checking a reply: where the §6.1 object is and
@@ -42,7 +45,6 @@ if TYPE_CHECKING:
     from acap.replies._check import ReplyCheck as ReplyCheck
     from acap.replies._check import carries_object as carries_object
     from acap.replies._check import check_reply as check_reply
-    from acap.replies._check import check_reply_files as check_reply_files
     from acap.replies._check import compare_replies as compare_replies
     from acap.replies._check import reply_text as reply_text
     from acap.replies._checking import sdk_to_json as sdk_to_json

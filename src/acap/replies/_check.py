@@ -44,14 +44,14 @@ What each rule id checks here, and where a reply cannot show everything:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acap.findings import Finding, Report
-from acap.load import JsonDocument, pointer_join, read_card, read_reply
+from acap.findings import Finding, Report, Result
+from acap.load import CARD, REPLY, JsonDocument, document_from
 from acap.replies._behaviour import check_behaviour, mentions_entry
-from acap.replies._checking import CheckContext, Marker, Options, as_document
+from acap.replies._checking import CheckContext, Marker, Options, as_document, sdk_to_json
 from acap.replies._decide import (
     ACTION_REFERRED,
     GIVEN_ON_OPT_IN,
@@ -93,6 +93,7 @@ class _Run:
     skill: OnRequestSkill | None
     markers: list[Marker]
     rf: JsonDocument
+    not_judged: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _run(rf: JsonDocument, card: Mapping[str, Any], opts: Options) -> _Run:
@@ -109,7 +110,7 @@ def _run(rf: JsonDocument, card: Mapping[str, Any], opts: Options) -> _Run:
             or view.final_status):
         return _Run(ctx.findings, view, None, [], rf)
     check_a2a_form(ctx, view)
-    markers = find_markers(ctx, view)
+    markers = find_markers(ctx, view, card)
     skill = None
     if extension_entry(card) is None:
         ctx.add("REPLY-SKILL", "error", "the card does not declare the On Request extension, "
@@ -118,57 +119,118 @@ def _run(rf: JsonDocument, card: Mapping[str, Any], opts: Options) -> _Run:
     else:
         skill = concerned_skill(ctx, card, on_request_skills(card), markers, opts.skill_id)
     if skill is not None:
-        for m in markers:
-            pe = m.obj.get("personEntry") if isinstance(m.obj, Mapping) else None
-            ptr = pointer_join(m.pointer, "personEntry")
-            if (m.skill_id == skill.id and isinstance(pe, str) and pe != skill.person_entry
-                    and ptr not in ctx.bad):
-                ctx.add("OR-6.1", "error", f"personEntry {pe} is not the card's "
-                        f"({skill.person_entry})", ptr,
-                        "§6.1: personEntry is the address from the card, the same for every "
-                        "caller")
         check_behaviour(ctx, view, markers, skill, opts)
     check_echo(ctx, opts)
-    return _Run(ctx.findings, view, skill, markers, rf)
+    return _Run(ctx.findings, view, skill, markers, rf, ctx.not_judged)
 
 
-def check_reply(reply: JsonDocument | str | bytes | Any, card: Mapping[str, Any], *,
-                activated: bool, skill_id: str | None = None,
-                for_named_person: bool | None = None, action: bool | None = None,
-                safeguards_hold: bool | None = None,
+@dataclass(repr=False)
+class ReplyCheck(Result):
+    """What the reply checker found about one reply (or a pair, from
+    :func:`compare_replies`); follows :class:`acap.findings.Result` (``ok``, ``report``,
+    ``findings``, ``passes``).
+
+    Attributes:
+        source: the reply as named in findings (its path, URL or label).
+        report: every finding, reading the card and the reply included.
+        activated: whether the reply was checked as activated (``None`` for a pair).
+        assumed: the activation was not given, so it was read from the reply itself (a
+            marked reply counts as activated): OR-6.1 is then checked in part only.
+        skill: the on-request skill the reply was judged for, or ``None`` when none
+            could be told (``REPLY-SKILL``).
+        not_judged: ``(rule id, what)`` for each thing the reply could not show (whom the
+            caller acts for ...): said, never passed as fine.
+    """
+
+    source: str
+    report: Report = field(default_factory=Report)
+    activated: bool | None = None
+    assumed: bool = False
+    skill: OnRequestSkill | None = None
+    not_judged: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _private_values(operator: str | Path | None,
+                    given: Sequence[Any]) -> tuple[list[Any], list[Finding]]:
+    """The operator's values given on request: ``given``, and those of the
+    operator.private.yaml beside ``operator`` (with the findings of reading it)."""
+    values = list(given)
+    if operator is None:
+        return values, []
+    # start-up: operator.yaml's loader and checks only when an operator file is given
+    from acap.checks import load_private_values
+    from acap.load import load_operator  # start-up: as above
+
+    cfg = load_operator(Path(operator))
+    # an operator file not read (missing, a link out of its folder, a FIFO) is said: its
+    # private values would otherwise go unchecked
+    unread = [f for f in cfg.findings if f.rule == "FILE"]
+    private = load_private_values(cfg)
+    return values + list(private.values), unread + list(private.findings)
+
+
+def check_reply(reply: Any, card: Any, *, activated: bool | None = None,
+                request_extensions: str | Sequence[str] | None = None,
                 response_extensions: str | Sequence[str] | None = None,
-                source: str = "reply", private_values: Sequence[Any] = ()) -> list[Finding]:
-    """Check one reply of an agent against On Request §5 and §6.
+                skill_id: str | None = None, for_named_person: bool | None = None,
+                action: bool | None = None, safeguards_hold: bool | None = None,
+                private_values: Sequence[Any] = (), operator: str | Path | None = None,
+                source: str | None = None, allow_private: bool = False) -> ReplyCheck:
+    """Check one reply of an agent against On Request §5 and §6 (``acap check-reply``).
 
     Args:
-        reply: a :class:`JsonDocument` (from :func:`read_reply`), JSON text, parsed JSON, or
-            a2a-sdk objects: a ``Message``, ``Task``, ``SendMessageResponse`` or
-            ``StreamResponse``, or a list of them (a stream). a2a-sdk is not needed for
-            the others.
-        card: the agent's AgentCard (parsed JSON).
+        reply: the reply, read as every entry point reads its input: a path or an https
+            URL (a ``str`` is never JSON text), JSON ``bytes``, parsed JSON, a
+            :class:`JsonDocument`, or a2a-sdk objects: a ``Message``, ``Task``,
+            ``SendMessageResponse`` or ``StreamResponse``, or a list of them (a stream).
+        card: the agent's AgentCard: a path or an https URL, JSON bytes, parsed JSON or a
+            :class:`JsonDocument`.
         activated: whether the request activated the extension (its ``A2A-Extensions``
-            listed the URI and the card declares it).
+            listed the URI and the card declares it); ``None``: read from
+            ``request_extensions`` against the card, else from the reply itself (a marked
+            reply counts as activated: ``assumed`` in the result).
+        request_extensions: the request's ``A2A-Extensions`` header value, if known.
+        response_extensions: the response's ``A2A-Extensions`` header value, if known
+            (checks the echo, ``A2A-EXT-ECHO``).
         skill_id: the skill the request was for; default: the ``skillId`` of the reply's
             §6.1 object (a reply without one needs it).
         for_named_person: whether the caller acted for a named person; ``None`` = unknown
-            (OR-5.4's "acting for nobody" is then not checked).
+            (OR-5.4's "acting for nobody" is then not judged, and said so).
         action: whether the skill changes something; default: the card's entry carries
             ``completion``, or the reply says ``action-referred``.
         safeguards_hold: whether OR-5.6's four conditions hold; ``None`` = unknown.
-        response_extensions: the response's ``A2A-Extensions`` header value, if known.
-        source: the file name findings give, when ``reply`` is not a :class:`JsonDocument`.
         private_values: the values the operator gives on request
-            (:class:`acap.checks.PrivateValue`, from operator.private.yaml): a referral
-            that states one of them is an OR-5.3 error. Without them, an amount of money
-            in a referral is an OR-5.3 warning (a heuristic).
+            (:class:`acap.checks.PrivateValue`): a referral that states one is an OR-5.3
+            error. Without any, an amount of money in a referral is an OR-5.3 warning (a
+            guess).
+        operator: an operator.yaml whose operator.private.yaml adds to ``private_values``.
+        source: the name findings give to a reply that is bytes or parsed data.
+        allow_private: a URL may lead to a private or loopback address (tests, previews).
 
     Returns:
-        Findings (rule id, level, message, location with JSON pointer and line, hint),
-        in the order found. The rule ids are listed in the module docstring.
+        A :class:`ReplyCheck`; nothing that reply or card hold raises. The rule ids are
+        listed in the module docstring.
     """
-    opts = Options(activated, skill_id, for_named_person, action, safeguards_hold,
-                   response_extensions, tuple(private_values))
-    return _run(as_document(reply, source), card, opts).findings
+    values, found = _private_values(operator, private_values)
+    cf = document_from(card, CARD, allow_private=allow_private)
+    rf = document_from(sdk_to_json(reply), REPLY, label=source, allow_private=allow_private)
+    result = ReplyCheck(rf.source)
+    result.report.extend(found)
+    result.report.extend(cf.findings)
+    if cf.data is None:
+        result.report.extend(rf.findings)
+        return result
+    assumed = False
+    if activated is None and request_extensions is not None:
+        activated = EXTENSION_URI in activated_extensions(cf.data, request_extensions)
+    if activated is None:
+        activated, assumed = carries_object(rf), True
+    run = _run(rf, cf.data, Options(activated, skill_id, for_named_person, action,
+                                    safeguards_hold, response_extensions, tuple(values)))
+    result.report.extend(run.findings)
+    result.activated, result.assumed, result.skill = activated, assumed, run.skill
+    result.not_judged = run.not_judged
+    return result
 
 
 def carries_object(reply: JsonDocument | str | bytes | Any) -> bool:
@@ -212,131 +274,84 @@ def _behaviour_class(run: _Run) -> str | None:
     return "neither gives a result nor refers"
 
 
-def compare_replies(activated_reply: JsonDocument | str | bytes | Any,
-                    plain_reply: JsonDocument | str | bytes | Any, card: Mapping[str, Any], *,
+def compare_replies(activated_reply: Any, plain_reply: Any, card: Any, *,
                     skill_id: str | None = None, for_named_person: bool | None = None,
                     action: bool | None = None, safeguards_hold: bool | None = None,
+                    private_values: Sequence[Any] = (), operator: str | Path | None = None,
                     sources: tuple[str, str] = ("activated", "not-activated"),
                     response_extensions: tuple[str | Sequence[str] | None,
-                                               str | Sequence[str] | None] = (None, None)
-                    ) -> list[Finding]:
-    """Check OR-5.1: the same request, with and without activation, gets the same behaviour.
+                                               str | Sequence[str] | None] = (None, None),
+                    allow_private: bool = False) -> ReplyCheck:
+    """Check OR-5.1: the same request, with and without activation, gets the same behaviour
+    (``acap check-reply --compare``, and each pair of replies ``acap probe`` gets).
 
     Each reply is checked as :func:`check_reply` does (the first as activated, the
-    second as not), then the two are compared: both must give a result, or both
-    refer; when both are tasks they must end in the same state.
-
-    *Partial*: the comparison is of the behaviour's class (gives / refers), not of
-    the information's content.
+    second as not), then the two are compared (:func:`same_behaviour`): both must give
+    a result, or both refer; when both are tasks they must end in the same state; and
+    their words should be the same (a warning: words may vary).
 
     Args:
         activated_reply: the reply to a request whose A2A-Extensions listed the URI.
         plain_reply: the reply to the same request without it.
-        card, skill_id, for_named_person, action, safeguards_hold: as :func:`check_reply`;
-            ``skill_id`` defaults to the activated reply's §6.1 ``skillId``.
-        sources: file names for the two replies' findings.
+        card, skill_id, for_named_person, action, safeguards_hold, private_values,
+            operator, allow_private: as :func:`check_reply`; ``skill_id`` defaults to the
+            activated reply's §6.1 ``skillId``.
+        sources: names for the two replies' findings, where they are not files.
         response_extensions: the two responses' ``A2A-Extensions`` header values, when
             known (``""`` for a response without the header): checks the echo.
 
     Returns:
-        The findings of both replies, then any ``OR-5.1`` finding (located in the
-        activated reply).
+        A :class:`ReplyCheck` (``activated`` ``None``): the findings of both replies,
+        then any ``OR-5.1`` finding (located in the activated reply).
     """
-    a = as_document(activated_reply, sources[0])
-    p = as_document(plain_reply, sources[1])
-    ra = _run(a, card, Options(True, skill_id, for_named_person, action, safeguards_hold,
-                                response_extensions[0]))
+    values, found = _private_values(operator, private_values)
+    cf = document_from(card, CARD, allow_private=allow_private)
+    a = document_from(sdk_to_json(activated_reply), REPLY, label=sources[0],
+                      allow_private=allow_private)
+    p = document_from(sdk_to_json(plain_reply), REPLY, label=sources[1],
+                      allow_private=allow_private)
+    result = ReplyCheck(a.source)
+    result.report.extend(found + cf.findings)
+    if cf.data is None:
+        result.report.extend(a.findings + p.findings)
+        return result
+    ra = _run(a, cf.data, Options(True, skill_id, for_named_person, action, safeguards_hold,
+                                  response_extensions[0], tuple(values)))
     sid = skill_id or (ra.skill.id if ra.skill else None)
-    rp = _run(p, card, Options(False, sid, for_named_person, action, safeguards_hold,
-                               response_extensions[1]))
-    out = ra.findings + rp.findings
+    rp = _run(p, cf.data, Options(False, sid, for_named_person, action, safeguards_hold,
+                                  response_extensions[1], tuple(values)))
+    result.skill = ra.skill or rp.skill
+    result.not_judged = ra.not_judged + [n for n in rp.not_judged if n not in ra.not_judged]
+    result.report.extend(ra.findings + rp.findings)
+    result.report.extend(same_behaviour(ra, rp))
+    return result
+
+
+def same_behaviour(ra: _Run, rp: _Run) -> list[Finding]:
+    """OR-5.1, judged on two checked replies to one request (activated, not activated):
+    one finding at most, for the first difference: the class of behaviour (gives or
+    refers, an error), the final task state (an error), the words (a warning: wording
+    may vary, though activation should only add the §6.1 object). Words that differ
+    because the marked reply leaves out the personEntry are OR-6.2's, said there."""
     ba, bp = _behaviour_class(ra), _behaviour_class(rp)
     if ba is None or bp is None:
-        return out
+        return []
+    a = ra.rf
     if ba != bp:
-        out.append(Finding("OR-5.1", "error", f"with the extension activated the reply {ba}; "
-                           f"without it, it {bp}", a.at(""),
-                           "apply §5.2 to §5.4 to every client; activation only adds the "
-                           "§6.1 object"))
-    elif ra.view and rp.view and ra.view.is_task and rp.view.is_task \
+        return [Finding("OR-5.1", "error", f"with the extension activated the reply {ba}; "
+                        f"without it, it {bp}", a.at(""),
+                        "apply §5.2 to §5.4 to every client; activation only adds the "
+                        "§6.1 object")]
+    if ra.view and rp.view and ra.view.is_task and rp.view.is_task \
             and ra.view.state != rp.view.state:
-        out.append(Finding("OR-5.1", "error", f"the task ends {ra.view.state} when the "
-                           f"extension is activated and {rp.view.state} when it is not",
-                           a.at(ra.view.state_pointer),
-                           "the same request ends in the same task state for every client"))
-    return out
-
-
-@dataclass
-class ReplyCheck:
-    """What ``acap check-reply`` found about one reply (or a pair, with ``compare``).
-
-    Attributes:
-        report: every finding, reading the card and the replies included.
-        activated: whether the reply was checked as activated (``None`` for a pair).
-        assumed: the activation was not given, so it was read from the reply itself (a
-            marked reply counts as activated): OR-6.1 is then checked in part only.
-    """
-
-    report: Report
-    activated: bool | None = None
-    assumed: bool = False
-
-
-def check_reply_files(reply: str, card: str, *, activated: bool | None = None,
-                      request_extensions: str | None = None,
-                      response_extensions: str | None = None, skill_id: str | None = None,
-                      for_named_person: bool | None = None, action: bool | None = None,
-                      safeguards_hold: bool | None = None,
-                      compare: str | None = None, operator: str | None = None) -> ReplyCheck:
-    """``acap check-reply``: read a reply file and a card (a path or https URL), then
-    :func:`check_reply` (or, with ``compare``, :func:`compare_replies` of the two files).
-
-    Args:
-        reply: the reply's file (the activated one, with ``compare``).
-        card: the agent's card, a path or https URL.
-        activated: whether the request activated the extension; ``None`` with
-            ``request_extensions`` given: read from that header value against the card;
-            ``None`` without it: read from the reply (``assumed``).
-        compare: the file of the same request's reply without activation (OR-5.1).
-        operator: the operator's operator.yaml: a referral that states a value its
-            operator.private.yaml lists is an error (OR-5.3).
-        request_extensions, response_extensions, skill_id, for_named_person, action,
-            safeguards_hold: as :func:`check_reply`.
-
-    Returns:
-        A :class:`ReplyCheck`; a file that cannot be read is a finding in its report.
-    """
-
-
-    report = Report()
-    values: list[Any] = []
-    if operator is not None:
-        # start-up: operator.yaml's loader and checks only when --operator is given
-        from acap.checks import load_private_values
-        from acap.load import load_operator  # start-up: as above
-
-        private = load_private_values(load_operator(Path(operator)))
-        report.extend(private.findings)
-        values = list(private.values)
-    cf = read_card(card)
-    report.extend(cf.findings)
-    rf = read_reply(reply)
-    if cf.data is None or rf.data is None:
-        report.extend(rf.findings)
-        return ReplyCheck(report, activated)
-    if compare is not None:
-        report.extend(compare_replies(rf, read_reply(compare), cf.data, skill_id=skill_id,
-                                      for_named_person=for_named_person, action=action,
-                                      safeguards_hold=safeguards_hold))
-        return ReplyCheck(report)
-    assumed = False
-    if request_extensions is not None:
-        activated = EXTENSION_URI in activated_extensions(cf.data, request_extensions)
-    if activated is None:
-        activated, assumed = carries_object(rf), True
-    report.extend(check_reply(rf, cf.data, activated=activated, skill_id=skill_id,
-                              for_named_person=for_named_person, action=action,
-                              safeguards_hold=safeguards_hold,
-                              response_extensions=response_extensions, private_values=values))
-    return ReplyCheck(report, activated, assumed)
+        return [Finding("OR-5.1", "error", f"the task ends {ra.view.state} when the "
+                        f"extension is activated and {rp.view.state} when it is not",
+                        a.at(ra.view.state_pointer),
+                        "the same request ends in the same task state for every client")]
+    said_a, said_p = (" ".join(reply_text(r.rf).split()) for r in (ra, rp))
+    if said_a and said_p and said_a != said_p \
+            and not any(f.rule == "OR-6.2" for f in ra.findings + rp.findings):
+        return [Finding("OR-5.1", "warning", "the reply's words differ with and without the "
+                        "extension activated", a.at(""), "say the same words to every "
+                        "client; activation only adds the §6.1 object")]
+    return []

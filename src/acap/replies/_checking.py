@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from acap.findings import Finding, Level
-from acap.load import REPLY, JsonDocument, parse_reply, pointer_join
+from acap.load import REPLY, JsonDocument, document_from, pointer_join
 from acap.replies._view import Node
 
 TASK_STATES = ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED",
@@ -43,13 +43,15 @@ class Options:
 
 
 class CheckContext:
-    """The findings of one check, and the pointers already found at fault (a later rule
-    does not report the same place again)."""
+    """The findings of one check, the pointers already found at fault (a later rule
+    does not report the same place again), and what could not be judged
+    (``not_judged``: ``(rule id, what)``, said instead of passed as fine)."""
 
     def __init__(self, rf: JsonDocument) -> None:
         self.rf = rf
         self.findings: list[Finding] = []
         self.bad: set[str] = set()
+        self.not_judged: list[tuple[str, str]] = []
 
     def add(self, rule: str, level: Level, message: str, pointer: str | None,
             hint: str | None = None) -> None:
@@ -79,14 +81,17 @@ def sdk_to_json(value: Any) -> Any:
     return MessageToDict(value)
 
 
-def as_document(reply: Any, source: str) -> JsonDocument:
-    """``reply`` as a located document: as is, parsed from JSON text, wrapped parsed JSON, or
-    an a2a-sdk object (or a list of them) turned into A2A 1.0 JSON first."""
-    if isinstance(reply, JsonDocument):
-        return reply
-    if isinstance(reply, (str, bytes)):
-        return parse_reply(reply, source)
-    return JsonDocument(source, REPLY, data=sdk_to_json(reply))
+def as_document(reply: Any, source: str | None = None) -> JsonDocument:
+    """``reply`` as a located document, read as every entry point reads its input
+    (:func:`acap.load.document_from`): a :class:`JsonDocument` as is, a path or an https
+    URL, JSON bytes, parsed JSON, or an a2a-sdk object (or a list of them) turned into A2A
+    1.0 JSON first.
+
+    Args:
+        reply: as above.
+        source: the name findings give to bytes or parsed data (default ``reply``).
+    """
+    return document_from(sdk_to_json(reply), REPLY, label=source)
 
 
 def parts_pointer(node: Node | None) -> str:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 from acap import schemas
+from acap.card import same_address
+from acap.checks import person_entry_problems
 from acap.findings import Finding
-from acap.load import pointer_join, pointer_of
+from acap.load import pointer_join, pointer_of, shorten
 from acap.replies._checking import TASK_STATES, CheckContext, Marker, Options
 from acap.replies._decide import (
     ACTION_REFERRED,
@@ -22,6 +23,7 @@ from acap.replies._decide import (
     STATUSES,
     OnRequestSkill,
     card_skill_ids,
+    on_request_skills,
     parse_extensions_header,
 )
 from acap.replies._view import Node, ReplyView
@@ -32,64 +34,79 @@ def _nonempty_str(v: Any) -> bool:
     return isinstance(v, str) and bool(v)
 
 
+def _parts(ctx: CheckContext, node: Node, what: str) -> None:
+    """A2A 1.0: ``parts`` is REQUIRED and each Part holds one of text, raw, url, data."""
+    ps = node.data.get("parts")
+    ptr = pointer_join(node.pointer, "parts")
+    if not isinstance(ps, list) or not ps:
+        ctx.add("A2A-REPLY", "error", f"the {what} has no parts", ptr if "parts" in node.data
+                else node.pointer, "A2A 1.0: parts is REQUIRED, e.g. [{\"text\": \"...\"}]")
+        return
+    for i, p in enumerate(ps):
+        pp = pointer_join(ptr, i)
+        if not isinstance(p, Mapping):
+            ctx.add("A2A-REPLY", "error", "a Part is not an object", pp, None)
+            continue
+        if "kind" in p:
+            ctx.add("A2A-REPLY", "error", "a Part carries `kind`, an A2A 0.3 field",
+                    pointer_join(pp, "kind"),
+                    "A2A 1.0 names the content directly: {\"text\": \"...\"}")
+        if len([k for k in ("text", "raw", "url", "data") if k in p]) != 1:
+            ctx.add("A2A-REPLY", "error", "a Part needs exactly one of text, raw, url, data",
+                    pp, None)
+
+
+def _required(ctx: CheckContext, node: Node, what: str, key: str, shown: str) -> None:
+    if not _nonempty_str(node.data.get(key)):
+        ctx.add("A2A-REPLY", "error", f"the {what} has no {key}", node.pointer,
+                f"A2A 1.0: {shown} is REQUIRED")
+
+
+def _no_kind(ctx: CheckContext, node: Node, what: str) -> None:
+    if "kind" in node.data:
+        ctx.add("A2A-REPLY", "error", f"the {what} carries `kind`, an A2A 0.3 field",
+                pointer_join(node.pointer, "kind"), "remove it; A2A 1.0 has no kind")
+
+
+def _message_form(ctx: CheckContext, n: Node) -> None:
+    """A reply Message: ROLE_AGENT, a messageId, no 0.3 kind, its parts."""
+    role = n.data.get("role")
+    if role != "ROLE_AGENT":
+        hint = ("A2A 1.0 writes ROLE_AGENT (0.3 wrote \"agent\")" if role == "agent"
+                else "an agent's reply has role ROLE_AGENT")
+        ctx.add("A2A-REPLY", "error", f"the reply Message has role {role!r}",
+                pointer_join(n.pointer, "role") if "role" in n.data else n.pointer, hint)
+    _required(ctx, n, "Message", "messageId", "messageId")
+    _no_kind(ctx, n, "Message")
+    _parts(ctx, n, "Message")
+
+
+def _state_form(ctx: CheckContext, view: ReplyView) -> None:
+    """The final task state is an A2A 1.0 TaskState name."""
+    st = view.final_status
+    if st is None:
+        return
+    state = st.data.get("state")
+    if state in TASK_STATES:
+        return
+    hint = (f"A2A 1.0 writes TASK_STATE_{state.upper().replace('-', '_')}"
+            if isinstance(state, str) and state.islower() else
+            "one of " + ", ".join(TASK_STATES))
+    ctx.add("A2A-REPLY", "error", f"task state {state!r} is not an A2A 1.0 TaskState",
+            view.state_pointer if "state" in st.data else st.pointer, hint)
+
+
 def check_a2a_form(ctx: CheckContext, view: ReplyView) -> None:
     """A2A 1.0 JSON: the fields a2a.proto marks REQUIRED, enum names, no 0.3 ``kind``."""
-    def parts(node: Node, what: str) -> None:
-        ps = node.data.get("parts")
-        ptr = pointer_join(node.pointer, "parts")
-        if not isinstance(ps, list) or not ps:
-            ctx.add("A2A-REPLY", "error", f"the {what} has no parts", ptr if "parts" in node.data
-                    else node.pointer, "A2A 1.0: parts is REQUIRED, e.g. [{\"text\": \"...\"}]")
-            return
-        for i, p in enumerate(ps):
-            pp = pointer_join(ptr, i)
-            if not isinstance(p, Mapping):
-                ctx.add("A2A-REPLY", "error", "a Part is not an object", pp, None)
-                continue
-            if "kind" in p:
-                ctx.add("A2A-REPLY", "error", "a Part carries `kind`, an A2A 0.3 field",
-                        pointer_join(pp, "kind"),
-                        "A2A 1.0 names the content directly: {\"text\": \"...\"}")
-            content = [k for k in ("text", "raw", "url", "data") if k in p]
-            if len(content) != 1:
-                ctx.add("A2A-REPLY", "error",
-                        "a Part needs exactly one of text, raw, url, data", pp, None)
-
-    def required(node: Node, what: str, key: str, shown: str) -> None:
-        if not _nonempty_str(node.data.get(key)):
-            ctx.add("A2A-REPLY", "error", f"the {what} has no {key}", node.pointer,
-                    f"A2A 1.0: {shown} is REQUIRED")
-
-    def no_kind(node: Node, what: str) -> None:
-        if "kind" in node.data:
-            ctx.add("A2A-REPLY", "error", f"the {what} carries `kind`, an A2A 0.3 field",
-                    pointer_join(node.pointer, "kind"), "remove it; A2A 1.0 has no kind")
-
     for n in view.messages:
-        role = n.data.get("role")
-        if role != "ROLE_AGENT":
-            hint = ("A2A 1.0 writes ROLE_AGENT (0.3 wrote \"agent\")" if role == "agent"
-                    else "an agent's reply has role ROLE_AGENT")
-            ctx.add("A2A-REPLY", "error", f"the reply Message has role {role!r}",
-                    pointer_join(n.pointer, "role") if "role" in n.data else n.pointer, hint)
-        required(n, "Message", "messageId", "messageId")
-        no_kind(n, "Message")
-        parts(n, "Message")
+        _message_form(ctx, n)
     for n in view.artifacts:
-        required(n, "Artifact", "artifactId", "artifactId")
-        parts(n, "Artifact")
+        _required(ctx, n, "Artifact", "artifactId", "artifactId")
+        _parts(ctx, n, "Artifact")
     for n in view.tasks:
-        required(n, "Task", "id", "Task.id")
-        no_kind(n, "Task")
-    st = view.final_status
-    if st is not None:
-        state = st.data.get("state")
-        if state not in TASK_STATES:
-            hint = (f"A2A 1.0 writes TASK_STATE_{state.upper().replace('-', '_')}"
-                    if isinstance(state, str) and state.islower() else
-                    "one of " + ", ".join(TASK_STATES))
-            ctx.add("A2A-REPLY", "error", f"task state {state!r} is not an A2A 1.0 TaskState",
-                    view.state_pointer if "state" in st.data else st.pointer, hint)
+        _required(ctx, n, "Task", "id", "Task.id")
+        _no_kind(ctx, n, "Task")
+    _state_form(ctx, view)
 
 
 _PLACE_HINT = ("§6.2: on-request and action-referred go on the Message (Message.metadata, or "
@@ -97,112 +114,125 @@ _PLACE_HINT = ("§6.2: on-request and action-referred go on the Message (Message
                "the information")
 
 
-def _schema_message(err: Any) -> str:
+def _schema_message(err: Any, siblings: list[Any]) -> str:
+    """One schema error of a §6.1 object in words, read from jsonschema's structured error
+    (its validator, instance and schema), never from its English message."""
     if err.validator == "required":
-        missing = err.message.split("'")[1] if "'" in err.message else err.message
-        return f"the §6.1 object has no {missing}"
+        return f"the §6.1 object has no {schemas.required_member(err, siblings)}"
     if err.validator == "enum":
-        return f"status {err.instance!r} is not one of {', '.join(STATUSES)}"
-    if err.validator == "pattern":
-        return f"personEntry {err.instance!r} {_person_entry_fault(err.instance)}"
-    return f"the §6.1 object is not valid: {err.message}"
+        return f"status {shorten(repr(err.instance), 60)} is not one of {', '.join(STATUSES)}"
+    if err.validator == "type":
+        what = "an object" if err.validator_value == "object" else "text"
+        where = pointer_of(err.relative_path) or "the §6.1 object"
+        return f"{where.lstrip('/')} must be {what}"
+    if err.validator == "minLength":
+        return f"{pointer_of(err.relative_path).lstrip('/')} is empty"
+    return f"the §6.1 object breaks #/$defs/reply ({err.validator} at " \
+           f"{pointer_of(err.relative_path) or '/'})"
 
 
-def _person_entry_fault(value: Any) -> str:
-    """What makes a personEntry in a §6.1 object break its pattern (an https URL without
-    query or fragment, or a global tel: number), in words."""
+def person_entry_findings(ctx: CheckContext, value: Any, ptr: str, card_value: str | None
+                          ) -> None:
+    """A §6.1 object's personEntry, judged by the judgement the card's gets
+    (:func:`acap.checks.person_entry_problems`: OR-3.4, OR-3.8, URL-FORM), and
+    compared with the card's by RFC 3986 and RFC 3966 equivalence
+    (:func:`acap.card.same_address`: OR-6.1). One fault, one finding: a value at fault
+    on its own is said once, naming the card's address where it differs too."""
+    if not isinstance(value, str):
+        return  # a type error of the object: said by the schema
+    differs = card_value is not None and not same_address(value, card_value)
+    found = person_entry_problems(value, in_card=True)
+    for p in found:  # the guesses, as the card's personEntry gets them
+        if p.level == "warning":
+            ctx.findings.append(Finding(p.rule, "warning", f"personEntry {shorten(value, 80)}: "
+                                        f"{p.message}", ctx.rf.at(ptr), p.hint))
+    problems = [p for p in found if p.level == "error"]
+    if problems:
+        p = problems[0]
+        also = f"; and it is not the card's personEntry ({card_value})" if differs else ""
+        shown = shorten(repr(value), 80)
+        said = p.message if p.message.startswith(repr(value)) else f"{shown}: {p.message}"
+        ctx.add(p.rule, "error", f"personEntry {said}{also}",
+                ptr, "give the card's personEntry as it is" if differs else p.hint)
+    elif differs:
+        ctx.add("OR-6.1", "error", f"personEntry {shorten(value, 80)} is not the card's "
+                f"({card_value})", ptr, "§6.1: personEntry is the address from the card, the "
+                "same for every caller")
 
-    text = str(value)
-    low = text.lower()
-    if any(ch.isspace() for ch in text):
-        return "contains a space"
-    if low.startswith("http://"):
-        return "is http, not https"
-    if low.startswith("tel:"):
-        return "is not a tel: number in global form (tel:+ and digits, no spaces)"
-    if not low.startswith("https://"):
-        return "is neither an https URL nor a tel: number"
-    parts = urlsplit(text)
-    if not parts.netloc:
-        return "has no host"
-    return "is not an https URL the §6.1 object accepts"
+
+def _placement(ctx: CheckContext, m: Marker, listed: bool, n: Node) -> None:
+    """OR-6.1: where a §6.1 object sits (§6.2) and that its carrier lists the URI."""
+    sptr = pointer_join(m.pointer, "status")
+    if m.kind == "misplaced":
+        ctx.add("OR-6.1", "error", "the §6.1 object is in the wrong place: "
+                f"{'a Task' if 'status' in n.data else 'this object'}'s metadata is not where "
+                "§6.2 puts it", m.pointer, _PLACE_HINT)
+        return
+    if not listed:
+        ctx.add("OR-6.1", "error", f"the {m.kind} carries the §6.1 object but does not "
+                "list the extension URI in its extensions array",
+                pointer_join(n.pointer, "extensions") if "extensions" in n.data else n.pointer,
+                f"add \"extensions\": [\"{EXTENSION_URI}\"] (Annex C item 3)")
+    if m.status in (ON_REQUEST, ACTION_REFERRED) and m.kind == "artifact":
+        ctx.add("OR-6.1", "error", f"{m.status} is on an Artifact; a referral is "
+                "communication and goes on a Message (A2A §3.7)", sptr, _PLACE_HINT)
+    elif m.status == GIVEN_ON_OPT_IN and m.kind == "message":
+        ctx.add("OR-6.1", "error", "given-on-opt-in is on a Message; information "
+                "given is a result and goes on its Artifact (Annex C item 1)", sptr,
+                _PLACE_HINT)
 
 
-def _query_or_fragment(value: Any) -> str | None:
-    """OR-3.8: what an https personEntry carries about the caller (a query string or a
-    fragment), in words, or ``None``."""
-    if not isinstance(value, str) or not value.lower().startswith("https://"):
+def _marker(ctx: CheckContext, n: Node, kind: str, card_entries: Mapping[str, str]
+            ) -> Marker | None:
+    """The §6.1 object of ``n`` (``None`` when it has none), judged: its members against
+    the schema, its personEntry as the card's is, its place (OR-6.1, OR-3.4, OR-3.8)."""
+    meta, exts = n.data.get("metadata"), n.data.get("extensions")
+    listed = isinstance(exts, list) and EXTENSION_URI in exts
+    if not (isinstance(meta, Mapping) and EXTENSION_URI in meta):
+        if listed and kind != "misplaced":
+            ctx.add("OR-6.1", "error", f"the {kind} lists the extension URI in "
+                    "extensions but carries no §6.1 object in metadata",
+                    pointer_join(n.pointer, "extensions"),
+                    f"put {{status, skillId, personEntry}} in metadata under "
+                    f"{EXTENSION_URI}, or drop the URI from extensions")
         return None
+    obj = meta[EXTENSION_URI]
+    optr = pointer_join(pointer_join(n.pointer, "metadata"), EXTENSION_URI)
+    errors = schemas.errors(schemas.EXTENSION, obj, "reply")
+    for err in sorted(errors, key=lambda e: list(e.absolute_path)):
+        if list(err.absolute_path) == ["personEntry"] and err.validator in ("pattern",
+                                                                          "format"):
+            continue  # the value is judged as the card's is, below
+        ctx.add("OR-6.1", "error", _schema_message(err, errors),
+                pointer_of(err.absolute_path, optr),
+                "§6.1: {\"status\": \"on-request\" | \"action-referred\" | "
+                "\"given-on-opt-in\", \"skillId\": ..., \"personEntry\": ...}")
+    status = obj.get("status") if isinstance(obj, Mapping) else None
+    sid = obj.get("skillId") if isinstance(obj, Mapping) else None
+    m = Marker(n, kind, optr, status if status in STATUSES else None,
+               sid if _nonempty_str(sid) else None, obj)
+    if isinstance(obj, Mapping) and "personEntry" in obj:
+        person_entry_findings(ctx, obj["personEntry"], pointer_join(optr, "personEntry"),
+                              card_entries.get(m.skill_id or ""))
+    _placement(ctx, m, listed, n)
+    return m
 
-    parts = urlsplit(value)
-    if parts.query or value.endswith("?"):
-        return f"a query string (?{parts.query})"
-    if parts.fragment or "#" in value:
-        return f"a fragment (#{parts.fragment})"
-    return None
 
-
-def find_markers(ctx: CheckContext, view: ReplyView) -> list[Marker]:
-    """Every §6.1 object of the reply, each checked against the schema, its status
-    against its place (§6.2) and its carrier's ``extensions`` list (OR-6.1, OR-3.8)."""
-
+def find_markers(ctx: CheckContext, view: ReplyView,
+                 card: Mapping[str, Any] | None = None) -> list[Marker]:
+    """Every §6.1 object of the reply, each judged once (:func:`_marker`): against the
+    schema, its personEntry as the card's is and against the card's, its status against
+    its place (§6.2) and its carrier's ``extensions`` list (OR-6.1, OR-3.4, OR-3.8). An
+    object in a place §6.2 does not name (a Task's metadata, a Part's) is one finding,
+    and still says which skill the reply is about (``kind`` ``misplaced``)."""
+    entries = {sid: s.person_entry for sid, s in on_request_skills(card or {}).items()}
     found: list[Marker] = []
-    for kind, nodes in (("message", view.messages), ("artifact", view.artifacts)):
+    for kind, nodes in (("message", view.messages), ("artifact", view.artifacts),
+                        ("misplaced", view.other_metadata)):
         for n in nodes:
-            meta, exts = n.data.get("metadata"), n.data.get("extensions")
-            has_obj = isinstance(meta, Mapping) and EXTENSION_URI in meta
-            listed = isinstance(exts, list) and EXTENSION_URI in exts
-            ext_ptr = pointer_join(n.pointer, "extensions")
-            if not has_obj:
-                if listed:
-                    ctx.add("OR-6.1", "error", f"the {kind} lists the extension URI in "
-                            "extensions but carries no §6.1 object in metadata", ext_ptr,
-                            f"put {{status, skillId, personEntry}} in metadata under "
-                            f"{EXTENSION_URI}, or drop the URI from extensions")
-                continue
-            assert isinstance(meta, Mapping)
-            obj = meta[EXTENSION_URI]
-            optr = pointer_join(pointer_join(n.pointer, "metadata"), EXTENSION_URI)
-            for err in sorted(schemas.errors(schemas.EXTENSION, obj, "reply"),
-                              key=lambda e: list(e.absolute_path)):
-                ptr = pointer_of(err.absolute_path, optr)
-                carries = _query_or_fragment(err.instance) if err.validator == "pattern" \
-                    else None
-                if carries:
-                    # OR-3.8, not a malformed address: ptr is not marked bad, so that the
-                    # comparison with the card's personEntry below says that it differs too
-                    ctx.findings.append(Finding(
-                        "OR-3.8", "error", f"personEntry {err.instance!r} carries {carries}; "
-                        "personEntry is the same address for every caller and says nothing "
-                        "about them", ctx.rf.at(ptr), "give the card's personEntry as it is"))
-                    continue
-                ctx.add("OR-6.1", "error", _schema_message(err), ptr,
-                        "§6.1: {\"status\": \"on-request\" | \"action-referred\" | "
-                        "\"given-on-opt-in\", \"skillId\": ..., \"personEntry\": ...}")
-            status = obj.get("status") if isinstance(obj, Mapping) else None
-            sid = obj.get("skillId") if isinstance(obj, Mapping) else None
-            m = Marker(n, kind, optr, status if status in STATUSES else None,
-                        sid if _nonempty_str(sid) else None, obj)
-            found.append(m)
-            if not listed:
-                ctx.add("OR-6.1", "error", f"the {kind} carries the §6.1 object but does not "
-                        "list the extension URI in its extensions array",
-                        ext_ptr if "extensions" in n.data else n.pointer,
-                        f"add \"extensions\": [\"{EXTENSION_URI}\"] (Annex C item 3)")
-            sptr = pointer_join(optr, "status")
-            if m.status in (ON_REQUEST, ACTION_REFERRED) and kind == "artifact":
-                ctx.add("OR-6.1", "error", f"{m.status} is on an Artifact; a referral is "
-                        "communication and goes on a Message (A2A §3.7)", sptr, _PLACE_HINT)
-            elif m.status == GIVEN_ON_OPT_IN and kind == "message":
-                ctx.add("OR-6.1", "error", "given-on-opt-in is on a Message; information "
-                        "given is a result and goes on its Artifact (Annex C item 1)", sptr,
-                        _PLACE_HINT)
-    for n in view.other_metadata:
-        meta = n.data.get("metadata")
-        if isinstance(meta, Mapping) and EXTENSION_URI in meta:
-            ctx.add("OR-6.1", "error", "the §6.1 object is in the wrong place",
-                    pointer_join(pointer_join(n.pointer, "metadata"), EXTENSION_URI),
-                    _PLACE_HINT)
+            m = _marker(ctx, n, kind, entries)
+            if m is not None:
+                found.append(m)
     return found
 
 

@@ -1,10 +1,11 @@
 """What a reply's text says: where to ask (OR-5.3, OR-6.2) and two wording heuristics.
 
 * :func:`mentions_person_entry` decides whether a text gives the personEntry
-  address: an https URL written with or without ``https://`` (host compared
-  without case, trailing ``/`` ignored), or a telephone number written in any
-  form the ``phonenumbers`` library recognises for the number's own country
-  (``+44 20 7946 0000``, ``tel:+44-20-7946-0000``, ``020 7946 0000``).
+  address: an https URL written with or without ``https://``, equal in RFC 3986
+  normal form (host case, default port, escapes; a final ``/`` ignored), or a
+  telephone number, with its extension, written in any form the ``phonenumbers``
+  library recognises for the number's own country (``+44 20 7946 0000``,
+  ``tel:+44-20-7946-0000``, ``020 7946 0000``).
 * :func:`denies_existence` and :func:`claims_done` are English phrase lists.
   They cannot understand a reply; the checker reports what they find as
   warnings and says that it is a heuristic.
@@ -15,20 +16,26 @@ from __future__ import annotations
 import re
 
 # A token that may be a URL or a host/path written without its scheme.
-_URLISH = re.compile(r"(?:https?://)?[A-Za-z0-9.-]+\.[A-Za-z]{2,}(?::\d+)?(?:/[^\s<>\"'()]*)?")
+_URLISH = re.compile(r"(?:[Hh][Tt][Tt][Pp][Ss]?://)?[A-Za-z0-9.-]+\.[A-Za-z]{2,}(?::\d+)?"
+                     r"(?:/[^\s<>\"'()]*)?")
 _TRAILING = ".,;:!?"
 
 
-def _norm_url(url: str) -> str | None:
-    """``https://Ask.Example.com/talk/`` -> ``ask.example.com/talk``; ``None`` for http: etc."""
-    u = url
-    if u.lower().startswith("https://"):
-        u = u[8:]
-    elif "://" in u:
-        return None
-    host, _, path = u.partition("/")
-    path = path.rstrip("/")
-    return host.lower() + ("/" + path if path else "")
+def _as_url(token: str) -> str:
+    """A token of text as an https URL: ``ask.example.com/talk`` -> ``https://ask.example.com/talk``."""
+    return token if "://" in token else f"https://{token}"
+
+
+def _same_for_a_reader(token: str, person_entry: str) -> bool:
+    """True when the URL a person reads in the text is the personEntry: equal in RFC 3986
+    normal form (:func:`acap.card.normal_url`: host case, default port, escapes), with or
+    without ``https://``, and with or without a final ``/`` (a reader follows either to
+    the same page; the §6.1 object itself is compared strictly, OR-6.1)."""
+    # start-up: the card stage's address rules only when a reply is read
+    from acap.card import normal_url
+
+    a, b = normal_url(_as_url(token)), normal_url(person_entry)
+    return a.lower().startswith("https://") and a.rstrip("/") == b.rstrip("/")
 
 
 def display_person_entry(person_entry: str) -> str:
@@ -55,14 +62,10 @@ def mentions_person_entry(text: str, person_entry: str) -> bool:
         return False
     if person_entry.lower().startswith("tel:"):
         return person_entry in text or _mentions_phone(text, person_entry)
-    want = _norm_url(person_entry)
-    if want is None:
+    if not person_entry.lower().startswith("https://"):
         return False
-    for m in _URLISH.finditer(text):
-        token = m.group(0).rstrip(_TRAILING)
-        if _norm_url(token) == want:
-            return True
-    return False
+    return any(_same_for_a_reader(m.group(0).rstrip(_TRAILING), person_entry)
+               for m in _URLISH.finditer(text))
 
 
 def _mentions_phone(text: str, tel: str) -> bool:
@@ -74,24 +77,31 @@ def _mentions_phone(text: str, tel: str) -> bool:
     phone = parse_phone(tel)
     if phone is None:
         return False
-    want = phonenumbers.parse(phone.e164, None)
+    try:  # the card's number with its extension (RFC 3966 ;ext=), as phonenumbers reads it
+        want = phonenumbers.parse(tel, None)
+    except phonenumbers.NumberParseException:
+        return False
     region = phonenumbers.region_code_for_number(want)
     for match in phonenumbers.PhoneNumberMatcher(text, region):
         if phonenumbers.format_number(match.number,
-                                      phonenumbers.PhoneNumberFormat.E164) == phone.e164:
+                                      phonenumbers.PhoneNumberFormat.E164) == phone.e164 \
+                and (match.number.extension or "") == (want.extension or ""):
             return True
     return False
 
 
-# OR-5.3: "MUST NOT answer as though the information did not exist".
+# OR-5.3: "MUST NOT answer as though the information did not exist". "not available" is
+# a denial, but "not available to assistants", "not available here" or "online" is how a
+# correct referral says where it is available: those are not matched.
 _DENIES = re.compile(
     r"\b(?:"
-    r"no (?:such )?(?:information|details|data|record|price list)"
-    r"|(?:do not|don't|does not|doesn't) (?:have|hold|keep) (?:that|this|any|such)"
+    r"no (?:such )?(?:information|details|data|record|price list|prices?)"
+    r"|(?:do not|don't|does not|doesn't) (?:have|hold|keep) (?:that|this|any|such|an?|the)\b"
     r"|(?:do not|don't) know"
     r"|(?:does not|doesn't|do not|don't) exist"
     r"|(?:is|are) (?:not known|unknown)"
-    r"|(?:not|isn't|aren't) available"
+    r"|(?:not|isn't|aren't) available(?! (?:to|here|online|over|by|through|via|from|in|on|"
+    r"for|at)\b)"
     r")\b",
     re.IGNORECASE,
 )

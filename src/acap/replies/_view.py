@@ -117,37 +117,56 @@ def _artifact(view: ReplyView, art: Any, ptr: str) -> None:
 
 
 def _walk(view: ReplyView, data: Any, ptr: str, depth: int = 0) -> None:
+    """Read one value of the reply into ``view``, by its shape (see the module docstring);
+    a value of no known shape is ``unknown``."""
     if depth > 8 or not isinstance(data, (Mapping, list)):
         view.unknown.append(ptr)
-        return
-    if isinstance(data, list):
-        if depth or not data:
-            view.unknown.append(ptr)
-            return
-        for i, item in enumerate(data):
-            _walk(view, item, pointer_join(ptr, i), depth + 1)
-        return
-    if "jsonrpc" in data:
-        if isinstance(data.get("error"), Mapping):
-            view.errors.append(Node(pointer_join(ptr, "error"), data["error"]))
-        elif "result" in data:
-            _walk(view, data["result"], pointer_join(ptr, "result"), depth + 1)
-        else:
-            view.unknown.append(ptr)
-        return
-    if "messageId" in data or "role" in data:
+    elif isinstance(data, list):
+        _stream(view, data, ptr, depth)
+    elif "jsonrpc" in data:
+        _jsonrpc(view, data, ptr, depth)
+    elif "messageId" in data or "role" in data:
         view.messages.append(Node(ptr, data))
         _parts_metadata(view, data, ptr)
+    elif "status" in data and ("id" in data or "contextId" in data):
+        _task(view, data, ptr)
+    else:
+        _wrapper(view, data, ptr, depth)
+
+
+def _stream(view: ReplyView, data: list[Any], ptr: str, depth: int) -> None:
+    """A recorded stream: a list at the top, of replies in order."""
+    if depth or not data:
+        view.unknown.append(ptr)
         return
-    if "status" in data and ("id" in data or "contextId" in data):
-        view.tasks.append(Node(ptr, data))
-        view.other_metadata.append(Node(ptr, data))
-        _status(view, data.get("status"), pointer_join(ptr, "status"))
-        arts = data.get("artifacts")
-        if isinstance(arts, list):
-            for i, a in enumerate(arts):
-                _artifact(view, a, pointer_join(pointer_join(ptr, "artifacts"), i))
-        return
+    for i, item in enumerate(data):
+        _walk(view, item, pointer_join(ptr, i), depth + 1)
+
+
+def _jsonrpc(view: ReplyView, data: Mapping[str, Any], ptr: str, depth: int) -> None:
+    """A JSON-RPC 2.0 response: its error object, or its result read as a reply."""
+    if isinstance(data.get("error"), Mapping):
+        view.errors.append(Node(pointer_join(ptr, "error"), data["error"]))
+    elif "result" in data:
+        _walk(view, data["result"], pointer_join(ptr, "result"), depth + 1)
+    else:
+        view.unknown.append(ptr)
+
+
+def _task(view: ReplyView, data: Mapping[str, Any], ptr: str) -> None:
+    """A Task: its status (the final one so far) and its Artifacts."""
+    view.tasks.append(Node(ptr, data))
+    view.other_metadata.append(Node(ptr, data))
+    _status(view, data.get("status"), pointer_join(ptr, "status"))
+    arts = data.get("artifacts")
+    if isinstance(arts, list):
+        for i, a in enumerate(arts):
+            _artifact(view, a, pointer_join(pointer_join(ptr, "artifacts"), i))
+
+
+def _wrapper(view: ReplyView, data: Mapping[str, Any], ptr: str, depth: int) -> None:
+    """A SendMessageResponse or StreamResponse: exactly one of message, task,
+    statusUpdate, artifactUpdate."""
     wrappers = [k for k in ("message", "task", "statusUpdate", "artifactUpdate") if k in data]
     if len(wrappers) != 1:
         view.unknown.append(ptr)
@@ -156,14 +175,14 @@ def _walk(view: ReplyView, data: Any, ptr: str, depth: int = 0) -> None:
     inner, iptr = data[key], pointer_join(ptr, key)
     if key in ("message", "task"):
         _walk(view, inner, iptr, depth + 1)
-    elif isinstance(inner, Mapping):
+    elif not isinstance(inner, Mapping):
+        view.unknown.append(iptr)
+    else:
         view.other_metadata.append(Node(iptr, inner))
         if key == "statusUpdate":
             _status(view, inner.get("status"), pointer_join(iptr, "status"))
         else:
             _artifact(view, inner.get("artifact"), pointer_join(iptr, "artifact"))
-    else:
-        view.unknown.append(iptr)
 
 
 def read_view(data: Any) -> ReplyView:

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -80,6 +81,31 @@ def errors(name: str, instance: Any, ref: str | None = None) -> list[Any]:
     if fast is not None and fast.is_valid(instance):
         return []
     return list(validator(name, ref).iter_errors(instance))
+
+
+def required_member(err: Any, siblings: Sequence[Any]) -> str:
+    """The member a jsonschema ``required`` error finds missing, read from the error's
+    structure (the ``required`` list, the object), never from its English message.
+
+    jsonschema yields one ``required`` error per missing member, in the order of the
+    list, each with the whole list: the k-th such error at one place (among
+    ``siblings``, the errors it came with) names the k-th missing member.
+
+    Args:
+        err: a ``ValidationError`` whose ``validator`` is ``required``.
+        siblings: the errors ``err`` was found with (:func:`errors`, or an error's
+            ``context``).
+
+    Returns:
+        The member's name (``""`` if the error is not such an error).
+    """
+    have = err.instance if isinstance(err.instance, dict) else {}
+    names = err.validator_value if isinstance(err.validator_value, list) else []
+    missing = [str(m) for m in names if m not in have]
+    same = [e for e in siblings if e.validator == "required" and e.schema is err.schema
+            and list(e.absolute_path) == list(err.absolute_path)]
+    k = next((i for i, e in enumerate(same) if e is err), 0)
+    return missing[k] if k < len(missing) else (missing[0] if missing else "")
 
 
 @cache

@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from acap.site._files import swap_in as swap_in
     from acap.site._files import url_to_path as url_to_path
     from acap.site._files import write_failure as write_failure
-    from acap.site._files import write_file_atomic as write_file_atomic
     from acap.site._files import write_files as write_files
     from acap.site._files import write_site as write_site
     from acap.site._guard import batch_site_findings as batch_site_findings

@@ -64,6 +64,9 @@ from typing import Any
 
 import orjson
 
+from acap.errors import FileRefused
+from acap.load import Root, read_file
+
 __all__ = ["FILE_STATS", "SETTLED_NS", "FileStats", "read_file_stats", "record_file_stats",
            "settled", "signature", "unchanged_output"]
 
@@ -78,6 +81,9 @@ SETTLED_NS = 3_000_000_000
 
 #: The format of :data:`FILE_STATS`; another is ignored.
 _VERSION = 1
+#: Largest file-stats record read (bytes): far above a batch of a hundred thousand
+#: operators; a file put in its place is refused rather than read without end.
+_LIMIT = 1 << 30
 
 
 def signature(st: os.stat_result) -> list[int]:
@@ -133,10 +139,10 @@ def unchanged_output(sig: list[int], recorded: object, mark: int) -> bool:
 
 def read_file_stats(site_dir: Path) -> FileStats:
     """The signatures recorded in ``site_dir`` (none when the file is missing or damaged)."""
-    try:
-        with open(site_dir / FILE_STATS, "rb") as f:
-            data = orjson.loads(f.read())
-    except (OSError, ValueError, RecursionError):
+    try:  # acap's own file: inside site/, through no link (issue 22)
+        data = orjson.loads(read_file(site_dir / FILE_STATS, Root(site_dir, "the site folder"),
+                                      _LIMIT))
+    except (OSError, ValueError, RecursionError, FileRefused):
         return FileStats({})
     return FileStats(data if isinstance(data, dict) else {})
 

@@ -372,20 +372,6 @@ def real_site_dir(site_dir: Path) -> Path:
     return path.resolve() if path.is_symlink() else path
 
 
-def write_file_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` in one rename, keeping the file's mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.acap-tmp")
-    tmp.write_bytes(data)
-    try:
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
 def write_failure(site_dir: Path, exc: OSError) -> Finding:
     """The ``SITE-WRITE`` error for a site folder that could not be written."""
     return Finding("SITE-WRITE", "error", f"cannot write {site_dir}: {exc.strerror or exc}",

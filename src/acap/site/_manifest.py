@@ -35,6 +35,8 @@ from typing import Any
 import orjson
 
 from acap._package import __version__
+from acap.errors import FileRefused
+from acap.load import Root, read_file, write_file
 
 __all__ = ["MANIFEST", "Manifest", "read_manifest", "write_manifest"]
 
@@ -165,6 +167,10 @@ class Manifest:
 
 #: Manifests read by this process: ``{path: (stat key, parsed)}`` (see :func:`read_manifest`).
 _manifests: dict[str, tuple[tuple[int, ...], Manifest | None]] = {}
+#: Largest manifest read (bytes): far above a batch of a hundred thousand operators, so
+#: that a file put in its place (``/dev/zero`` behind a link is refused anyway) is
+#: refused rather than read without end.
+MANIFEST_LIMIT = 1 << 30
 
 
 def read_manifest(site_dir: Path) -> Manifest | None:
@@ -185,9 +191,9 @@ def read_manifest(site_dir: Path) -> Manifest | None:
     seen = _manifests.get(str(path))
     if seen is not None and seen[0] == key:
         return seen[1]
-    try:
-        data = orjson.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
+    try:  # acap's own file: inside site/, through no link (issue 22)
+        data = orjson.loads(read_file(path, Root(site_dir, "the site folder"), MANIFEST_LIMIT))
+    except (OSError, ValueError, RecursionError, FileRefused):
         return None
     result = Manifest(data) if isinstance(data, dict) else None
     if len(_manifests) > 8:
@@ -202,15 +208,13 @@ def write_manifest(folder: Path, manifest: Manifest) -> None:
     record per operator; the standard library for what orjson does not write)."""
 
     forget_manifests()
-    man = folder / MANIFEST
-    man.parent.mkdir(parents=True, exist_ok=True)
     try:
         data = orjson.dumps(manifest.data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
                             | orjson.OPT_APPEND_NEWLINE)
     except TypeError:  # orjson.JSONEncodeError: e.g. an integer beyond 64 bits
         data = (json.dumps(manifest.data, indent=2, sort_keys=True, ensure_ascii=False)
                 + "\n").encode("utf-8", "surrogateescape")
-    man.write_bytes(data)
+    write_file(folder / MANIFEST, Root(folder, "the new site folder"), data)
 
 
 def forget_manifests() -> None:

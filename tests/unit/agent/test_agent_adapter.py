@@ -86,7 +86,7 @@ def test_every_reply_of_the_adapter_passes_check_reply(chapel: tuple[str, Path],
     assert events, "no reply"
     # check_reply reads the SDK's objects as they came (a stream: a list of them)
     found = check_reply(events, card, activated=activated, skill_id=skill,
-                        for_named_person=False, response_extensions=echo or "")
+                        for_named_person=False, response_extensions=echo or "").findings
     if skill == "opening-hours":  # public: answered, not this extension's (REPLY-SKILL)
         assert [f.rule for f in found] == ["REPLY-SKILL"]
         assert "09:00 to 17:00" in events[-1].message.parts[0].text
@@ -163,7 +163,7 @@ def test_a_named_person_gets_what_the_operator_opened(tmp_path: Path) -> None:
             assert art.parts[0].text.startswith("A direct cremation costs £1,395")
             assert art.metadata[EXT]["status"] == "given-on-opt-in"
             assert check_reply(events, card, activated=True, for_named_person=True,
-                               response_extensions=echo) == []
+                               response_extensions=echo).findings == []
             events, _ = asyncio.run(_ask(base, PROMPTS["memorial-notice"], activated=False,
                                          streaming=streaming, card=card))
             task = events[-1].task
@@ -171,7 +171,7 @@ def test_a_named_person_gets_what_the_operator_opened(tmp_path: Path) -> None:
             assert task.status.message.parts[0].text == \
                 "The memorial notice has been passed to our staff."
             assert check_reply(events, card, activated=False, skill_id="memorial-notice",
-                               for_named_person=True, safeguards_hold=True) == []
+                               for_named_person=True, safeguards_hold=True).findings == []
         # the same request from a caller acting for nobody is referred (OR-5.4)
         app_nobody = create_app(OnRequestExecutor(chapel.ChapelExecutor(), built,
                                                   skill_of=chapel.skill_of), built)

@@ -224,7 +224,7 @@ def test_an_operator_of_a_batch_publishes_its_own_hosts_from_the_shared_site(
                                        pages=False)).failed
     config = tmp_path / "ops" / "op00001" / "operator.yaml"
     res = publish(trial(config=config, site_dir=site, dir=tmp_path / "out"))
-    assert res.report.ok(), report_text(res.report)
+    assert res.report.ok, report_text(res.report)
     assert (tmp_path / "out" / ".well-known" / "agent-card.json").read_bytes() == \
         (site / "op1.example" / ".well-known" / "agent-card.json").read_bytes()
     # A changed operator file makes its part of the batch stale: publish refuses.

@@ -26,7 +26,7 @@ def test_a_private_file_linked_out_of_the_folder_is_refused_unread(tmp_path: Pat
     err = only_error(rebuild(tmp_path), ops[0])
     assert err.rule == "PRIVATE-VALUES"
     assert err.location.file.endswith("op00000/operator.private.yaml")
-    assert "outside the folder" in err.message
+    assert "leads out of the project folder" in err.message
     text = report_text(rebuild(tmp_path).outcomes[0].report)
     assert "hunter2" not in text and "database_password" not in text
 
@@ -41,7 +41,7 @@ def test_another_tenants_private_file_cannot_be_named(tmp_path: Path) -> None:
     assert all("secret" not in t for t in texts), texts
     a = next(o for o in res.outcomes if o.config == ops[0])
     assert [f.rule for f in a.report.errors] == ["PRIVATE-VALUES"]
-    assert "outside the folder" in a.report.errors[0].message
+    assert "leads out of the project folder" in a.report.errors[0].message
 
 
 def test_a_hard_linked_private_file_is_refused_in_a_batch(tmp_path: Path) -> None:

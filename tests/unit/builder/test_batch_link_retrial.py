@@ -78,7 +78,7 @@ def test_an_operator_file_linked_to_nothing_is_a_file_error(tmp_path: Path,
     err = only_error(res, ops[0])
     assert (err.rule, err.location.file, err.location.line) == ("FILE", str(ops[0]), None)
     assert "leads nowhere" in err.message
-    assert not res.report.ok() or res.failed  # the batch fails: exit 1
+    assert not res.report.ok or res.failed  # the batch fails: exit 1
     assert (tmp_path / "site" / "op0.example").is_dir()
 
 

@@ -24,7 +24,7 @@ HOSTS = ("example.com", "ask.example.com")
 def test_every_host_folder_has_its_hosting_files(example: Path) -> None:
     set_overlay(example, "example.com", False)  # acap's pages are the whole of example.com
     result = run_build(example, write=True)
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     site = example.parent / "site"
     for host in HOSTS:
         assert (site / host / ".nojekyll").read_bytes() == b""
@@ -56,7 +56,7 @@ def test_the_website_host_gets_acaps_files_only(example: Path) -> None:
     files and writes no home page, no 404 page and no .nojekyll (a GitHub Pages branch
     gets .nojekyll from acap publish, where the branch's site can do without Jekyll)."""
     result = run_build(example)
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     mine = sorted(rel for rel in result.files if rel.startswith("example.com/"))
     assert mine == ["example.com/.well-known/.htaccess", "example.com/.well-known/agent-card.json",
                     "example.com/.well-known/jwks.json", "example.com/CNAME",
@@ -89,7 +89,7 @@ def test_a_person_entry_at_the_websites_root_is_refused_on_its_line(tmp_path: Pa
                            "lives: it would replace your website's home page")
     assert "overlay: false" in (err.hint or "")
     data["hosts"]["example.com"]["overlay"] = False  # acap's pages are all of example.com
-    assert run_build(write_yaml(tmp_path, data)).report.ok()
+    assert run_build(write_yaml(tmp_path, data)).report.ok
 
 
 def test_root_and_404_pages_point_to_where_to_ask(example: Path) -> None:
@@ -134,7 +134,7 @@ def test_cache_max_age_is_configurable(tmp_path: Path) -> None:
     data = example_data()
     data["cache"] = {"card": 120, "pages": 0}
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     card = parse_headers(page_text(result, "example.com/_headers"))
     assert dict(headers_for(card, "/.well-known/agent-card.json"))["Cache-Control"] == \
         "public, max-age=120"
@@ -167,7 +167,7 @@ def test_hosts_built_by_other_steps_get_nojekyll_and_headers_only(example: Path)
     from acap.builder import BuildOptions, build
 
     result = build(BuildOptions(config=example, spec_site=True, write=False))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     host = "agent-capability.org"
     assert result.files[f"{host}/.nojekyll"] == b""
     for name in ("index.html", "404.html", "CNAME"):
@@ -196,7 +196,7 @@ def test_the_page_is_written_at_talk_html_and_talk_index_html(tmp_path: Path) ->
     data = example_data()
     data["page"] = {"languages": ["en", "fr"], "translations": {"fr": {}}}
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     pages = sorted(p for p in result.files if p.startswith("ask.example.com/talk"))
     assert pages == ["ask.example.com/talk.html", "ask.example.com/talk/fr/index.html",
                      "ask.example.com/talk/index.html"]
@@ -224,7 +224,7 @@ def test_a_person_entry_with_a_slash_or_a_file_name_is_written_once(tmp_path: Pa
             if s.get("kind") == "on-request":
                 s["personEntry"] = entry
         result = run_build(write_yaml(tmp_path, data))
-        assert result.report.ok(), report_text(result.report)
+        assert result.report.ok, report_text(result.report)
         assert [p for p in result.files if p.startswith("ask.example.com/talk")] == [rel]
         canonical = scan(page_text(result, rel)).find("link", rel="canonical")[0]["href"]
         assert canonical == entry
@@ -234,7 +234,7 @@ def test_talk_and_talk_html_as_two_person_entries_are_one_page(tmp_path: Path) -
     data = example_data()
     data["skills"][2]["personEntry"] = "https://ask.example.com/talk.html"
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     html = page_text(result, "ask.example.com/talk.html")
     assert html.encode() == result.files["ask.example.com/talk/index.html"]
     text = scan(html).all_text()
@@ -267,7 +267,7 @@ def test_the_home_page_acap_writes_does_not_link_the_website_to_itself(
     data["operator"]["website"] = website
     data["hosts"]["example.com"]["overlay"] = False
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     home = page_text(result, "example.com/index.html")
     assert _website_links(home) == []
     assert "<footer>\n<p>Example Memorial Chapel</p>" in home
@@ -285,7 +285,7 @@ def test_server_settings_follow_the_cards_cache_time(tmp_path: Path) -> None:
     data = example_data()
     data["cache"] = {"card": 0}
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     assert result.servers == [".servers/example.com"]  # the card's host only
     for rel in ("example.com/.well-known/.htaccess", ".servers/example.com/apache.conf",
                 ".servers/example.com/nginx.conf", ".servers/example.com/Caddyfile"):

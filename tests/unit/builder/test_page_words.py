@@ -122,7 +122,7 @@ def test_acap_words_writes_english_to_translate_for_a_language_acap_lacks(
     path.write_text(text.replace("howHeading: How to ask", "howHeading: Sut i ofyn"),
                     encoding="utf-8")
     result = run_build(cfg)
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     assert "Sut i ofyn" in page_text(result, "ask.example.com/talk/cy/index.html")
 
 

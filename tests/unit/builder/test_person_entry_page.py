@@ -60,7 +60,7 @@ def _errors(result: Any) -> list[Any]:
 
 def test_bundled_example_writes_the_person_entry_page(example: Path) -> None:
     result = run_build(example, write=True)
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     page = example.parent / "site" / TALK
     assert page.is_file()
     assert (example.parent / "site" / TALK_HTML).read_bytes() == page.read_bytes()
@@ -117,7 +117,7 @@ def test_what_operator_yaml_leaves_out_is_left_out(tmp_path: Path) -> None:
     data = example_data()
     data["contact"] = {"email": "ask@example.com"}
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     html = page_text(result, TALK)
     s = scan(html)
     assert [a for a in s.find("a") if a.get("href", "").startswith("tel:")] == []
@@ -135,7 +135,7 @@ def test_a_page_without_any_way_to_ask_is_a_warning(tmp_path: Path) -> None:
     for s in data["skills"]:
         s.pop("reachesStaff", None)
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok()
+    assert result.report.ok
     [w] = [f for f in result.report.warnings if f.rule == "PAGE-CONTACT"]
     assert "says what to ask but not how" in w.message
     assert w.location.line is not None
@@ -156,7 +156,7 @@ def test_for_people_is_shown_in_place_of_the_agent_description(tmp_path: Path) -
     data = example_data()
     data["skills"][4]["forPeople"] = "Ring us and a funeral director will talk with you."
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     html = page_text(result, TALK)
     assert "<h3>Book an arrangement meeting</h3>\n<p>A time to sit down with one of our " \
         "funeral directors and plan the funeral together. We will find a time that suits " \
@@ -177,7 +177,7 @@ def test_for_people_is_shown_in_place_of_the_agent_description(tmp_path: Path) -
 def test_without_for_people_the_description_is_shown_without_restating_the_lead(
         tmp_path: Path) -> None:
     result = run_build(write_yaml(tmp_path, _without_for_people()))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     html = page_text(result, TALK)
     # "Costs and inclusions of the chapel's services. Given to the person who asks, on
     # request.": the second sentence only says what the lead says, and is dropped
@@ -196,7 +196,7 @@ def test_a_description_that_only_restates_the_lead_leaves_the_name_alone(
     data = _without_for_people()
     data["skills"][1]["description"] = "Given to the person who asks, on request."
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     html = page_text(result, TALK)
     assert "<h3>Service costs</h3>\n</li>" in html
     assert "<p></p>" not in html
@@ -243,7 +243,7 @@ def test_for_people_is_translated_like_the_other_page_texts(tmp_path: Path) -> N
                                                "qui le demande, sur demande."},
         "speak-to-staff": {"name": "Parler à quelqu'un"}}}}}
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     fr = page_text(result, TALK_FR)
     assert "<h3>Coût des services</h3>\n<p>Ce que coûte chacun de nos services.</p>" in fr
     assert "<h3>Prendre rendez-vous</h3>\n<p>Réserve un entretien.</p>" in fr
@@ -312,7 +312,7 @@ def test_jsonld_script_text_cannot_end_the_script_element() -> None:
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_every_operator_text_field_appears_as_text(tmp_path: Path, payload: str) -> None:
     result = run_build(write_yaml(tmp_path, everything_set_to(payload)), write=True)
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     checked = 0
     for rel in result.files:
         if not rel.endswith(".html"):
@@ -365,7 +365,7 @@ def _two_languages(tmp_path: Path, **fr: Any) -> Path:
 def test_each_language_has_its_page_with_hreflang_links_between_them(tmp_path: Path) -> None:
     result = run_build(_two_languages(tmp_path))
     # Fully translated: no PAGE-* warning (the example's own OR-5.x warnings stay).
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     assert not [f for f in result.report if f.rule.startswith("PAGE-")], \
         report_text(result.report)
     en, fr = scan(page_text(result, TALK)), scan(page_text(result, TALK_FR))
@@ -392,7 +392,7 @@ def test_each_language_has_its_page_with_hreflang_links_between_them(tmp_path: P
 def test_an_untranslated_text_is_marked_with_its_language_and_warned(tmp_path: Path) -> None:
     cfg = _two_languages(tmp_path, skills={"service-pricing": {"name": "Coût des services"}})
     result = run_build(cfg)
-    assert result.report.ok()
+    assert result.report.ok
     [w] = [f for f in result.report.warnings if f.rule == "PAGE-TRANSLATION"]
     assert "skills.service-pricing.forPeople" in w.message and "in English" in w.message
     assert "skills.arrangement-booking.name" in w.message
@@ -427,7 +427,7 @@ def test_a_words_file_in_templates_adds_a_language(tmp_path: Path) -> None:
     cy = _words_en().replace("How to ask\n", "Sut i ofyn\n")
     (tmp_path / "templates" / "words" / "cy.yaml").write_text(cy, encoding="utf-8")
     result = run_build(cfg)
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     s = scan(page_text(result, TALK))
     assert s.find("html")[0]["lang"] == "cy"
     assert "Sut i ofyn" in s.all_text()
@@ -444,7 +444,7 @@ def test_a_words_file_in_templates_rewords_a_shipped_language(tmp_path: Path) ->
     assert de != shipped
     (tmp_path / "templates" / "words" / "de.yaml").write_text(de, encoding="utf-8")
     result = run_build(cfg)
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     s = scan(page_text(result, TALK)).all_text()
     assert "So fragen Sie uns" in s and "So erreichen Sie uns" not in s
     assert "Wir sprechen Englisch" in s  # the rest of acap's German words, and CLDR's name
@@ -490,7 +490,7 @@ def test_language_settings_mistakes(tmp_path: Path, page: dict[str, Any], rule: 
     data = example_data()
     data["page"] = page
     result = run_build(write_yaml(tmp_path, data))
-    assert not result.report.ok()
+    assert not result.report.ok
     [f] = result.report.errors
     assert (f.rule, f.message) == (rule, says)
     assert f.location.line is not None
@@ -560,7 +560,7 @@ def _override(tmp_path: Path, name: str, text: str) -> Path:
 def test_a_template_in_templates_replaces_acaps(tmp_path: Path) -> None:
     cfg = _override(tmp_path, "footer.html", "<p>Family run since 1921.</p>\n")
     result = run_build(cfg)
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     text = scan(page_text(result, TALK)).all_text()
     assert "Family run since 1921." in text
     assert "This page sets no cookies" not in text
@@ -571,7 +571,7 @@ def test_an_override_can_extend_acaps_template_and_replace_one_block(tmp_path: P
                     '{% extends "acap/person-entry.html" %}\n'
                     "{% block about %}<p>We answer every question ourselves.</p>{% endblock %}\n")
     result = run_build(cfg)
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     text = scan(page_text(result, TALK)).all_text()
     assert "We answer every question ourselves." in text
     assert "Why this page" not in text
@@ -581,7 +581,7 @@ def test_an_override_can_extend_acaps_template_and_replace_one_block(tmp_path: P
 def test_a_css_override_is_allowed_by_its_own_hash(tmp_path: Path) -> None:
     css = "body { font-family: serif; }\n"
     result = run_build(_override(tmp_path, "page.css", css))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     html = page_text(result, TALK)
     assert f"<style>{css}</style>" in html
     assert audit.style_hash(css) in scan(html).find("meta", http_equiv="Content-Security-Policy")[
@@ -593,7 +593,7 @@ def test_the_repositorys_own_override_changes_the_bundled_page(tmp_path: Path) -
     plain = run_build(tmp_path / "operator.yaml")
     shutil.copytree(REPO / "templates", tmp_path / "templates")
     over = run_build(tmp_path / "operator.yaml")
-    assert over.report.ok(), report_text(over.report)
+    assert over.report.ok, report_text(over.report)
     note = "fictional business of the On Request specification's Annex A"
     assert note in page_text(over, TALK) and note not in page_text(plain, TALK)
 
@@ -605,7 +605,7 @@ def test_a_template_using_an_undefined_name_fails_the_build_clearly(tmp_path: Pa
     site.mkdir()
     (site / "keep.txt").write_text("previous build")
     result = run_build(cfg, write=True)
-    assert not result.report.ok() and not result.written
+    assert not result.report.ok and not result.written
     [f] = result.report.errors
     assert f.rule == "PAGE-TEMPLATE"
     assert f.location.file == str(tmp_path / "templates" / "footer.html")
@@ -635,7 +635,7 @@ def test_a_template_syntax_error_names_its_line(tmp_path: Path) -> None:
 def test_an_override_that_is_not_the_same_for_everyone_fails(tmp_path: Path, snippet: str,
                                                              says: str) -> None:
     result = run_build(_override(tmp_path, "footer.html", snippet + "\n"))
-    assert not result.report.ok()
+    assert not result.report.ok
     assert any(f.rule == "PAGE-SAME-FOR-EVERYONE" and says in f.message
                for f in result.report.errors), report_text(result.report)
 
@@ -674,7 +674,7 @@ def test_same_origin_images_are_allowed(tmp_path: Path) -> None:
         '{% extends "acap/person-entry.html" %}\n'
         '{% block about %}<img src="https://ask.example.com/l.png" alt="">{% endblock %}\n')
     result = run_build(cfg)
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     assert '<img src="https://ask.example.com/l.png" alt="">' in page_text(result, TALK)
 
 
@@ -718,7 +718,7 @@ def test_two_builds_write_the_same_pages(example: Path) -> None:
 
 def test_templates_are_compiled_once_per_process(tmp_path: Path) -> None:
     first = run_build(write_yaml(tmp_path, example_data()))
-    assert first.report.ok()
+    assert first.report.ok
     env = templating.templates(None).env
     tpl = env.get_template("person-entry.html")
     for i in range(3):
@@ -726,7 +726,7 @@ def test_templates_are_compiled_once_per_process(tmp_path: Path) -> None:
         data["operator"]["name"] = f"Operator {i}"
         folder = tmp_path / str(i)
         folder.mkdir()
-        assert run_build(write_yaml(folder, data)).report.ok()
+        assert run_build(write_yaml(folder, data)).report.ok
     assert templating.templates(None).env is env
     assert env.get_template("person-entry.html") is tpl
 
@@ -760,7 +760,7 @@ def test_the_person_entry_page_docs_languages_example_builds(tmp_path: Path) -> 
     data = example_data()
     data.update(yaml.safe_load(snippet))
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     fr = scan(page_text(result, TALK_FR)).all_text()
     assert "Coût des services" in fr and "Nous sommes là pour vous aider" in fr
     assert "We are here to help" in scan(page_text(result, TALK)).all_text()
@@ -770,7 +770,7 @@ def test_a_person_entry_naming_a_pdf_gets_no_page_and_a_warning(tmp_path: Path) 
     data = example_data()
     data["skills"][1]["personEntry"] = "https://ask.example.com/prices.pdf"
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     assert "ask.example.com/prices.pdf" not in result.files
     [w] = [f for f in result.report.warnings if f.rule == "PAGE-PATH"]
     assert "prices.pdf" in w.message and w.location.line is not None
@@ -787,7 +787,7 @@ def test_a_person_entry_at_a_host_root_is_that_hosts_index(tmp_path: Path) -> No
             s["personEntry"] = "https://ask.example.com/"
     data["page"] = {"languages": ["en", "fr"], "translations": {"fr": {}}}
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     s = scan(page_text(result, "ask.example.com/index.html"))
     assert "What you can ask us about" in s.all_text()
     assert s.find("a", hreflang="fr")[0]["href"] == "/fr/"

@@ -54,7 +54,7 @@ def _build(folder: Path, example: Path) -> Path:
     config = folder / "operator.yaml"
     shutil.copyfile(example, config)
     result = build(BuildOptions(config=config, spec_site=True))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     assert result.written
     return result.site_dir
 
@@ -361,7 +361,7 @@ def test_two_builds_in_a_row_give_identical_files(
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1000000000")
     again = build(BuildOptions(config=project / "operator.yaml", site_dir=tmp_path / "site",
                                spec_site=True))
-    assert again.report.ok()
+    assert again.report.ok
     import os
 
     assert os.environ["SOURCE_DATE_EPOCH"] == "1000000000"
@@ -386,7 +386,7 @@ def test_without_the_spec_site_mkdocs_is_not_even_imported(tmp_path: Path) -> No
     code = ("import sys; from pathlib import Path; "
             "from acap.builder._build import build, BuildOptions; "
             "r = build(BuildOptions(config=Path('operator.yaml'), spec_site=False)); "
-            "assert r.report.ok(), report_text(r.report); "
+            "assert r.report.ok, report_text(r.report); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mkdocs', 'markdown')))")
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                          text=True, check=True)

@@ -142,7 +142,7 @@ def test_ordinary_templates_still_render_as_before(tmp_path: Path) -> None:
                       '{{ a ~ "x" }}|{{ "-" * 3 }}|{{ "{}!".format(a) }}</p>{% endfor %}'
                       "{% for a in [] %}{% else %}<p>none</p>{% endfor %}", encoding="utf-8")
     result = build(BuildOptions(config=cfg, spec_site=False))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     page = page_text(result, TALK)
     assert "<p>  1|  ab  |1x|---|1!</p><p>  2|  ab  |2x|---|2!</p><p>none</p>" in page
 

@@ -59,7 +59,7 @@ def test_unsigned_card_has_annex_a1_key_order_at_every_level() -> None:
 
 def test_built_and_signed_card_without_signatures_equals_annex_a1(example: Path) -> None:
     result = run_build(example)
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     published = json.loads((example.parent / "site" / CARD).read_bytes())
     assert list(published)[-1] == "signatures"
     assert len(published.pop("signatures")) == 1

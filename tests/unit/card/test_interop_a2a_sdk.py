@@ -115,7 +115,7 @@ def test_acap_card_verifies_with_a2a_sdk(operator: tuple[Path, str], alg: str) -
         path.write_text(text.replace("\nsigning:\n", f"\nsigning:\n  algorithm: {alg}\n"),
                         encoding="utf-8")
     result = run_build(path)
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     site = path.parent / "site" / host / ".well-known"
     raw = (site / "agent-card.json").read_bytes()
     jwks_doc = json.loads((site / "jwks.json").read_bytes())
@@ -131,7 +131,7 @@ def test_acap_card_verifies_with_a2a_sdk(operator: tuple[Path, str], alg: str) -
 
 def test_non_ascii_text_is_written_as_is(write_operator: Callable[..., Path]) -> None:
     path = write_operator(NON_ASCII)
-    assert run_build(path).report.ok()
+    assert run_build(path).report.ok
     raw = (path.parent / "site" / HOST / ".well-known/agent-card.json").read_bytes()
     assert "Pompes funèbres Éloïse".encode() in raw
     assert "Straße".encode() in raw

@@ -122,7 +122,7 @@ def test_built_card_verifies_with_acap_verify(example: Path, alg: str) -> None:
     set_key_file(example, new_private(alg))
     if alg.startswith(("RS", "PS")):
         with_algorithm(example, alg)
-    assert run_build(example).report.ok()
+    assert run_build(example).report.ok
     card_path = example.parent / "site" / CARD
     res = verify_card(str(card_path))
     assert res.ok, report_text(res.report)

@@ -56,7 +56,7 @@ def test_valid_operator_case(case: Case, tmp_path: Path) -> None:
     """A valid operator.yaml builds with no error, and ``acap check`` finds no error in
     the card it gives: the build and the card checks agree."""
     result = build_case(case, tmp_path)
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     assert found(result.report) == case.expected, report_text(result.report)
     card_rel = next(rel for rel in result.files if rel.endswith(".well-known/agent-card.json"))
     card_file = tmp_path / "site" / card_rel
@@ -128,7 +128,7 @@ def test_card_case(case: Case, serve: Callable[[bytes, str, int], str],
 def test_valid_card_case(case: Case, serve: Callable[[bytes, str, int], str],
                          tmp_path: Path) -> None:
     result = check_case(case, serve, tmp_path)
-    assert result.ok(), report_text(result.report)
+    assert result.ok, report_text(result.report)
     assert found(result.report, card_name(case)) == case.expected, report_text(result.report)
 
 

@@ -32,7 +32,7 @@ def run(text: str, tmp_path: Path) -> list[Finding]:
     path = tmp_path / "operator.yaml"
     path.write_text(text, encoding="utf-8")
     result = build(BuildOptions(config=path, write=False))
-    assert result.card is None or result.report.ok()
+    assert result.card is None or result.report.ok
     return list(result.report)
 
 

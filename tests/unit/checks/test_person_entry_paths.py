@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from acap.checks import check_operator_file
+from acap.builder import check_operator_file
 from support.paths import REPO
 
 OPERATOR = REPO / "tests" / "cases" / "operator" / "private-values-faults.yaml"

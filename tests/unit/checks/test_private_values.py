@@ -102,7 +102,7 @@ def test_money_without_a_private_file_says_it_will_be_published(example: Path) -
     with_private(example, "", PRICE_LINE, PRICE_LINE.replace("services.", "services, £2,450."))
     (example.parent / "operator.private.yaml").unlink()
     result = build(BuildOptions(config=example, write=False, spec_site=False))
-    assert result.report.ok()
+    assert result.report.ok
     [f] = [f for f in result.report if f.rule == "OR-3.9"]
     assert (f.level, f.location.line) == ("warning", DESCRIPTION_LINE)
     assert "it will be published in the card and on the pages" in f.message

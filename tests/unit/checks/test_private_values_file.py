@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from acap.checks import check_operator_file
+from acap.builder import check_operator_file
 from support.paths import REPO
 
 OPERATOR = REPO / "tests" / "cases" / "operator" / "private-values-faults.yaml"
@@ -36,7 +36,7 @@ def test_a_private_file_linked_out_of_the_folder_is_refused(tmp_path: Path) -> N
     (tmp_path / "out.yaml").write_text('service-pricing: ["£2,450"]\n', encoding="utf-8")
     (tmp_path / "p" / "operator.private.yaml").symlink_to(tmp_path / "out.yaml")
     [f] = [f for f in check_operator_file(op).report.findings if f.rule == "PRIVATE-VALUES"]
-    assert f.level == "error" and "outside the folder" in f.message
+    assert f.level == "error" and "leads out of the project folder" in f.message
     assert f.location.file.endswith("operator.private.yaml")
 
 

@@ -144,7 +144,7 @@ def test_overlong_skill_name_is_a_warning_with_the_limit(write_operator: Write) 
     text = example_with("    name: Opening hours and location\n",
                         "    name: " + "x" * 201 + "\n")
     result = run_build(write_operator(text))
-    assert result.report.ok()
+    assert result.report.ok
     [f] = [f for f in result.report if f.rule == "TEXT-LENGTH"]
     assert (f.level, f.location.line) == ("warning", 50)
     assert f.message == "'name' is 201 characters long; keep it under 200"

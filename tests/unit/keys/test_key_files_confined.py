@@ -7,7 +7,6 @@ asserts the finding and that nothing outside was read (its key never signs) or c
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ import pytest
 from click.testing import Result
 
 from support.cards import CARD, acap, new_private, pem, set_key_file, tree
-from support.files import FORMS, REFUSED, SECRET, Outside, outside, plant
+from support.files import FORMS, REFUSED, SECRET, Outside, ends, outside, plant
 
 KEY = ".acap/signing-key.pem"
 PREVIOUS = "keys/previous-keys.json"
@@ -28,13 +27,8 @@ def project(example: Path, tmp_path: Path) -> tuple[Path, Outside]:
 
 
 def _run(*args: str) -> Result:
-    """``acap ARGS`` in a thread that must end: a FIFO or a device never holds it."""
-    done: list[Result] = []
-    t = threading.Thread(target=lambda: done.append(acap(*args)), daemon=True)
-    t.start()
-    t.join(120)
-    assert not t.is_alive(), f"acap {' '.join(args)} waited on a FIFO or read a device"
-    return done[0]
+    """``acap ARGS``, which must end: a FIFO or a device never holds it."""
+    return ends(lambda: acap(*args))
 
 
 def _plant_key(example: Path, form: str, out: Outside) -> bytes:
@@ -56,9 +50,15 @@ def test_build_reads_the_key_only_inside_the_project(project: tuple[Path, Outsid
     res = _run("build", "-c", str(example), "--no-spec-site", "--no-pages")
     assert SECRET.decode() not in _shown(res)
     assert out.unchanged()
-    if form not in REFUSED:  # a link that stays in the project is followed
+    if form == "link-last-in":  # a link that stays in the project is followed
         assert res.exit_code == 0, res.stderr
         assert (example.parent / "site" / CARD).is_file()
+        return
+    if form == "link-middle-in":  # read through .acap, but the build writes the agent
+        assert res.exit_code == 1  # policy there: nothing is written through a link
+        assert "the agent policy .acap/operator.agent-policy.json would not be written: " \
+            ".acap is a symbolic link" in res.stderr and "[FILE-WRITE]" in res.stderr
+        assert not (example.parent / "site").exists()
         return
     assert res.exit_code == 1
     assert f"{KEY}" in res.stderr and "[KEY-FILE]" in res.stderr, res.stderr

@@ -349,7 +349,7 @@ def test_jwks_has_public_members_only(example: Path, alg: str) -> None:
     set_key_file(example, new_private(alg))
     if alg.startswith(("RS", "PS")):
         with_algorithm(example, alg)
-    assert run_build(example).report.ok()
+    assert run_build(example).report.ok
     doc = site_jwks(example)
     assert list(doc) == ["keys"]
     for jwk in doc["keys"]:

@@ -83,7 +83,7 @@ def test_surprise_is_the_text_typed_where_text_is_expected(write_operator: Write
 def test_surprise_reaches_the_published_card_as_text(write_operator: Write, value: str) -> None:
     path = write_operator(TEXT_PLACES.format(v=value))
     result = run_build(path)
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     card = json.loads((path.parent / "site/a.example/.well-known/agent-card.json").read_bytes())
     assert card["version"] == value
     assert card["skills"][0]["tags"] == [value]

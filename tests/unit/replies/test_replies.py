@@ -322,7 +322,7 @@ def test_builder_output_passes_the_checker(card_name: str) -> None:
         found = check_reply(reply, card, activated=d.activated, skill_id=sid,
                             for_named_person=named,
                             safeguards_hold=None if guards is None else guards.all_hold,
-                            response_extensions=d.echo_header or "")
+                            response_extensions=d.echo_header or "").findings
         assert found == [], (sid, d.outcome, [finding_text(f) for f in found])
     assert built >= 8
 
@@ -332,24 +332,28 @@ def test_builder_replies_with_and_without_activation_compare_equal() -> None:
                              (A1, "arrangement-booking", True)]:
         _, on = _build_for(card, sid, header=EXTENSION_URI, named=named, guards=None, task=True)
         _, off = _build_for(card, sid, header=None, named=named, guards=None, task=True)
-        assert compare_replies(on, off, card, skill_id=sid, for_named_person=named) == []
+        assert compare_replies(on, off, card, skill_id=sid, for_named_person=named).findings == []
 
 
 # -- checker API details ------------------------------------------------------------------
 
-def test_check_reply_takes_text_or_parsed_json() -> None:
-    text = (CASES / "or-6.2-text-lacks-entry.json").read_text(encoding="utf-8")
-    from_text = check_reply(text, A1, activated=True, source="r.json")
-    assert [(f.rule, f.location.file, f.location.line) for f in from_text] == [
+def test_check_reply_takes_a_path_bytes_or_parsed_json() -> None:
+    path = CASES / "or-6.2-text-lacks-entry.json"
+    text = path.read_text(encoding="utf-8")
+    from_path = check_reply(str(path), A1, activated=True).findings
+    assert [(f.rule, f.location.file, f.location.line) for f in from_path] == [
+        ("OR-6.2", str(path), 4)]
+    from_bytes = check_reply(text.encode(), A1, activated=True, source="r.json").findings
+    assert [(f.rule, f.location.file, f.location.line) for f in from_bytes] == [
         ("OR-6.2", "r.json", 4)]
-    from_data = check_reply(json.loads(text), A1, activated=True)
+    from_data = check_reply(json.loads(text), A1, activated=True).findings
     assert [(f.rule, f.location.line, f.location.pointer) for f in from_data] == [
         ("OR-6.2", None, "/parts")]
 
 
 def test_finding_points_into_the_reply_with_pointer_and_column() -> None:
     f, = check_reply(read_reply(CASES / "or-6.1-person-entry-differs.json"), A1,
-                     activated=True)
+                     activated=True).findings
     assert f.location.pointer == f"/metadata/{EXTENSION_URI.replace('/', '~1')}/personEntry"
     assert (f.location.line, f.location.column) == (12, 22)
     assert finding_json(f)["doc"].endswith("#OR-6.1")
@@ -358,33 +362,34 @@ def test_finding_points_into_the_reply_with_pointer_and_column() -> None:
 def test_unreadable_and_hostile_replies_are_findings(tmp_path: Path) -> None:
     rf = read_reply(tmp_path / "missing.json")
     assert [f.rule for f in rf.findings] == ["REPLY-READ"]
-    assert check_reply(rf, A1, activated=True)[0].rule == "REPLY-READ"
+    assert check_reply(rf, A1, activated=True).findings[0].rule == "REPLY-READ"
     big = tmp_path / "big.json"
     big.write_bytes(b" " * (1024 * 1024 + 1))
     assert [f.rule for f in read_reply(big).findings] == ["REPLY-READ"]
     assert [f.rule for f in parse_reply(b"\xff\xfe{").findings] == ["REPLY-JSON"]
-    deep = "[" * 100_000 + "]" * 100_000
-    found = check_reply(deep, A1, activated=True)
+    deep = b"[" * 100_000 + b"]" * 100_000
+    found = check_reply(deep, A1, activated=True).findings
     assert found and all(f.rule in ("REPLY-JSON", "REPLY-SHAPE") for f in found)
-    assert [f.rule for f in check_reply("[]", A1, activated=True)] == ["REPLY-SHAPE"]
-    assert [f.rule for f in check_reply('"text"', A1, activated=True)] == ["REPLY-SHAPE"]
+    assert [f.rule for f in check_reply(b"[]", A1, activated=True).findings] == ["REPLY-SHAPE"]
+    assert [f.rule for f in check_reply(b'"text"', A1, activated=True).findings] == ["REPLY-SHAPE"]
 
 
 def test_a_card_without_the_extension_is_one_finding() -> None:
     card = json.loads(json.dumps(A1))
     del card["capabilities"]["extensions"]
-    found = check_reply(annex("a2-information-referred"), card, activated=True)
+    found = check_reply(annex("a2-information-referred"), card, activated=True).findings
     assert [(f.rule, f.level) for f in found] == [("REPLY-SKILL", "error")]
 
 
 def test_a_public_skill_named_by_the_caller_is_a_warning_only() -> None:
-    found = check_reply(annex("plain-referral"), A1, activated=False, skill_id="opening-hours")
+    found = check_reply(annex("plain-referral"), A1, activated=False,
+                        skill_id="opening-hours").findings
     assert [(f.rule, f.level) for f in found] == [("REPLY-SKILL", "warning")]
 
 
 def test_a_jsonrpc_error_for_an_on_request_skill_is_not_a_referral() -> None:
     err = {"jsonrpc": "2.0", "id": "1", "error": {"code": -32603, "message": "not available"}}
-    found = check_reply(err, A1, activated=False, skill_id="service-pricing")
+    found = check_reply(err, A1, activated=False, skill_id="service-pricing").findings
     assert sorted((f.rule, f.level) for f in found) == [("OR-5.3", "error"),
                                                          ("OR-5.3", "warning")]
 
@@ -394,7 +399,7 @@ def test_compare_finds_different_task_states() -> None:
     off = json.loads(json.dumps(on))
     del off["status"]["message"]["metadata"], off["status"]["message"]["extensions"]
     off["status"]["state"] = "TASK_STATE_FAILED"
-    found = compare_replies(on, off, A1)
+    found = compare_replies(on, off, A1).findings
     assert sorted(f.rule for f in found) == ["OR-5.1", "REPLY-TASK-STATE"]
 
 
@@ -454,8 +459,10 @@ _json = st.recursive(
 
 @given(_json, st.booleans())
 def test_check_reply_never_raises(data: Any, activated: bool) -> None:
-    for f in check_reply(data, A1, activated=activated, skill_id=None):
+    data = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data  # not a path
+    for f in check_reply(data, A1, activated=activated, skill_id=None).findings:
         assert f.level in ("error", "warning") and f.rule
-    check_reply(data, A4_CARD, activated=activated, skill_id="service-pricing",
-                for_named_person=False)
-    compare_replies(data, data, DEFERRED, skill_id="arrangement-booking")
+    assert check_reply(data, A4_CARD, activated=activated, skill_id="service-pricing",
+                       for_named_person=False).source == "reply"
+    assert compare_replies(data, data, DEFERRED, skill_id="arrangement-booking").source \
+        == "activated"

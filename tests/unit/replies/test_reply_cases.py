@@ -80,7 +80,7 @@ HOSTILE_NAMES = ["missing", "larger-than-1-MiB", "a-folder", "utf-16", "deep-nes
 def test_hostile_reply_is_one_finding(name: str, tmp_path: Path) -> None:
     path, rule = _hostile(tmp_path)[name]
     got = check_reply(read_reply(path), json.loads((CARDS / "annex-a1.json").read_text()),
-                      activated=True)
+                      activated=True).findings
     assert [(f.rule, f.level) for f in got] == [(rule, "error")]
 
 

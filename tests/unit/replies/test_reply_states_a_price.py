@@ -15,7 +15,7 @@ REPLY = {"messageId": "m-1", "role": "ROLE_AGENT", "parts": [{"text": (
 
 
 def _setup(example: Path) -> tuple[Path, Path]:
-    assert run_build(example).report.ok()
+    assert run_build(example).report.ok
     card = example.parent / "site" / "example.com" / ".well-known" / "agent-card.json"
     reply = example.parent / "reply.json"
     reply.write_text(json.dumps(REPLY, indent=2), encoding="utf-8")

@@ -384,7 +384,7 @@ def reuse(config: Path, record: dict[str, Any], files: dict[str, str], job: Job,
     report = Report()
     report.extend(finding_from(f) for f in record.get("warnings") or ()
                   if isinstance(f, dict))
-    if not report.ok(job.strict):
+    if not report.passes(job.strict):
         return None  # rebuilt, so that --strict fails it as a build does
     places = record.get("places") or {}
     out = OperatorOutcome(config, report, digests=dict(files),
@@ -470,7 +470,7 @@ def build_one(config: Path, site_dir: Path, pages: bool, spec_site: bool | None,
     if ctx.jwks is not None:
         out.key_thumbprints = [thumbprint(k) for k in ctx.jwks.get("keys", [])]
         out.signer = out.key_thumbprints[0] if out.key_thumbprints else None
-    if not ctx.report.ok(strict):
+    if not ctx.report.passes(strict):
         return out
     if stage is not None:
         try:
@@ -597,7 +597,7 @@ def build_many(options: BatchOptions) -> BatchResult:
             result.report.add(lock.finding(options.site_dir))
         tmp: Path | None = None
         try:
-            if result.report.ok():
+            if result.report.ok:
                 try:
                     tmp = new_site_folder(site_dir)
                 except OSError as exc:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acap.findings import Finding, Level, Location, Report
+from acap.findings import Finding, Level, Location, Report, Result
 
 
 @dataclass
@@ -61,8 +61,8 @@ class BatchOptions:
     memory_limit: int | None = 2 * 1024**3
 
 
-@dataclass
-class OperatorOutcome:
+@dataclass(repr=False)
+class OperatorOutcome(Result):
     """One operator's part of a batch.
 
     Attributes:
@@ -119,9 +119,6 @@ class OperatorOutcome:
         """True when this operator's files are part of the batch."""
         return bool(self.digests)
 
-    def ok(self, strict: bool = False) -> bool:
-        """True when this operator built without error (and warning, with ``strict``)."""
-        return self.report.ok(strict)
 
     def fail(self, finding: Finding) -> None:
         """Take this operator out of the batch with ``finding`` (its error)."""
@@ -130,8 +127,8 @@ class OperatorOutcome:
         self.reused = False
 
 
-@dataclass
-class BatchResult:
+@dataclass(repr=False)
+class BatchResult(Result):
     """What a batch build did.
 
     Attributes:
@@ -151,6 +148,13 @@ class BatchResult:
     report: Report = field(default_factory=Report)
     kept: list[str] = field(default_factory=list)
     pruned: list[str] = field(default_factory=list)
+
+    def _succeeded(self) -> bool:
+        """Some operator was given and none failed."""
+        return bool(self.outcomes) and not self.failed
+
+    def _subject(self) -> str:
+        return str(self.site_dir)
 
     @property
     def reused(self) -> list[OperatorOutcome]:

@@ -41,7 +41,7 @@ def step_person_entry_pages(ctx: BuildContext) -> None:
     with templating.operator_limits(_meter(ctx)):
         rendered = pages.person_entry_pages(ctx.cfg, t)
     ctx.report.extend(rendered.findings)
-    if ctx.report.ok():
+    if ctx.report.ok:
         pages.add_files(ctx.files, rendered)
 
 
@@ -73,7 +73,7 @@ def step_hosting_files(ctx: BuildContext) -> None:
         ctx.report.extend(rendered.findings)
         rendered.files = [f for f in rendered.files if f[0] not in ctx.files]
         pages.add_files(ctx.files, rendered)
-    if not ctx.report.ok():
+    if not ctx.report.ok:
         return
     for rel, data in hosting.hosting_files(cfg, ctx.files):
         ctx.files.add_path(rel, data)

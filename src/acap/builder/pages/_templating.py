@@ -58,7 +58,7 @@ from acap.builder.pages._bounded import (
 )
 from acap.errors import FileRefused, TemplateLinkOutside, TemplateRefused
 from acap.findings import Finding, Location
-from acap.load import read_regular
+from acap.load import Root, read_file
 
 RULE = "PAGE-TEMPLATE"
 
@@ -71,12 +71,15 @@ def _confined_loader(folder: Path, tenant: bool = False) -> Any:
     """A ``jinja2.FileSystemLoader`` for the operator's templates/ that judges a file
     before it reads it: its real path must lie inside the folder
     (:class:`TemplateLinkOutside`: Jinja2 follows symbolic links and has no option
-    against it), and it must be a regular file of at most :data:`TEMPLATE_LIMIT` bytes
-    (:class:`TemplateRefused`: a FIFO would hang the build, a link to ``/dev/zero``
-    grow without bound). For a batch ``tenant``, a file with other names (hard links)
-    is refused too: it may be another tenant's key, and no path check sees that. A
-    folder under a template's name is no template (as Jinja2 has it)."""
+    against it), and it is read by :func:`acap.load.read_file` within the project
+    folder (templates/'s parent), links followed only inside it: a regular file of at
+    most :data:`TEMPLATE_LIMIT` bytes (:class:`TemplateRefused`: a FIFO would hang the
+    build, a link to ``/dev/zero`` grow without bound), and a link swapped in after the
+    check is refused, never followed. For a batch ``tenant``, a file with other names
+    (hard links) is refused too: it may be another tenant's key, and no path check sees
+    that. A folder under a template's name is no template (as Jinja2 has it)."""
     root = os.path.realpath(folder)
+    project = Root(folder.parent, "the project folder", "inside")
 
     class Confined(FileSystemLoader):
         def get_source(self, environment: Any, template: str) -> Any:
@@ -87,10 +90,14 @@ def _confined_loader(folder: Path, tenant: bool = False) -> Any:
             if not (real == root or real.startswith(root + os.sep)):
                 raise TemplateLinkOutside(template, filename)
             try:
-                data = read_regular(Path(filename), TEMPLATE_LIMIT, one_name=tenant)
-            except FileNotFoundError as exc:  # a link to nothing: no template
+                data = read_file(filename, project, TEMPLATE_LIMIT, one_name=tenant)
+            except FileNotFoundError as exc:
                 raise TemplateNotFound(template) from exc
             except FileRefused as exc:
+                if exc.outside:
+                    raise TemplateLinkOutside(template, filename) from exc
+                if not os.path.exists(filename):  # a link to nothing: no template
+                    raise TemplateNotFound(template) from exc
                 raise TemplateRefused(template, filename, exc.reason) from exc
             mtime = os.path.getmtime(filename)
 

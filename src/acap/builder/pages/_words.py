@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from markupsafe import Markup, escape
 
 from acap._package import package_path
+from acap.errors import FileRefused
 from acap.findings import Finding, Location
-from acap.load import load_text
+from acap.load import Root, load_text, read_file
 
 if TYPE_CHECKING:
     from markupsafe import Markup
@@ -185,11 +186,14 @@ def _language_table() -> dict[str, dict[str, str]]:
 def _names_in(page_lang: str) -> dict[str, str]:
     base = page_lang.split("-", 1)[0].lower()
     folder = package_path("data", "language-names")
+    root = Root(folder, "acap's language names")  # the tag comes from operator.yaml
     for name in (page_lang, base):
-        f = folder.joinpath(f"{name}.json")
-        if f.is_file():
-            names: dict[str, str] = json.loads(f.read_bytes())["names"]
-            return names
+        try:
+            names: dict[str, str] = json.loads(read_file(folder / f"{name}.json", root,
+                                                          1 << 20))["names"]
+        except (OSError, FileRefused):
+            continue  # none for this tag (or a tag that is no file name: refused unread)
+        return names
     return {}
 
 

@@ -10,7 +10,8 @@ language, or other wording in a shipped one, puts a file of the same name in the
 * for any other language, acap's English file with a header saying what to
   translate, into which language, and what to keep.
 
-An existing file is never overwritten, as ``acap init`` never overwrites one.
+An existing file is never overwritten, as ``acap init`` never overwrites one, and
+nothing is written through a symbolic link (:func:`acap.load.write_file`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from pathlib import Path
 from acap.builder.pages._pages import tag_problem
 from acap.builder.pages._templating import package_templates_dir
 from acap.builder.pages._words import REFERENCE, language_name, words_names
-from acap.errors import AcapError
+from acap.errors import AcapError, FileRefused
+from acap.load import Root, read_file, write_file
 
 #: The English file's own header (its opening comment lines) is replaced by this one,
 #: in English: the person translating reads English, since they start from English.
@@ -72,11 +74,13 @@ def words_text(tag: str) -> tuple[str, str | None]:
         acap's English file with a header saying what to translate.
     """
     folder = package_templates_dir()
+    root = Root(folder, "acap's templates")  # the tag is the user's: read within them
     for name in words_names(tag):
-        f = folder / name
-        if f.is_file():
-            return f.read_text(encoding="utf-8"), name
-    english = (folder / "words" / f"{REFERENCE}.yaml").read_text(encoding="utf-8")
+        try:
+            return read_file(folder / name, root, 1 << 20).decode("utf-8"), name
+        except (OSError, FileRefused):
+            continue  # acap has no words in this language (or the tag is no file name)
+    english = read_file(folder / "words" / f"{REFERENCE}.yaml", root, 1 << 20).decode("utf-8")
     lines = english.split("\n")
     start = next(i for i, line in enumerate(lines) if line.strip() and not line.startswith("#"))
     # Keep the comments that belong to the first keys (the blank line ends the header).
@@ -100,21 +104,29 @@ def write_words_file(project_dir: Path, tag: str) -> WordsFile:
 
     Raises:
         WordsFileError: ``tag`` is not a language tag, the file (or a link, or a folder
-            in its place) exists already, or it cannot be written; the message names
-            the file.
+            in its place) exists already, a folder on its way is a symbolic link
+            (``FILE-WRITE``: nothing is written through one), or it cannot be written;
+            the message names the file.
     """
     problem = tag_problem(tag)
     if problem:
         raise WordsFileError(problem, hint="give a language tag: de, es, it, nl, pt-BR, cy")
     path = project_dir / "templates" / "words" / f"{tag}.yaml"
-    if path.exists() or path.is_symlink():
-        raise WordsFileError(f"{path} exists already; acap leaves it as it is",
-                             hint="edit that file, or move it away to start again")
     text, shipped = words_text(tag)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("x", encoding="utf-8", newline="\n") as out:  # never over a file
-            out.write(text)
+        # exclusive: never over a file, nor a link (dangling or not), nor a folder; inside
+        # the project, through no link (a templates/ linked elsewhere is refused).
+        write_file(path, Root(project_dir, "the project folder"), text.encode("utf-8"),
+                   exclusive=True)
+    except FileExistsError as exc:
+        raise WordsFileError(f"{path} exists already; acap leaves it as it is",
+                             hint="edit that file, or move it away to start again") from exc
+    except FileRefused as exc:
+        where = f"{exc.link} is a symbolic link: acap writes nothing through one; " \
+            if exc.link else ""
+        raise WordsFileError(f"{path}: {exc.reason}; nothing was written [FILE-WRITE]",
+                             hint=f"{where}make templates/words/ a folder of the project, "
+                             "then run this again") from exc
     except OSError as exc:
         raise WordsFileError(f"cannot write {path}: {exc.strerror or exc}",
                              hint="check that the folder exists and that you may write "

@@ -86,4 +86,4 @@ def _batch(options: BatchOptions, fmt: str) -> None:
 
     result = build_many(options)
     reporter(fmt, options.strict).batch(result, options)
-    sys.exit(0 if result.outcomes and not result.failed and result.report.ok() else 1)
+    sys.exit(0 if result.outcomes and not result.failed and result.report.ok else 1)

@@ -46,18 +46,23 @@ def check_reply(reply: str, card: str, activated: bool | None, request_extension
                 strict: bool, fmt: str) -> None:
     """Check REPLY (a Message, Task or JSON-RPC response, as JSON) against CARD."""
     # start-up: the reply checker loads when the command runs, not when click lists it
-    from acap.replies import check_reply_files
+    from acap.replies import check_reply as run_check
+    from acap.replies import compare_replies  # start-up: as above
 
     if activated is not None and request_extensions is not None:
         raise click.UsageError("give --activated/--not-activated or --request-extensions, "
                                "not both")
     if compare is not None and activated is False:
         raise click.UsageError("with --compare, REPLY is the activated reply")
-    result = check_reply_files(reply, card, activated=activated,
-                               request_extensions=request_extensions,
-                               response_extensions=response_extensions, skill_id=skill_id,
-                               for_named_person=for_named_person, action=action,
-                               safeguards_hold=safeguards_hold, compare=compare,
-                               operator=operator)
+    if compare is not None:
+        result = compare_replies(reply, compare, card, skill_id=skill_id,
+                                 for_named_person=for_named_person, action=action,
+                                 safeguards_hold=safeguards_hold, operator=operator)
+    else:
+        result = run_check(reply, card, activated=activated,
+                           request_extensions=request_extensions,
+                           response_extensions=response_extensions, skill_id=skill_id,
+                           for_named_person=for_named_person, action=action,
+                           safeguards_hold=safeguards_hold, operator=operator)
     reporter(fmt, strict).reply_check(result, strict)
-    sys.exit(0 if result.report.ok(strict) else 1)
+    sys.exit(0 if result.passes(strict) else 1)

@@ -55,6 +55,6 @@ def live_check(url: str, site_dir: Path, connect_to: tuple[str, ...], timeout: f
 
     result = run(url, site_dir=site_dir if site_dir.is_dir() else None,
                  connect_to=pairs(connect_to), timeout=timeout, allow_private=allow_private)
-    ok = result.ok and result.report.ok(strict=strict)
+    ok = result.ok and result.report.passes(strict)
     reporter(fmt, strict).live(result, ok)
     sys.exit(0 if ok else 1)

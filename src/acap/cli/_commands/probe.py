@@ -84,7 +84,7 @@ def probe(url: str, prompts_file: Path | None, private_values: Path | None,
         early.extend(pv.findings)
         values = pv.values
     reporter = PROBE_REPORTERS[fmt](strict=strict)
-    if not early.ok():
+    if not early.ok:
         reporter.findings(early)
         sys.exit(1)
     result = run(ProbeOptions(url, prompts=prompts, private_values=values,
@@ -93,5 +93,5 @@ def probe(url: str, prompts_file: Path | None, private_values: Path | None,
                               streaming=streaming, max_prompts=max_prompts))
     result.report.extend(early)
     reporter.probe(result, strict)
-    sys.exit(0 if result.ok(strict) else 1)
+    sys.exit(0 if result.passes(strict) else 1)
 
