@@ -810,7 +810,7 @@ def test_a_skill_asked_by_phone_only_is_on_the_page_with_its_number(tmp_path: Pa
                  "personEntry": "https://ask.example.com/memorials"}
     data["skills"] += [by_phone, elsewhere]
     result = run_build(write_yaml(tmp_path, data))
-    assert result.report.ok(), report_text(result.report)
+    assert result.report.ok, report_text(result.report)
     page = scan(page_text(result, TALK))
     text = page.all_text()
     for name in ("Service costs", "Repatriation from abroad", "Memorial stones"):

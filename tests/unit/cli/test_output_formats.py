@@ -365,3 +365,16 @@ def test_sarif_and_github_render_any_result_s_findings() -> None:
         seen[method] = rules
     assert seen == {"probe": ["OR-5.3"], "publish": ["PUBLISH-FAILED"],
                     "batch": ["SITE-HOST", "OR-3.8"], "findings": ["A2A-REQUIRED"]}
+
+
+def test_what_was_not_judged_is_in_the_document_and_on_standard_error() -> None:
+    """A card without provider.url, read from standard input: nothing says whose origin
+    personEntry is on, so OR-3.4's "an origin the operator controls" is not judged, and
+    every format says so (never a silent pass)."""
+    card = json.loads((REPO / "tests" / "data" / "annex-a1-card.json").read_text("utf-8"))
+    del card["provider"]
+    raw = json.dumps(card).encode()
+    doc = valid_output(acap("check", "-", "--format", "json", input=raw).stdout)
+    assert "OR-3.4" in [j["rule"] for j in doc["results"][0]["notJudged"]]
+    text = acap("check", "-", input=raw)
+    assert "not judged [OR-3.4]" in text.stderr and "not judged" not in text.stdout
