@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +21,8 @@ from click.testing import CliRunner
 from acap.cli import cli, report_text
 from acap.publisher import PublishResult, publish
 from acap.publisher import _sftp as sftp_publish
-from support.publishing import change, do_build, project, snapshot, trial
-from support.servers import Sshd, free_port, keygen, ssh_agent, sshd
+from support.publishing import change, do_build, project, served, snapshot, trial
+from support.servers import Sshd, free_port, keygen, ssh_agent
 
 WEBSITE = {"index.html": b"<!doctype html><title>Praxis</title>\n",
            "impressum.html": b"<!doctype html><title>Impressum</title>\n",
@@ -31,19 +30,10 @@ WEBSITE = {"index.html": b"<!doctype html><title>Praxis</title>\n",
            ".htaccess": b"RewriteEngine On\n"}
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sshd]:
-    with sshd(tmp_path_factory.mktemp("sshd")) as s:
-        yield s
-
-
-@pytest.fixture(autouse=True)
-def _no_users_ssh(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """The tester's own ssh-agent and ~/.ssh never take part."""
-    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
+@pytest.fixture
+def server(sshd_server: Sshd, no_users_ssh: None) -> Sshd:
+    """The run's sshd; the tester's own ssh-agent and ~/.ssh never take part."""
+    return sshd_server
 
 
 def _sftp_target(config: Path, server: Sshd, remote: Path, **extra: Any) -> None:
@@ -67,8 +57,10 @@ def _stats(folder: Path) -> dict[str, tuple[int, int]]:
             for p in folder.rglob("*") if p.is_file()}
 
 
-def _built(config: Path) -> dict[str, bytes]:
-    return snapshot(config.parent / "site/example.com")
+def _built(config: Path, hosting: str = "apache") -> dict[str, bytes]:
+    """What acap publishes of example.com to a folder ``hosting`` serves (the practice's
+    website has an ``.htaccess``: Apache)."""
+    return served(config, "example.com", hosting)
 
 
 def _rules(res: PublishResult) -> list[str]:
@@ -76,7 +68,9 @@ def _rules(res: PublishResult) -> list[str]:
 
 
 def _leftovers(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.parent.rglob("*") if ".acap-new-" in p.name)
+    """acap's staged files, in or beside the folder."""
+    return sorted(p.name for p in folder.parent.rglob("*")
+                  if ".acap-new-" in p.name or ".acap-stage" in str(p))
 
 
 def test_publish_republish_and_a_change_over_sftp(tmp_path: Path, server: Sshd) -> None:
@@ -94,7 +88,7 @@ def test_publish_republish_and_a_change_over_sftp(tmp_path: Path, server: Sshd) 
     assert snapshot(remote) == {**website, **_built(config)}  # the website's files as they were
     assert all((remote / rel).stat().st_mode & 0o777 == 0o644 for rel in _built(config))
     record = remote.parent / ".public_html.acap-published.json"
-    assert json.loads(record.read_text("utf-8"))["files"] == sorted(_built(config))
+    assert sorted(json.loads(record.read_text("utf-8"))["files"]) == sorted(_built(config))
     assert _leftovers(remote) == []
 
     # Unchanged: nothing uploaded, no file touched.
@@ -102,7 +96,7 @@ def test_publish_republish_and_a_change_over_sftp(tmp_path: Path, server: Sshd) 
     lines.clear()
     again = publish(trial(config=config, progress=lines.append))
     assert again.ok and again.hosts[0].outcome == "up to date"
-    assert "example.com: up to date: nothing uploaded" in lines
+    assert "example.com: up to date: nothing written" in lines
     assert _stats(remote) == before
 
     # A change: the changed files are replaced, the others are left as they were.
@@ -210,16 +204,17 @@ def test_an_upload_cut_in_the_middle_changes_nothing(tmp_path: Path, server: Ssh
     real = sftp_publish._upload
 
     def flaky(client: Any, path: str, data: bytes) -> None:
-        if path.startswith(str(remote) + "/"):
+        if not data.startswith(b'{\n "publishedBy"') and not path.endswith("record.old"):
             raise OSError(28, "No space left on device")
         real(client, path, data)
         sent.append(path)
 
     monkeypatch.setattr(sftp_publish, "_upload", flaky)
     res = publish(trial(config=config))
-    # the copy of the old record, the record of what goes up, the record once it is up;
-    # then the disk is full for the first file
-    assert len(sent) == 3 and all(p.startswith(f"{remote.parent}/..praxis.") for p in sent)
+    # the copy of the old record and the record of what goes up, into the staging folder
+    # beside the served one; then the disk is full for the first file
+    stage = f"{remote.parent}/.praxis.acap-stage/"
+    assert len(sent) == 2 and all(p.startswith(stage) for p in sent)
     assert _rules(res) == ["PUBLISH-FAILED"] and "No space left" in res.report.errors[0].message
     assert snapshot(remote) == before and _leftovers(remote) == []
     assert website.items() <= before.items()
@@ -243,7 +238,7 @@ def test_ssh_agent_logs_in_when_no_key_is_named(tmp_path: Path, server: Sshd,
         monkeypatch.setenv("SSH_AUTH_SOCK", sock)
         res = publish(trial(config=config))
     assert res.ok, report_text(res.report)
-    assert snapshot(remote) == _built(config)
+    assert snapshot(remote) == _built(config, "plain")
 
 
 def test_sftp_url_on_the_command_line_with_the_usual_ssh_files(tmp_path: Path,
@@ -258,14 +253,14 @@ def test_sftp_url_on_the_command_line_with_the_usual_ssh_files(tmp_path: Path,
     (ssh / "id_ed25519").chmod(0o600)
     remote = tmp_path / "www"
     url = f"sftp://{server.user}@127.0.0.1:{server.port}{remote}"
-    res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+    res = CliRunner().invoke(cli, ["publish", "--create", "--allow-example-hosts",
                                    "-c", str(config), "--sftp", url])
     assert res.exit_code == 0, res.output
     assert f"example.com: published ({url})" in res.stdout
-    assert f"example.com: connecting to {url}" in res.stderr
-    assert snapshot(remote) == _built(config)
-    bad = CliRunner().invoke(cli, ["publish", "--allow-example-hosts", "-c", str(config), "--sftp",
-                                   f"sftp://127.0.0.1{remote}"])
+    assert f"example.com: reading {url}" in res.stderr
+    assert snapshot(remote) == _built(config, "plain")
+    bad = CliRunner().invoke(cli, ["publish", "--create", "--allow-example-hosts",
+                                   "-c", str(config), "--sftp", f"sftp://127.0.0.1{remote}"])
     assert bad.exit_code == 1
     assert "--sftp sftp://127.0.0.1" in bad.stderr and "it names no login" in bad.stderr
 
@@ -284,15 +279,15 @@ def test_a_folder_acap_owns_whole_over_sftp(tmp_path: Path, server: Sshd) -> Non
     assert snapshot(remote) == website
     for rel in WEBSITE:
         (remote / rel).unlink()
-    res = publish(trial(config=config))
+    res = publish(trial(config=config, hosting="github-pages"))
     assert res.ok, report_text(res.report)
-    assert snapshot(remote) == _built(config)
+    assert snapshot(remote) == _built(config, "github-pages")
     # What acap published and builds no more goes; nothing else is there to go.
     change(config, lambda d: d["hosts"]["example.com"].pop("cname"))
     do_build(config)
-    res = publish(trial(config=config))
+    res = publish(trial(config=config, hosting="github-pages"))
     assert res.ok and res.hosts[0].plan is not None and res.hosts[0].plan.removed == ["CNAME"]
-    assert snapshot(remote) == _built(config)
+    assert snapshot(remote) == _built(config, "github-pages")
 
 
 def test_a_link_on_acaps_way_on_the_server_is_refused(tmp_path: Path, server: Sshd) -> None:
@@ -332,7 +327,8 @@ def test_a_folder_whose_parent_acap_may_not_write_is_refused_before_anything_goe
         subprocess.run(["chattr", "-i", str(parent)], check=True)
     assert _rules(res) == ["PUBLISH-FAILED"]
     msg = res.report.errors[0].message
-    assert msg.startswith(f"example.com: the server does not let acap write "
-                          f"{parent}/.public_html.acap-published.json")
+    assert msg.startswith(f"example.com: acap may not write {parent}/.public_html.acap-stage "
+                          "on the server and .public_html.acap-published.json beside "
+                          f"{remote}, where it stages the files and keeps its record")
     assert msg.endswith("; nothing was changed")
     assert snapshot(remote) == website

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from acap.publisher import publish
+from acap.cli import report_text
+from acap.publisher import live_check, publish
 from support.publishing import do_build, project, snapshot, trial
 from support.servers import Response, apache, caddy, curl, nginx, world_readable_dir
 
@@ -36,6 +37,7 @@ class Published:
     servers: Path
     work: Path
     built: dict[str, bytes]
+    site: Path
 
 
 @pytest.fixture(scope="module")
@@ -48,14 +50,14 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Published]:
         for rel, data in WEBSITE.items():
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_bytes(data)
-        res = publish(trial(config=config, dir=root))
+        res = publish(trial(config=config, dir=root, hosting="apache"))
         assert res.ok, res.report
         assert {rel: snapshot(root)[rel] for rel in WEBSITE} == WEBSITE  # nothing lost
         work = www / "work"
         work.mkdir()
         work.chmod(0o755)
         yield Published(root, config.parent / "site/.servers/example.com", work,
-                        snapshot(config.parent / "site/example.com"))
+                        snapshot(config.parent / "site/example.com"), config.parent / "site")
 
 
 def _server_of(kind: str, p: Published) -> AbstractContextManager[str]:
@@ -120,3 +122,34 @@ def test_without_acaps_settings_the_headers_are_missing(published: Published) ->
         assert got.status == 200
         assert "access-control-allow-origin" not in got.headers
         assert got.headers.get("cache-control") != EXPECTED["cache-control"]
+
+
+@pytest.mark.parametrize(("headers", "override", "cause"), [
+    (True, "FileInfo", None),
+    (False, "FileInfo", "it read acap's .well-known/.htaccess, but mod_headers is off there"),
+    (True, "None", "it does not read acap's .well-known/.htaccess"),
+])
+def test_the_live_check_names_why_apache_sends_no_headers(published: Published, headers: bool,
+                                                          override: str,
+                                                          cause: str | None) -> None:
+    """The trial's case: with mod_headers off, check --live said "verified" with warnings
+    that did not name the cause. Debian's Apache with and without mod_headers, and with
+    .htaccess files not read (AllowOverride None)."""
+    folder = published.work / f"apache-{headers}-{override}"
+    folder.mkdir()
+    folder.chmod(0o755)
+    with apache(published.root, folder, override=override, headers=headers) as origin:
+        res = live_check(f"https://example.com{CARD}", site_dir=published.site,
+                         connect_to={"example.com": origin}, allow_private=True)
+    assert [s.valid for s in res.signatures] == [True]  # the card verifies either way
+    cors = [f for f in res.report.warnings if f.rule == "LIVE-CORS"]
+    if cause is None:
+        assert cors == [] and res.ok, report_text(res.report)
+        return
+    assert {f.location.file for f in cors} == {f"https://example.com{CARD}",
+                                               f"https://example.com{JWKS}"}
+    for f in cors:
+        assert f.message.endswith("has no Access-Control-Allow-Origin header: clients "
+                                  "running in a browser cannot read it")
+        assert f.hint is not None and f.hint.startswith(
+            f"likely cause: the server is Apache, and {cause}")

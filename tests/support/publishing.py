@@ -163,8 +163,42 @@ def snapshot(folder: Path) -> dict[str, bytes]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+def served(config: Path, host: str, hosting: str) -> dict[str, bytes]:
+    """What acap publishes of ``site/<host>/`` to a target served by ``hosting``: the
+    build's files without the hosting files that kind does not read."""
+    from acap.publisher._hosting import for_kind
+
+    return for_kind(snapshot(config.parent / "site" / host), hosting)
+
+
+def record_path(folder: Path) -> Path:
+    """Where acap's record of its publish into ``folder`` lies: beside it, outside what a
+    web server serves (``/srv/www`` -> ``/srv/.www.acap-published.json``)."""
+    return folder.parent / f".{folder.name}.acap-published.json"
+
+
+def record_files(folder: Path) -> dict[str, list[str]]:
+    """``{path: [SHA-256 hex, ...]}`` of acap's record beside ``folder``."""
+    files: dict[str, list[str]] = json.loads(record_path(folder).read_text("utf-8"))["files"]
+    return files
+
+
+def branch_record(repo: Path, rev: str = "gh-pages") -> dict[str, list[str]]:
+    """``{path: [SHA-256 hex, ...]}`` of acap's record in the message of ``rev``."""
+    import base64
+
+    message = git("log", "-1", "--format=%B", rev, cwd=repo)
+    [line] = [ln for ln in message.splitlines() if ln.startswith("Published-record: ")]
+    text = line.split(": ", 1)[1]
+    raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    files: dict[str, list[str]] = json.loads(raw)["files"]
+    return files
+
+
 def trial(**options: Any) -> PublishOptions:
     """:class:`PublishOptions` for the tests' projects, which publish the bundled example's
     hosts (``example.com``, reserved for examples): with ``allow_example_hosts``, the
-    option ``acap publish --allow-example-hosts`` gives for trying acap out."""
-    return PublishOptions(allow_example_hosts=True, **options)
+    option ``acap publish --allow-example-hosts`` gives for trying acap out; and with
+    ``create`` (``--create``), since most tests publish somewhere for the first time (the
+    tests of a missing target say ``create=False``)."""
+    return PublishOptions(**{"allow_example_hosts": True, "create": True, **options})

@@ -8,12 +8,14 @@ an error naming the Debian package (``.ci/run`` installs them), never a skip.
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
 import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -187,8 +189,7 @@ ServerName 127.0.0.1
 LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so
 LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
 LoadModule mime_module /usr/lib/apache2/modules/mod_mime.so
-LoadModule headers_module /usr/lib/apache2/modules/mod_headers.so
-LoadModule dir_module /usr/lib/apache2/modules/mod_dir.so
+{headers}LoadModule dir_module /usr/lib/apache2/modules/mod_dir.so
 {user}
 ErrorLog "{d}/error.log"
 TypesConfig /etc/mime.types
@@ -211,7 +212,7 @@ DirectoryIndex index.html
 
 @contextmanager
 def apache(root: Path, work: Path, *, override: str = "FileInfo",
-           include: Path | None = None) -> Iterator[str]:
+           include: Path | None = None, headers: bool = True) -> Iterator[str]:
     """Debian's Apache 2.4 serving ``root`` on a free port; yields its origin.
 
     Args:
@@ -220,6 +221,7 @@ def apache(root: Path, work: Path, *, override: str = "FileInfo",
         override: ``AllowOverride`` for the root (``FileInfo`` reads ``.htaccess``
             files; ``None`` ignores them, as Debian's default for /var/www).
         include: a file included in the server configuration (acap's ``apache.conf``).
+        headers: load mod_headers (off, as on a shared host that has not enabled it).
     """
     binary = need("/usr/sbin/apache2", "apache2")
     (work / "run").mkdir(exist_ok=True)
@@ -228,7 +230,9 @@ def apache(root: Path, work: Path, *, override: str = "FileInfo",
     conf = work / "httpd.conf"
     conf.write_text(_APACHE_CONF.format(
         d=work, port=port, root=root, user=user, override=override,
-        include=f'Include "{include}"' if include else ""), encoding="utf-8")
+        include=f'Include "{include}"' if include else "",
+        headers="LoadModule headers_module /usr/lib/apache2/modules/mod_headers.so\n"
+        if headers else ""), encoding="utf-8")
     log = work / "stdout.log"
     with log.open("wb") as out:
         proc = subprocess.Popen([binary, "-f", str(conf), "-DFOREGROUND"], stdout=out,
@@ -337,3 +341,54 @@ def curl(url: str, method: str = "GET", headers: dict[str, str] | None = None) -
         name, _, value = line.partition(":")
         parsed[name.strip().lower()] = value.strip()
     return Response(status, parsed, body)
+
+
+# -- a slow connection ---------------------------------------------------------------------------
+
+@contextmanager
+def slow_link(port: int, up: int, down: int | None = None) -> Iterator[int]:
+    """A TCP relay on 127.0.0.1 to ``port`` that passes at most ``up`` bytes a second to
+    the server and ``down`` (default: ``up``) back (a slow upload, as from a clinic's
+    office line); yields its own port. Real bytes, real protocol: only the pace is the
+    relay's."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.settimeout(0.2)
+    stop = threading.Event()
+
+    def pump(src: socket.socket, dst: socket.socket, rate: int) -> None:
+        try:
+            while not stop.is_set():
+                data = src.recv(max(1, rate // 20))
+                if not data:
+                    break
+                dst.sendall(data)
+                time.sleep(len(data) / rate)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                client, _ = listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", port))
+            for a, b, rate in ((client, upstream, up), (upstream, client, down or up)):
+                threading.Thread(target=pump, args=(a, b, rate), daemon=True).start()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        stop.set()
+        listener.close()
+        thread.join(5)

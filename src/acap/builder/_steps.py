@@ -17,7 +17,7 @@ import orjson
 
 from acap import schemas
 from acap.builder._context import BuildContext
-from acap.builder.pages import step_hosting_files, step_person_entry_pages
+from acap.builder.pages import final_check_pages_taken, step_hosting_files, step_person_entry_pages
 from acap.card import Signer, build_card
 from acap.checks import check_site, key_material_in_site, signing_key_in_site
 from acap.errors import CanonicalizationError, KeyProblem
@@ -154,4 +154,4 @@ Step = Callable[[BuildContext], None]
 STEPS: list[Step] = [step_card, step_schemas, step_spec_site, step_person_entry_pages,
                      step_hosting_files]  # hosting files last: they list every host's files
 #: Checks of the finished site, run after every step has added its files.
-FINAL_CHECKS: list[Step] = [final_check_site, final_check_private_keys]
+FINAL_CHECKS: list[Step] = [final_check_site, final_check_private_keys, final_check_pages_taken]

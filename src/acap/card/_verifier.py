@@ -109,7 +109,8 @@ VERIFY_KEYS_HINT = "give the keys with --jwks FILE_OR_URL"
 
 
 def verify_card(source: Any, jwks: str | None = None, *, allow_private: bool = False,
-                timeout: float = DEFAULT_TIMEOUT) -> Verification:
+                timeout: float = DEFAULT_TIMEOUT,
+                connect_to: Mapping[str, str] | None = None) -> Verification:
     """Verify every signature of the Agent Card at a path or https URL (A2A 1.0 §8.4.3).
 
     Args:
@@ -122,26 +123,32 @@ def verify_card(source: Any, jwks: str | None = None, *, allow_private: bool = F
         allow_private: URLs may lead to private or loopback addresses (tests, previews;
             ``--allow-private``).
         timeout: seconds for each whole fetch (the card, the JWKS).
+        connect_to: ``{host: "http://127.0.0.1:8000"}``: fetch that host's URLs (the card,
+            its ``jku``) from that address, with the host's name in ``Host``, as curl's
+            ``--connect-to`` (a preview of ``acap serve``, a server before its DNS).
 
     Returns:
         A :class:`Verification`: ``ok`` when a signature verifies and nothing is
         wrong; every problem a finding (``SIG-*``, ``CARD-*``, the member judgements
         of :func:`acap.card._members.member_findings` ...). Never raises for bad input.
     """
-    cf = document_from(source, CARD, allow_private=allow_private, timeout=timeout)
+    cf = document_from(source, CARD, allow_private=allow_private, timeout=timeout,
+                       connect_to=connect_to)
     result = Verification(cf.source)
     result.report.extend(cf.findings)
     if cf.data is None:
         return result
     card_url = cf.source if cf.is_url else url_for_site_file(cf.source)
-    verifier = Verifier(_key_lookup(cf, jwks, card_url, result, allow_private, timeout),
+    verifier = Verifier(_key_lookup(cf, jwks, card_url, result, allow_private, timeout,
+                                    connect_to),
                         VERIFY_KEYS_HINT if jwks is None else
                         'check --jwks: it must name a JWKS ({"keys": [...]}) holding the kid')
     return verifier.verify(cf.data, card_url=card_url, cf=cf, result=result)
 
 
 def _load_jwks_doc(where: str, *, jku: bool = False, allow_private: bool = False,
-                   timeout: float = DEFAULT_TIMEOUT, root: Root | None = None) -> dict[str, Any]:
+                   timeout: float = DEFAULT_TIMEOUT, root: Root | None = None,
+                   connect_to: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The JWKS document at a path or URL (at most :data:`DEFAULT_MAX_BYTES`); a ``jku``
     URL must stay on its origin through redirects; a path is read within ``root``
     (default :func:`acap.load.given_root`), no link followed out of it.
@@ -151,7 +158,8 @@ def _load_jwks_doc(where: str, *, jku: bool = False, allow_private: bool = False
     """
     if where.startswith(("https://", "http://")):
         try:
-            resp = fetch(where, same_origin=jku, allow_private=allow_private, timeout=timeout)
+            resp = fetch(where, same_origin=jku, allow_private=allow_private, timeout=timeout,
+                         connect_to=connect_to)
         except FetchError as exc:
             raise KeysUnavailable(exc.reason) from exc
         if resp.status != 200:
@@ -252,11 +260,12 @@ def keys_for(doc: dict[str, Any] | str, kid: str | None,
 
 
 def _key_lookup(cf: JsonDocument, jwks: str | None, card_url: str | None,
-                result: Verification, allow_private: bool, timeout: float) -> KeyLookup:
+                result: Verification, allow_private: bool, timeout: float,
+                connect_to: Mapping[str, str] | None = None) -> KeyLookup:
     if jwks:  # the user's choice (a path or URL): every signature's keys come from it
         try:
             given: dict[str, Any] | str = _load_jwks_doc(jwks, allow_private=allow_private,
-                                                         timeout=timeout)
+                                                         timeout=timeout, connect_to=connect_to)
         except KeysUnavailable as exc:
             given = f"cannot read the JWKS {shorten(jwks)}: {exc}"
         result.jwks_source = jwks
@@ -285,7 +294,8 @@ def _key_lookup(cf: JsonDocument, jwks: str | None, card_url: str | None,
         result.jwks_source = local[0] if local else jku
         if local:
             return _load_jwks_doc(local[0], root=local[1])
-        return _load_jwks_doc(jku, jku=True, allow_private=allow_private, timeout=timeout)
+        return _load_jwks_doc(jku, jku=True, allow_private=allow_private, timeout=timeout,
+                              connect_to=connect_to)
 
     return JkuKeys(card_url, load, allow_private)
 

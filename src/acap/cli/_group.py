@@ -69,11 +69,13 @@ class LazyGroup(click.Group):
         which is also the status of a build with errors."""
         try:
             return super().invoke(ctx)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             click.echo("\ninterrupted: stopped before it was done. acap build and acap publish "
                        "leave site/ and what was published as they were, unless they had "
                        "already finished replacing them.", err=True)
-            ctx.exit(130)
+            # 128 + the signal, as shells report it: SIGINT, or the SIGTERM or SIGHUP a
+            # publish turns into an interruption (acap.publisher._signals.Terminated)
+            ctx.exit(128 + getattr(exc, "signum", 2))
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, summary) for name, (_, _, summary) in COMMANDS.items() if summary]

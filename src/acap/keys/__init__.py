@@ -25,9 +25,12 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
+    from acap.keys._history import card_kids as card_kids
     from acap.keys._history import dropped_kids as dropped_kids
     from acap.keys._history import key_history as key_history
     from acap.keys._history import previous_keys as previous_keys
+    from acap.keys._history import published_elsewhere as published_elsewhere
+    from acap.keys._history import published_keys as published_keys
     from acap.keys._history import read_retired as read_retired
     from acap.keys._history import retired_kids as retired_kids
     from acap.keys._key import PRIVATE_MEMBERS as PRIVATE_MEMBERS

@@ -23,12 +23,23 @@ from acap.findings import Finding, Location
 from acap.keys._key import (
     PRIVATE_MEMBERS,
     SigningKey,
+    b64url_decode,
     read_jwks,
     read_key_file_doc,
     thumbprint,
 )
 from acap.load import KEY_ENV, KEY_FILE_LIMIT, OperatorConfig, Root, read_file, write_file
-from acap.site import MANIFEST, read_manifest, url_to_path
+from acap.site import (
+    MANIFEST,
+    PublishRecord,
+    RecordProblem,
+    read_manifest,
+    record_beside,
+    url_to_path,
+)
+from acap.uris import CARD_PATH
+
+CARD = CARD_PATH.lstrip("/")
 
 
 def published_keys(cfg: OperatorConfig, site_dir: Path,
@@ -86,6 +97,64 @@ def site_published_keys(cfg: OperatorConfig, site_dir: Path
             if _thumb(k):
                 out.setdefault(k["kid"], (k, shown))
     return out
+
+
+def card_kids(card: bytes) -> set[str]:
+    """The kids in the protected headers of the signatures of the card ``card`` (JSON
+    bytes); none when it is unreadable. Not verified: what the card claims."""
+    try:
+        sigs = json.loads(card).get("signatures") or []
+        headers = [json.loads(b64url_decode(s["protected"])) for s in sigs]
+        return {h["kid"] for h in headers if isinstance(h.get("kid"), str)}
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        return set()
+
+
+def published_elsewhere(cfg: OperatorConfig,
+                        site_keys: dict[str, tuple[dict[str, Any], str]],
+                        previous: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """The kids this project's card was published with whose key is neither kept in the
+    previous keys nor retired (a rotation made on purpose keeps or retires them), as
+    this computer can tell without a network: those builds into site/ published
+    (``site_keys``, :func:`site_published_keys`), those of the card and of acap's record
+    at each folder operator.yaml publishes a host into, and those of acap's copies of
+    its records (``.acap/published/``). ``[(kid, where)]``."""
+    kept = {str(k.get("kid")) for k in previous} | set(_retired_or_none(cfg))
+    out = [(kid, where) for kid, (_jwk, where) in sorted(site_keys.items())]
+    for settings in cfg.hosts.values():
+        pub = settings.get("publish")
+        folder = pub.get("dir") if isinstance(pub, dict) else None
+        if isinstance(folder, str):
+            root = cfg.base_dir / folder
+            place = Root(root, "the folder it publishes into")
+            out += [(k, f"the card in {root}")
+                    for k in sorted(card_kids(_small(root / CARD, place)))]
+            beside = record_beside(root)
+            out += [(k, f"acap's record of its publish into {root}")
+                    for k in _record_kids(beside, Root(beside.parent, "its parent"))]
+    copies = cfg.base_dir / ".acap" / "published"
+    project = Root(cfg.base_dir, "the project folder")
+    for copy in sorted(copies.glob("*.json")) if copies.is_dir() else []:
+        out += [(k, f"acap's copy of a record of its publish ({cfg.display_path(copy)})")
+                for k in _record_kids(copy, project)]
+    return [(kid, where) for kid, where in out if kid not in kept]
+
+
+def _small(path: Path, root: Root) -> bytes:
+    """The bytes of the regular file at ``path`` in ``root`` (no link followed, at most a
+    megabyte); ``b""`` when there is none such."""
+    try:
+        return read_file(path, root, KEY_FILE_LIMIT)
+    except (OSError, FileRefused):
+        return b""
+
+
+def _record_kids(path: Path, root: Root) -> list[str]:
+    try:
+        kid = PublishRecord.from_bytes(_small(path, root)).kid
+    except RecordProblem:
+        return []
+    return [kid] if kid else []
 
 
 def _jwk_list(path: Path, root: Root, member: str) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from acap.errors import FileRefused, KeyProblem
+from acap.errors import FetchError, FileRefused, KeyProblem
 from acap.keys._history import (
     free_kid,
     next_kid,
@@ -47,6 +47,7 @@ from acap.load import (
     Root,
     YamlLoader,
     file_status,
+    given_root,
     read_file,
     rename_file,
     write_check,
@@ -177,8 +178,8 @@ def rotate(cfg: OperatorConfig, new_kid: str | None = None,
 
 
 def rotate_lost(cfg: OperatorConfig, site_dir: Path | None = None,
-                new_kid: str | None = None, old_kid: str | None = None
-                ) -> tuple[str, str, Path | None]:
+                new_kid: str | None = None, old_kid: str | None = None,
+                jwks: str | None = None) -> tuple[str, str, Path | None]:
     """``acap keys rotate --lost``: the private key published under ``signing.kid`` is lost.
 
     A new key must not take the old kid (clients that cached the card or JWKS would
@@ -202,6 +203,10 @@ def rotate_lost(cfg: OperatorConfig, site_dir: Path | None = None,
             operator.yaml): its JWKS holds the published public key.
         new_kid: the new kid (default: the next free one).
         old_kid: the kid of the lost key (default: ``signing.kid``).
+        jwks: where the lost key's public key was published, when this computer's site/
+            does not hold it (a second computer, a fresh clone): a JWKS file, or the
+            https address of the live JWKS (:func:`published_jwk`). It stands for what
+            site/ says of that kid.
 
     Returns:
         ``(old kid, new kid, path of the key file written or None)``; with another
@@ -216,7 +221,7 @@ def rotate_lost(cfg: OperatorConfig, site_dir: Path | None = None,
             nothing was changed.
     """
     if old_kid is not None and old_kid != cfg.signing.get("kid"):
-        return _keep_published(cfg, site_dir or cfg.base_dir / "site", old_kid, new_kid)
+        return _keep_published(cfg, site_dir or cfg.base_dir / "site", old_kid, new_kid, jwks)
     old_kid = cfg.signing.get("kid")
     if not isinstance(old_kid, str) or not old_kid:
         raise KeyProblem("operator.yaml names no signing.kid, so a new key gets a kid of its "
@@ -224,6 +229,8 @@ def rotate_lost(cfg: OperatorConfig, site_dir: Path | None = None,
                          "the lost key was published under), then run this again")
     site = site_dir or cfg.base_dir / "site"
     published = published_keys(cfg, site)
+    if jwks is not None:
+        published[old_kid] = (published_jwk(jwks, old_kid), jwks)
     if old_kid not in published:
         raise KeyProblem(f"no key was published under kid {old_kid} (looked in {site.name}/ "
                          f"and {cfg.display_path(cfg.previous_keys_file)})",
@@ -280,8 +287,39 @@ def _current_key(cfg: OperatorConfig) -> SigningKey | None:
         return None
 
 
+def published_jwk(source: str, kid: str) -> dict[str, Any]:
+    """The public JWK of ``kid`` in the JWKS at ``source``: a file, or an https address
+    fetched as any JWKS is (:func:`acap.load.fetch`: judged first, bounded in time and
+    size). Private members are never taken.
+
+    Raises:
+        KeyProblem: it cannot be read, is not a JWKS, or holds no key of ``kid``.
+    """
+    from acap.load import fetch  # start-up: http.client only for a JWKS given by address
+
+    try:
+        if source.startswith(("https://", "http://")):
+            resp = fetch(source)
+            if resp.status != 200:
+                raise KeyProblem(f"{source} answers HTTP {resp.status}",
+                                 "give the JWKS as a file, or its right address")
+            raw = resp.body
+        else:
+            raw = read_file(Path(source), given_root(source), KEY_FILE_LIMIT)
+        keys = json.loads(raw).get("keys")
+    except (OSError, FileRefused, FetchError, ValueError, AttributeError) as exc:
+        raise KeyProblem(f"cannot read the JWKS {source}: {exc}",
+                         "give the published JWKS: a file, or its https address") from None
+    found = [k for k in keys if isinstance(k, dict) and k.get("kid") == kid] \
+        if isinstance(keys, list) else []
+    if not found:
+        raise KeyProblem(f"the JWKS {source} holds no key with kid {kid}",
+                         "give the JWKS that was published with it")
+    return {k: v for k, v in found[0].items() if k not in PRIVATE_MEMBERS}
+
+
 def _keep_published(cfg: OperatorConfig, site_dir: Path, old_kid: str,
-                    new_kid: str | None) -> tuple[str, str, None]:
+                    new_kid: str | None, jwks: str | None = None) -> tuple[str, str, None]:
     """:func:`rotate_lost` for a kid other than ``signing.kid``: keep its published
     public key in the previous keys; nothing else changes."""
     if new_kid is not None:
@@ -298,9 +336,12 @@ def _keep_published(cfg: OperatorConfig, site_dir: Path, old_kid: str,
         raise KeyProblem(f"the public key of {old_kid} is kept already in {prev}",
                          "nothing to do: run `acap build`")
     published = site_published_keys(cfg, site_dir)
+    if jwks is not None:
+        published[old_kid] = (published_jwk(jwks, old_kid), jwks)
     if old_kid not in published:
         raise KeyProblem(f"no key was published under kid {old_kid} (looked in "
-                         f"{site_dir.name}/)", "give --site-dir with the last build")
+                         f"{site_dir.name}/)", "give --site-dir with the last build, or "
+                         "--jwks with the published JWKS")
     old_jwk = published[old_kid][0]
     current = _current_key(cfg)
     if current is not None and current.kid == old_kid:  # a key named by its thumbprint

@@ -29,6 +29,7 @@ from acap.errors import FileRefused, KeyProblem, KeyTextProblem
 from acap.findings import Finding, Location
 from acap.keys._history import (
     previous_keys,
+    published_elsewhere,
     published_keys,
     retired_and_reused,
     reused_kid_finding,
@@ -49,6 +50,7 @@ from acap.load import (
     KEY_ENV,
     KEY_FILE_LIMIT,
     OperatorConfig,
+    Root,
     file_kind,
     file_status,
     is_inside,
@@ -146,6 +148,74 @@ def key_file_findings(cfg: OperatorConfig, confine: Sequence[Path] | None) -> li
     return out
 
 
+def _make_key(cfg: OperatorConfig, root: Root, loc: Location, how: tuple[bool, bool],
+              confine: Sequence[Path] | None,
+              published: dict[str, tuple[dict[str, Any], str]], out: ResolvedKey) -> bool:
+    """Make a new key at ``signing.keyFile``, which is missing: ``True`` when it was written
+    (read it next). ``False`` when it was made in memory only (``how``: ``(create,
+    in_memory)``; it is ``out.key``), or, with the reason in ``out.findings``, when acap
+    must not make one: a typo in the file name, ``create`` not given, a kid already
+    published with another key, or a key of this project published already
+    (:func:`acap.keys._history.published_elsewhere`: the site was built or published from
+    another computer, whose key is not here; a new key would replace the live card's key
+    without a rotation)."""
+    create, in_memory = how
+    path, kid, alg = cfg.key_file, cfg.signing.get("kid"), cfg.signing.get("algorithm")
+    meant = similar_key_file(cfg, path)
+    if meant is not None:  # a typo: said before anything about a lost key
+        out.findings.append(Finding(
+            "KEY", "error", f"the signing key file {cfg.display_path(path)} does not "
+            f"exist; did you mean {meant}?", loc, f"write keyFile: {meant}"))
+        return False
+    if not create:
+        # A batch tenant (confined) is not told of ACAP_SIGNING_KEY: one key
+        # in the environment would sign every tenant's card (fresh-user trial)
+        other = "or build the batch with --new-keys" if confine is not None \
+            else f"or set {KEY_ENV}"
+        out.findings.append(Finding(
+            "KEY", "error", f"no signing key at {cfg.display_path(path)}", loc,
+            f"if the path is right, run `acap keys new -c {cfg.path}`, {other}; if "
+            "the key is elsewhere, correct signing.keyFile"))
+        return False
+    if isinstance(kid, str) and kid in published:
+        out.findings.append(reused_kid_finding(cfg, kid, published, env=False))
+        return False
+    elsewhere = published_elsewhere(cfg, out.site_keys or {}, out.previous)
+    if elsewhere:
+        out.findings.append(_lacking_key_finding(cfg, loc, elsewhere))
+        return False
+    new_alg = alg or "ES256"
+    private = generate_private_key(new_alg)
+    if in_memory:
+        out.key = SigningKey(private, new_alg, kid if isinstance(kid, str) and kid
+                             else thumbprint(public_jwk(private.public_key())))
+        return False
+    write_private_key(path, private, new_alg, root)
+    ignored = git_ignores(path)
+    out.notices.append(f"created a new {new_alg} signing key at "
+                       f"{cfg.display_path(path)} (keep it safe and out of git"
+                       + ("; git ignores it)" if ignored else ")"))
+    if ignored is False:
+        out.findings.append(_not_ignored(cfg, path, loc))
+    return True
+
+
+def _lacking_key_finding(cfg: OperatorConfig, loc: Location,
+                         elsewhere: list[tuple[str, str]]) -> Finding:
+    """The ``KEY`` error for a build that would make a new key where a key of this project
+    was published already (issue 20, item 4)."""
+    kid, where = elsewhere[0]
+    return Finding(
+        "KEY", "error", f"this computer has no signing key ({cfg.display_path(cfg.key_file)}), "
+        f"but this project's card was published with kid {kid} ({where}): a new key would "
+        "replace the live card's key without a rotation, and clients that cached the card "
+        "would see a key they cannot check", loc,
+        f"bring the key: copy {cfg.display_path(cfg.key_file)} from the computer that has it, "
+        f"or set {KEY_ENV} to its text; if it is lost for good, rotate on purpose: acap keys "
+        f"rotate --lost --old-kid {kid} --jwks <the published JWKS, a file or its https "
+        "address> (cards clients cached still verify), then acap build")
+
+
 def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = True,
                         confine: Sequence[Path] | None = None,
                         in_memory: bool = False) -> ResolvedKey:
@@ -194,39 +264,9 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
                 "move it outside site/, e.g. keyFile: .acap/signing-key.pem"))
             return out
         else:
-            if file_status(path, root) is None:
-                meant = similar_key_file(cfg, path)
-                if meant is not None:  # a typo: said before anything about a lost key
-                    out.findings.append(Finding(
-                        "KEY", "error", f"the signing key file {cfg.display_path(path)} does not "
-                        f"exist; did you mean {meant}?", loc, f"write keyFile: {meant}"))
-                    return out
-                if not create:
-                    # A batch tenant (confined) is not told of ACAP_SIGNING_KEY: one key
-                    # in the environment would sign every tenant's card (fresh-user trial)
-                    how = "or build the batch with --new-keys" if confine is not None \
-                        else f"or set {KEY_ENV}"
-                    out.findings.append(Finding(
-                        "KEY", "error", f"no signing key at {cfg.display_path(path)}", loc,
-                        f"if the path is right, run `acap keys new -c {cfg.path}`, {how}; if "
-                        "the key is elsewhere, correct signing.keyFile"))
-                    return out
-                if isinstance(kid, str) and kid in published:
-                    out.findings.append(reused_kid_finding(cfg, kid, published, env=False))
-                    return out
-                new_alg = alg or "ES256"
-                private = generate_private_key(new_alg)
-                if in_memory:
-                    out.key = SigningKey(private, new_alg, kid if isinstance(kid, str) and kid
-                                         else thumbprint(public_jwk(private.public_key())))
-                    return out
-                write_private_key(path, private, new_alg, root)
-                ignored = git_ignores(path)
-                out.notices.append(f"created a new {new_alg} signing key at "
-                                   f"{cfg.display_path(path)} (keep it safe and out of git"
-                                   + ("; git ignores it)" if ignored else ")"))
-                if ignored is False:
-                    out.findings.append(_not_ignored(cfg, path, loc))
+            if file_status(path, root) is None and \
+                    not _make_key(cfg, root, loc, (create, in_memory), confine, published, out):
+                return out
             # first: a folder, FIFO, device or unreadable file is the one error
             data = read_file(path, root, KEY_FILE_LIMIT, one_name=True)
             st = file_status(path, root)

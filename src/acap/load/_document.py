@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -155,7 +156,8 @@ def status_hint(status: int, what: str) -> str:
 
 def read_document(source: str, kind: DocumentKind = CARD, *,
                   max_bytes: int = DEFAULT_MAX_BYTES, timeout: float = DEFAULT_TIMEOUT,
-                  allow_private: bool = False) -> JsonDocument:
+                  allow_private: bool = False,
+                  connect_to: Mapping[str, str] | None = None) -> JsonDocument:
     """Read a JSON document from a path or an https URL; never raises for bad input.
 
     Args:
@@ -164,6 +166,8 @@ def read_document(source: str, kind: DocumentKind = CARD, *,
         max_bytes: size limit, in bytes.
         timeout: seconds for the whole fetch of a URL.
         allow_private: a URL may lead to a private or loopback address (tests, previews).
+        connect_to: ``{host: "http://127.0.0.1:8000"}``: fetch that host's URLs from there
+            (:func:`acap.load._fetch.fetch`).
 
     Returns:
         A :class:`JsonDocument`; a document that cannot be read, is not JSON, or (for a
@@ -174,7 +178,7 @@ def read_document(source: str, kind: DocumentKind = CARD, *,
     if doc.is_url:
         try:
             doc.response = fetch(source, timeout=timeout, max_bytes=max_bytes,
-                                 allow_private=allow_private)
+                                 allow_private=allow_private, connect_to=connect_to)
         except FetchError as exc:  # the location names the URL; the message says why
             doc.findings.append(Finding(kind.read_rule, "error",
                                         f"cannot read {what}: {exc.reason}", Location(source),
@@ -338,7 +342,8 @@ def _second_names(text: str) -> dict[str, tuple[int, int, int]]:
 
 def document_from(source: Any, kind: DocumentKind = CARD, *, label: str | None = None,
                   max_bytes: int = DEFAULT_MAX_BYTES, timeout: float = DEFAULT_TIMEOUT,
-                  allow_private: bool = False) -> JsonDocument:
+                  allow_private: bool = False,
+                  connect_to: Mapping[str, str] | None = None) -> JsonDocument:
     """A document from whatever a public entry point was given, read alike: a
     :class:`JsonDocument` as is; a path (``str`` or :class:`os.PathLike`) or an https URL
     read by :func:`read_document`; ``bytes`` parsed as JSON text; anything else taken as
@@ -350,7 +355,7 @@ def document_from(source: Any, kind: DocumentKind = CARD, *, label: str | None =
         source: as above. A ``str`` is always a path or a URL, never JSON text.
         kind: what it is (:data:`CARD`, :data:`REPLY`).
         label: the name findings give to bytes or parsed data (default: the kind's noun).
-        max_bytes, timeout, allow_private: as :func:`read_document`.
+        max_bytes, timeout, allow_private, connect_to: as :func:`read_document`.
 
     Returns:
         A :class:`JsonDocument`; parsed data has no lines (findings carry pointers).
@@ -359,7 +364,7 @@ def document_from(source: Any, kind: DocumentKind = CARD, *, label: str | None =
         return source
     if isinstance(source, (str, os.PathLike)):
         return read_document(os.fspath(source), kind, max_bytes=max_bytes, timeout=timeout,
-                             allow_private=allow_private)
+                             allow_private=allow_private, connect_to=connect_to)
     name = label or kind.noun
     if isinstance(source, (bytes, bytearray, memoryview)):
         doc = JsonDocument(name, kind, raw=bytes(source))
@@ -381,11 +386,12 @@ def document_from(source: Any, kind: DocumentKind = CARD, *, label: str | None =
 
 
 def read_card(source: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
-              timeout: float = DEFAULT_TIMEOUT, allow_private: bool = False) -> JsonDocument:
+              timeout: float = DEFAULT_TIMEOUT, allow_private: bool = False,
+              connect_to: Mapping[str, str] | None = None) -> JsonDocument:
     """Read an Agent Card from a path or an https URL (:func:`read_document` of
-    :data:`CARD`); never raises for bad input."""
+    :data:`CARD`; ``connect_to`` as there); never raises for bad input."""
     return read_document(source, CARD, max_bytes=max_bytes, timeout=timeout,
-                         allow_private=allow_private)
+                         allow_private=allow_private, connect_to=connect_to)
 
 
 def read_reply(path: str | Path) -> JsonDocument:

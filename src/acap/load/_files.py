@@ -56,8 +56,9 @@ from typing import Literal
 from acap.errors import FileRefused
 from acap.load._paths import real_path, under
 
-__all__ = ["KEY_FILE_LIMIT", "Root", "file_kind", "file_status", "given_root", "read_file",
-           "read_regular", "rename_file", "write_check", "write_file"]
+__all__ = ["KEY_FILE_LIMIT", "Root", "file_kind", "file_status", "given_root", "move_file",
+           "read_file", "read_regular", "remove_file", "rename_file", "write_check",
+           "write_file"]
 
 #: Largest file of each kind an operator names that acap reads (bytes): far above any
 #: real one, so that ``/dev/zero`` or a log file named by mistake is refused, not read.
@@ -531,6 +532,47 @@ def rename_file(path: str | os.PathLike[str], new: str | os.PathLike[str], root:
         name = os.path.basename(os.path.abspath(new))
         _link_new(_Place(place.dir_fd, name, None, os.fspath(new)), place.name)
         _sync_folder(place.dir_fd)
+
+
+def move_file(path: str | os.PathLike[str], new: str | os.PathLike[str], root: Root) -> None:
+    """Put the regular file ``path`` at ``new``, in one ``rename``, both inside ``root``
+    and walked part by part without following a link (a publish puts a file it staged
+    beside a web root into its place): a regular file at ``new`` is replaced, folders
+    missing on the way to ``new`` are made.
+
+    Raises:
+        FileNotFoundError: nothing is at ``path``.
+        FileRefused: either lies outside ``root`` or under a link; ``path`` is not a
+            regular file; something else than a regular file is at ``new``.
+        OSError: the rename failed (another file system, permissions ...); nothing moved.
+    """
+    with _Walk(root, path, follow=False) as walk, \
+            _Walk(root, new, make=True, follow=False) as there:
+        place = walk.go()
+        if place.st is None:
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", os.fspath(path))
+        _writable(path, place)
+        dest = there.go()
+        _writable(new, dest)
+        os.replace(place.name, dest.name, src_dir_fd=place.dir_fd, dst_dir_fd=dest.dir_fd)
+        _sync_folder(dest.dir_fd)
+
+
+def remove_file(path: str | os.PathLike[str], root: Root) -> None:
+    """Remove the regular file ``path`` inside ``root``, walked part by part without
+    following a link (a folder swapped for a link on the way is refused, not entered).
+
+    Raises:
+        FileNotFoundError: nothing is at ``path``.
+        FileRefused: it lies outside ``root`` or under a link, or is not a regular file.
+        OSError: it could not be removed.
+    """
+    with _Walk(root, path, follow=False) as walk:
+        place = walk.go()
+        if place.st is None:
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", os.fspath(path))
+        _writable(path, place)
+        os.unlink(place.name, dir_fd=place.dir_fd)
 
 
 def _unlink(dir_fd: int, name: str) -> None:

@@ -21,16 +21,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from acap.builder.pages import APACHE_NO_HEADERS_TYPE
 from acap.card import JkuKeys, SignatureCheck, Verifier, jwks_from_bytes
-from acap.errors import FetchError, KeysUnavailable, SitePathError
+from acap.errors import FetchError, FileRefused, KeysUnavailable, SitePathError
 from acap.findings import Finding, Location, Report, Result
 from acap.load import (
     DEFAULT_MAX_BYTES,
     DEFAULT_TIMEOUT,
     JsonDocument,
     Response,
+    Root,
     fetch,
     parse_document,
+    read_file,
     status_hint,
 )
 from acap.site import url_to_path
@@ -54,6 +57,8 @@ class HttpFacts:
         same_as_local: the body equals the file in the local site/ (``None``
             when there is no local file to compare with).
         error: why the fetch failed.
+        server: ``Server`` header (which web server answered: it names the likely cause
+            of a missing header, :func:`cors_cause`).
     """
 
     url: str
@@ -66,6 +71,7 @@ class HttpFacts:
     size: int = 0
     same_as_local: bool | None = None
     error: str | None = None
+    server: str | None = None
 
     @property
     def cors_open(self) -> bool:
@@ -108,17 +114,62 @@ def _facts(url: str, resp: Response) -> HttpFacts:
     cc = h.get("Cache-Control")
     m = _MAX_AGE.search(cc or "")
     return HttpFacts(url, resp.status, h.get("Content-Type"), h.get("Access-Control-Allow-Origin"),
-                     cc, int(m.group(1)) if m else None, h.get("ETag"), len(resp.body))
+                     cc, int(m.group(1)) if m else None, h.get("ETag"), len(resp.body),
+                     server=h.get("Server"))
 
 
-def _local_file(site_dir: Path | None, url: str) -> Path | None:
+def _local_bytes(site_dir: Path | None, url: str) -> bytes | None:
+    """The file of the local build at ``url`` (:func:`acap.load.read_file`, in site/);
+    ``None`` when there is none."""
     if site_dir is None:
         return None
     try:
-        p = site_dir / url_to_path(url)
-    except SitePathError:
+        return read_file(site_dir / url_to_path(url), Root(site_dir, "site/"), DEFAULT_MAX_BYTES)
+    except (SitePathError, OSError, FileRefused):
         return None
-    return p if p.is_file() else None
+
+
+#: ``(what the Server header says, in lower case, the likely cause and fix)`` of a card
+#: served without acap's headers by a server other than Apache.
+_SERVERS = (
+    ("nginx", "nginx serves it without acap's settings: include "
+              "site/.servers/<host>/nginx.conf in the host's server { } block, then "
+              "nginx -s reload"),
+    ("caddy", "Caddy serves it without acap's settings: import "
+              "site/.servers/<host>/Caddyfile in the host's site block, before file_server"),
+    ("netlify", "Netlify serves it without the _headers file acap writes: publish the host "
+                "folder with it (hosts.<host>.hosting: netlify)"),
+    ("cloudflare", "Cloudflare serves it without the _headers file acap writes: publish the "
+                   "host folder with it (hosts.<host>.hosting: cloudflare-pages)"),
+)
+
+
+def cors_cause(f: HttpFacts) -> str:
+    """The likely cause of a card (or JWKS) served without acap's headers, and its fix,
+    from which server answered (``Server``) and how: a guess, said as one. For Apache (and
+    LiteSpeed, which reads the same files), the type tells two causes apart: acap's
+    ``.well-known/.htaccess`` gives the card ``application/json; charset=utf-8`` only where
+    mod_headers is off (:data:`acap.builder.pages._servers.APACHE_NO_HEADERS_TYPE`)."""
+    server = (f.server or "").lower()
+    if "apache" in server or "litespeed" in server:
+        if (f.content_type or "").replace(" ", "").lower() == \
+                APACHE_NO_HEADERS_TYPE.replace(" ", ""):
+            return ("likely cause: the server is Apache, and it read acap's "
+                    ".well-known/.htaccess, but mod_headers is off there, so none of the "
+                    "card's headers can be set: turn it on (a2enmod headers, then reload "
+                    "Apache; on shared hosting, ask your provider), or put "
+                    "site/.servers/<host>/apache.conf in the site's <VirtualHost>")
+        return ("likely cause: the server is Apache, and it does not read acap's "
+                ".well-known/.htaccess: it was not published there (set hosts.<host>.hosting: "
+                "apache and publish again), or the site does not allow .htaccess files "
+                "(AllowOverride FileInfo); else put site/.servers/<host>/apache.conf in the "
+                "site's <VirtualHost>")
+    for name, cause in _SERVERS:
+        if name in server:
+            return f"likely cause: {cause}"
+    return ("send Access-Control-Allow-Origin: * (GitHub Pages does; Netlify and Cloudflare "
+            "Pages read the _headers file acap writes; for Apache, nginx or Caddy, use the "
+            "settings acap writes in site/.servers/<host>/)")
 
 
 def _header_findings(f: HttpFacts, what: str) -> list[Finding]:
@@ -133,11 +184,7 @@ def _header_findings(f: HttpFacts, what: str) -> list[Finding]:
     if f.cors is None:
         out.append(Finding("LIVE-CORS", "warning", f"the {what} has no "
                            "Access-Control-Allow-Origin header: clients running in a browser "
-                           "cannot read it", loc,
-                           "send Access-Control-Allow-Origin: * (GitHub Pages does; Netlify "
-                           "and Cloudflare Pages read the _headers file acap writes; for "
-                           "Apache, nginx or Caddy, use the settings acap writes in "
-                           "site/.servers/<host>/)"))
+                           "cannot read it", loc, cors_cause(f)))
     elif not f.cors_open:
         out.append(Finding("LIVE-CORS", "warning", f"the {what} is served with "
                            f"Access-Control-Allow-Origin: {f.cors!r}, not *: only that origin's "
@@ -147,7 +194,8 @@ def _header_findings(f: HttpFacts, what: str) -> list[Finding]:
                            "writes do)"))
     if f.max_age is None:
         out.append(Finding("LIVE-CACHE", "warning", f"the {what} has no Cache-Control max-age "
-                           "(A2A §8.6.1 SHOULD)", loc, "send Cache-Control: max-age=600 or so"))
+                           "(A2A §8.6.1 SHOULD)", loc, "send Cache-Control: max-age=600 or so"
+                           + ("" if f.cors is not None else f"; {cors_cause(f)}")))
     if f.etag is None:
         out.append(Finding("LIVE-ETAG", "warning", f"the {what} has no ETag (A2A §8.6.1 SHOULD)",
                            loc, "let the server send an ETag (most static hosts do)"))
@@ -203,9 +251,9 @@ def live_check(url: str, *, site_dir: Path | None = Path("site"),
         result.report.add(Finding("LIVE-HTTP", "error", f"the card answers HTTP {resp.status}",
                                   Location(url), status_hint(resp.status, "the card")))
         return result
-    local = _local_file(site_dir, url)
+    local = _local_bytes(site_dir, url)
     if local is not None:
-        result.card.same_as_local = local.read_bytes() == resp.body
+        result.card.same_as_local = local == resp.body
     result.report.extend(_header_findings(result.card, "card"))
     cf = JsonDocument(url, raw=resp.body, response=resp)
     parse_document(cf)
@@ -233,9 +281,9 @@ def live_check(url: str, *, site_dir: Path | None = Path("site"),
                                       f"{r.status}", Location(jku),
                                       "publish the JWKS at its jku URL"))
             raise KeysUnavailable(got.error)
-        loc = _local_file(site_dir, jku)
+        loc = _local_bytes(site_dir, jku)
         if loc is not None:
-            got.same_as_local = loc.read_bytes() == r.body
+            got.same_as_local = loc == r.body
         result.report.extend(_header_findings(got, "JWKS"))
         return jwks_from_bytes(r.body)
 

@@ -11,35 +11,29 @@ its root, A2A §8.2).
 from __future__ import annotations
 
 import hashlib
-import os
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from acap.card import Verifier
+from acap.card import KeyLookup, Verifier
 from acap.checks import SOURCES_HINT
+from acap.errors import FileRefused
 from acap.findings import Finding, Location, Report
 from acap.keys import in_bytes
-from acap.load import JsonDocument, json_loads, parse_document
+from acap.load import JsonDocument, Root, json_loads, parse_document, read_file
+from acap.publisher._fs import READ_LIMIT, walk
+from acap.publisher._local import LocalFs
+from acap.publisher._plan import TargetRefused
 from acap.publisher._targets import Target
 from acap.site import Manifest
 from acap.uris import CARD_PATH
 
-#: What a GitHub Pages branch needs beside the built files: no Jekyll run, so
-#: that ``.well-known`` (a dot folder, which Jekyll skips) is served.
-NOJEKYLL = ".nojekyll"
 _GITHUB = re.compile(r"^(?:https://|ssh://git@|git@|git://)github\.com[/:]"
                      r"(?P<owner>[A-Za-z0-9-]+)/(?P<repo>[A-Za-z0-9._-]+?)(?:\.git)?/?$",
                      re.IGNORECASE)
-
-
-def _walk_files(root: Path) -> Iterator[Path]:
-    for dirpath, dirs, names in os.walk(root):
-        dirs.sort()
-        for name in sorted(names + [d for d in dirs if (Path(dirpath) / d).is_symlink()]):
-            yield Path(dirpath) / name
 
 
 def read_host_files(site_dir: Path, host: str, manifest: Manifest,
@@ -47,10 +41,11 @@ def read_host_files(site_dir: Path, host: str, manifest: Manifest,
     """Read ``site/<host>/`` and check it against the build manifest.
 
     Returns:
-        ``{path relative to the host root: bytes}`` of every file.
+        ``{path relative to the host root: bytes}`` of every file (walked without
+        recursion, read through :func:`acap.load.read_file`: no link followed).
         Every file that the build did not write, that changed after the build
-        (one byte is enough) or that is missing is a ``PUBLISH-INTEGRITY``
-        error in ``report``.
+        (one byte is enough), that is missing or is not a regular file is a
+        ``PUBLISH-INTEGRITY`` error in ``report``.
     """
 
     root = site_dir / host
@@ -58,15 +53,9 @@ def read_host_files(site_dir: Path, host: str, manifest: Manifest,
                 for rel, digest in manifest.files.items()
                 if rel.startswith(host + "/")}
     files: dict[str, bytes] = {}
-    for p in _walk_files(root):
-        rel = p.relative_to(root).as_posix()
-        shown = str(p)
-        if p.is_symlink() or not p.is_file():
-            report.add(Finding("PUBLISH-INTEGRITY", "error", f"{shown} is not a regular file",
-                               Location(shown), "run acap build"))
-            continue
-        data = p.read_bytes()
+    for rel, data in _host_files(root, report):
         files[rel] = data
+        shown = str(root / rel)
         if rel not in expected:
             report.add(Finding("PUBLISH-INTEGRITY", "error", f"{shown} was not written by "
                                "acap build", Location(shown),
@@ -80,6 +69,29 @@ def read_host_files(site_dir: Path, host: str, manifest: Manifest,
         report.add(Finding("PUBLISH-INTEGRITY", "error", f"{shown} is missing",
                            Location(shown), "run acap build"))
     return files
+
+
+def _host_files(root: Path, report: Report) -> Iterator[tuple[str, bytes]]:
+    """``(relative path, bytes)`` of each regular file of the host folder ``root``; what
+    is not one (a link, a FIFO) is a ``PUBLISH-INTEGRITY`` error in ``report``."""
+    if not root.is_dir():
+        return
+    place = Root(root, f"site/{root.name}/", links="refuse", may_be_link=False)
+    try:
+        entries = list(walk(LocalFs(str(root)), str(root), set()))
+    except TargetRefused as exc:
+        report.add(Finding("PUBLISH-INTEGRITY", "error", str(exc), Location(str(root)),
+                           "run acap build"))
+        return
+    for rel, mode in entries:
+        if stat.S_ISDIR(mode):
+            continue
+        shown = str(root / rel)
+        try:
+            yield rel, read_file(root / rel, place, READ_LIMIT)
+        except (OSError, FileRefused):
+            report.add(Finding("PUBLISH-INTEGRITY", "error", f"{shown} is not a regular file",
+                               Location(shown), "run acap build"))
 
 
 def private_key_findings(files: dict[str, bytes], root: Path) -> list[Finding]:
@@ -122,40 +134,46 @@ def signature_findings(files: dict[str, bytes], host: str, root: Path) -> list[F
         out.extend(cf.findings)
         if cf.data is None:
             continue
-
-        def lookup(kid: str | None, jku: str | None,
-                   shown: str = shown) -> tuple[dict[str, Any] | None, str]:
-            if not jku:
-                return None, "the protected header names no jku"
-            try:
-                u = urlsplit(jku)
-                jku_host = (u.hostname or "").lower()
-            except ValueError:  # https://[::1/x: not a URL (a hand-edited card)
-                return None, f"jku {jku!r} is not a URL"
-            if jku_host != host or u.scheme != "https":
-                return None, f"jku {jku} is not on https://{host}/"
-            rel_jwks = u.path.lstrip("/")
-            if rel_jwks not in files:
-                return None, f"the JWKS named by jku ({jku}) is not in site/{host}/"
-            try:
-                doc = json_loads(files[rel_jwks].decode("utf-8"))
-                keys = [k for k in doc["keys"] if isinstance(k, dict) and k.get("kid") == kid]
-            except (ValueError, KeyError, TypeError):
-                return None, f"site/{host}/{rel_jwks} is not a JWKS"
-            if not keys:
-                return None, f"no key with kid '{kid}' in site/{host}/{rel_jwks}"
-            return keys[0], str(root / rel_jwks)
-
-        verifier = Verifier(lookup, "run acap build: it writes the JWKS beside the card")
+        verifier = Verifier(built_keys(files, host, root),
+                            "run acap build: it writes the JWKS beside the card")
         res = verifier.verify(cf.data, card_url=f"https://{host}/{rel}", cf=cf)
         out.extend(res.report)
-        for s in res.signatures:
-            if not s.valid:
-                out.append(Finding("PUBLISH-SIGNATURE", "error",
-                                   f"signature {s.index} of {shown} (kid {s.kid or '-'}) does "
-                                   f"not verify against the built JWKS: {s.reason}",
-                                   cf.at(f"/signatures/{s.index}"), "run acap build"))
+        out.extend(Finding("PUBLISH-SIGNATURE", "error",
+                           f"signature {s.index} of {shown} (kid {s.kid or '-'}) does not "
+                           f"verify against the built JWKS: {s.reason}",
+                           cf.at(f"/signatures/{s.index}"), "run acap build")
+                   for s in res.signatures if not s.valid)
     return out
+
+
+def built_keys(files: dict[str, bytes], host: str, root: Path) -> KeyLookup:
+    """The :data:`acap.card.KeyLookup` of a card in the host folder ``files``: the key
+    of its kid in the JWKS its ``jku`` names, which must lie on ``https://{host}/`` and
+    be one of ``files`` (never fetched)."""
+
+    def lookup(kid: str | None, jku: str | None) -> tuple[dict[str, Any] | None, str]:
+        if not jku:
+            return None, "the protected header names no jku"
+        try:
+            u = urlsplit(jku)
+            jku_host = (u.hostname or "").lower()
+        except ValueError:  # https://[::1/x: not a URL (a hand-edited card)
+            return None, f"jku {jku!r} is not a URL"
+        if jku_host != host or u.scheme != "https":
+            return None, f"jku {jku} is not on https://{host}/"
+        rel_jwks = u.path.lstrip("/")
+        if rel_jwks not in files:
+            return None, f"the JWKS named by jku ({jku}) is not in site/{host}/"
+        try:
+            doc = json_loads(files[rel_jwks].decode("utf-8"))
+            keys = [k for k in doc["keys"] if isinstance(k, dict) and k.get("kid") == kid]
+        except (ValueError, KeyError, TypeError):
+            return None, f"site/{host}/{rel_jwks} is not a JWKS"
+        if not keys:
+            return None, f"no key with kid '{kid}' in site/{host}/{rel_jwks}"
+        return keys[0], str(root / rel_jwks)
+
+    return lookup
 
 
 def served_origin(target: Target, files: dict[str, bytes]) -> tuple[str | None, str, str]:
@@ -200,15 +218,3 @@ def origin_findings(target: Target, files: dict[str, bytes], card_host: str) -> 
                         f"set hosts.{target.host}.cname: {target.host} (and the same custom "
                         "domain in the repository's Pages settings)")]
     return []
-
-
-def pages_extras(cfg: Any, host: str, files: dict[str, bytes]) -> dict[str, bytes]:
-    """Files a GitHub Pages branch needs that the build did not write: ``.nojekyll``
-    (Jekyll would skip ``.well-known``) and ``CNAME`` from ``hosts.<host>.cname``."""
-    extra: dict[str, bytes] = {}
-    if NOJEKYLL not in files:
-        extra[NOJEKYLL] = b""
-    cname = cfg.hosts.get(host, {}).get("cname")
-    if "CNAME" not in files and isinstance(cname, str) and cname:
-        extra["CNAME"] = (cname.strip() + "\n").encode("utf-8")
-    return extra

@@ -2,28 +2,28 @@
 
 One target per host, from ``hosts.<host>.publish`` in operator.yaml, or from
 the command line (``--host``, ``--remote``, ``--branch``, ``--dir``, ``--sftp``;
-:mod:`acap.publisher._targets`):
-* a **git branch** (GitHub Pages; default ``gh-pages``): the host folder
-  becomes the tree of a new commit on top of the branch's tip, pushed to any
-  git remote (:mod:`acap.publisher._git_branch`);
-* a **directory**: mirrored, stale files removed, swapped in atomically
-  (:mod:`acap.publisher._directory`);
-* a folder on an **SFTP** server (shared hosting): each file uploaded under a
-  temporary name and renamed into place (:mod:`acap.publisher._sftp`).
+:mod:`acap.publisher._targets`), each a :class:`~acap.publisher._store.Store` that only
+moves bytes: a **git branch** (GitHub Pages; default ``gh-pages``,
+:mod:`acap.publisher._git_branch`), a **folder** on this machine
+(:mod:`acap.publisher._local`) or on a server reached over **SFTP**
+(:mod:`acap.publisher._sftp`). One engine runs the publish steps over any of them
+(:mod:`acap.publisher._engine`): what is acap's at the target is what its signed
+record says (:mod:`acap.publisher._trust`), only the hosting files the target's kind
+reads go there (:mod:`acap.publisher._hosting`), files are staged outside what the
+target serves and put in place at once, and nothing acap cannot prove is its own is
+deleted or replaced without ``--force`` (``PUBLISH-FOREIGN``).
 
 On a host where the operator's own website lives (``hosts.<host>.overlay``, the
 default for operator.website's host) every target adds and updates only acap's
 files (the card, the JWKS, its pages) and removes only files acap put there
-before; everything else stays byte for byte.
+before; everything else stays byte for byte. A target that does not exist is refused
+unless ``--create`` says it is the first publish there (``PUBLISH-TARGET``).
 
-acap never deletes or replaces what it did not publish without ``--force``
-(``PUBLISH-FOREIGN``): a branch whose tip is not acap's commit *for this host*,
-or files in a folder that the record of acap's last publish there (for this
-host) does not list. A folder that is, holds or lies inside the parts of an
-acap project (operator.yaml, ``.acap/``, templates/, site/, a private key) or a
-git repository is refused even with ``--force`` (``PUBLISH-TARGET``), and so is
-anything at the target that is not a regular file or folder (a FIFO, a link),
-and an SFTP server whose key known_hosts does not hold (``PUBLISH-HOST-KEY``).
+A folder that is, holds or lies inside the parts of an acap project (operator.yaml,
+``.acap/``, templates/, site/, a private key) or a git repository is refused even with
+``--force`` (``PUBLISH-TARGET``), and so is anything at the target that is not a
+regular file or folder (a FIFO, a link), and an SFTP server whose key known_hosts does
+not hold (``PUBLISH-HOST-KEY``).
 
 Nothing goes out unless every check passes for every host being published
 (:func:`preflight`, :mod:`acap.publisher._preflight`):
@@ -40,7 +40,9 @@ Nothing goes out unless every check passes for every host being published
 * the card is at ``https://{host}/.well-known/agent-card.json`` (A2A §8.2)
   and the target serves that origin at its root (``PUBLISH-ORIGIN``);
 * no host is a name reserved for examples (``example.org``, ``*.test`` ...;
-  ``PUBLISH-PLACEHOLDER``) unless ``allow_example_hosts`` says it is a trial.
+  ``PUBLISH-PLACEHOLDER``) unless ``allow_example_hosts`` says it is a trial;
+* this computer holds the key that signed the card, which signs acap's record
+  (``PUBLISH-KEY``; not needed for a dry run).
 
 The card's host is published last, after the hosts its card names, and held
 back when one of them failed (``PUBLISH-HELD``): the live card never points
@@ -54,24 +56,29 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from acap.builder import input_digest
-from acap.errors import GitError
+from acap.errors import FetchError, FileRefused, GitError
 from acap.findings import Finding, Location, Report, Result
-from acap.load import load_operator, strings
-from acap.publisher._directory import DirectoryPublisher
-from acap.publisher._git_branch import BranchPublisher, commit_date
-from acap.publisher._plan import ForeignFiles, Plan, Publisher, TargetRefused, count
+from acap.keys import card_kids, published_keys, resolve_signing_key
+from acap.load import fetch, load_operator, read_regular, strings
+from acap.publisher._engine import HostJob, publish_host
+from acap.publisher._git_branch import BranchStore, commit_date
+from acap.publisher._local import directory_store
+from acap.publisher._plan import ForeignFiles, Plan, TargetRefused, count
 from acap.publisher._preflight import (
     origin_findings,
-    pages_extras,
     private_key_findings,
     read_host_files,
     signature_findings,
 )
-from acap.publisher._targets import PublishOptions, Target, resolve_targets
+from acap.publisher._signals import interruptible
+from acap.publisher._store import Store
+from acap.publisher._targets import PublishOptions, Target, redacted, resolve_targets, scrubbed
+from acap.publisher._trust import KeyRing, RecordCopies, foreign_key
 from acap.site import MANIFEST, read_manifest
 from acap.uris import CARD_PATH, is_example_host
 
@@ -181,8 +188,6 @@ def preflight(options: PublishOptions) -> Checked:
                                f"({CARD_PATH.lstrip('/')})", Location(str(root)),
                                "run acap build"))
         report.extend(signature_findings(files, t.host, root))
-        if t.kind == "branch":
-            files.update(pages_extras(cfg, t.host, files))
         report.extend(origin_findings(t, files, card_host))
         out.files[t.host] = files
     return out
@@ -197,75 +202,190 @@ def publish(options: PublishOptions) -> PublishResult:
         options: see :class:`PublishOptions`.
 
     Returns:
-        A :class:`PublishResult`. When a check fails nothing is published.
-        A failed push or copy is a ``PUBLISH-FAILED`` error carrying the
-        reason (git's own message included, one line each); that target is
-        left as it was and the other targets are still published, except the
-        card's host: it goes last, and is held back (``PUBLISH-HELD``) when a
-        host its card names (:func:`named_hosts`) failed.
+        A :class:`PublishResult`. When a check fails nothing is published; without
+        the key that signed the card (outside a dry run) neither (``PUBLISH-KEY``: acap
+        signs its record of the files it publishes with it). A failed push or copy is a
+        ``PUBLISH-FAILED`` error carrying the reason (git's own message included, one
+        line each, credentials left out); that target is left as it was and the other
+        targets are still published, except the card's host: it goes last, and is held
+        back (``PUBLISH-HELD``) when a host its card names (:func:`named_hosts`) failed.
+        SIGTERM and SIGHUP stop a publish as Ctrl-C does (:mod:`acap.publisher._signals`).
     """
 
     checked = preflight(options)
     result = PublishResult(checked.report)
     if not checked.report.ok:
         return result
+    ring = key_ring(checked, options, result.report)
+    result.report.extend(live_key_findings(checked, options, ring))
+    if not result.report.ok:
+        return result
+    run = _Run(checked, options, result, ring,
+               RecordCopies(checked.cfg.base_dir / ".acap" / "published"))
+    with interruptible():
+        # The hosts the card names first, the card's host last: the card goes out only
+        # once every page it points to is there.
+        for t in sorted(checked.targets, key=lambda t: t.host == checked.card_host):
+            run.host(t)
+    return result
+
+
+def key_ring(checked: Checked, options: PublishOptions, report: Report) -> KeyRing:
+    """The operator's keys on this computer: the kid history (what the record and the
+    card at a target are checked against) and the key that signed the built card (what
+    signs acap's record). Outside a dry run, no such key is a ``PUBLISH-KEY`` error."""
     cfg = checked.cfg
-    card_host = checked.card_host
-    needs = named_hosts(checked.files.get(card_host, {}).get(CARD_PATH.lstrip("/"), b""),
-                        {t.host for t in checked.targets} - {card_host})
-    # The hosts the card names first, the card's host last: the card goes out only once
-    # every page it points to is there.
-    for t in sorted(checked.targets, key=lambda t: t.host == card_host):
+    site_dir = options.resolved_site_dir()
+    history = {kid: dict(jwk) for kid, (jwk, _where) in published_keys(cfg, site_dir).items()}
+    found = resolve_signing_key(cfg, site_dir, create=False)
+    kids = card_kids(_built_card(checked, site_dir))
+    key = found.key if found.key is not None and found.key.kid in kids else None
+    if key is not None:
+        history.setdefault(key.kid, key.public_jwk())
+    elif not options.dry_run:
+        why = next((f.message for f in found.findings if f.level == "error"), None) or (
+            f"the key here has kid {found.key.kid}, and site/'s card is signed with "
+            f"{', '.join(sorted(kids)) or 'no kid'}" if found.key is not None else
+            "no key was found")
+        report.add(Finding(
+            "PUBLISH-KEY", "error", "acap signs its record of the files it publishes with the "
+            f"key that signed the card, and this computer does not have it ({why})",
+            Location(str(cfg.loaded.file)),
+            "bring that key (ACAP_SIGNING_KEY, or .acap/signing-key.pem from the computer "
+            "that built it) and run acap build and acap publish again"))
+    return KeyRing(history, key)
+
+
+#: Seconds to fetch the live card for :func:`live_key_findings` (a publish does not wait
+#: long on a host that does not answer: the target's own card is checked anyway).
+LIVE_CARD_TIMEOUT = 5.0
+
+
+def live_key_findings(checked: Checked, options: PublishOptions, ring: KeyRing
+                      ) -> list[Finding]:
+    """``PUBLISH-KEY`` when the card live at ``https://{card host}/.well-known/agent-card.json``
+    is signed only with kids this computer lacks (or under one of its kids with another
+    key): the hosting may have moved, or this is a second computer, and publishing would
+    replace the live card's key without a rotation (issue 20, item 4). A live card that
+    cannot be fetched says nothing (the target's own card is checked at publish); a host
+    reserved for examples is fetched only where ``options.connect_to`` routes it."""
+    host = checked.card_host
+    if not host or not any(t.host == host for t in checked.targets) or (
+            is_example_host(host) and host not in options.connect_to):
+        return []
+    url = f"https://{host}{CARD_PATH}"
+    try:
+        resp = fetch(url, timeout=LIVE_CARD_TIMEOUT, connect_to=options.connect_to)
+    except FetchError:
+        return []
+    signatures = ring.card_signatures(resp.body) if resp.status == 200 else None
+    if not signatures or any(ok for _kid, ok in signatures):
+        return []
+    kid = next((k for k, _ok in signatures if k not in ring.keys), None) or \
+        str(signatures[0][0])
+    refusal = foreign_key(kid, f"the live card at {url}", host)
+    target = next(t for t in checked.targets if t.host == host)
+    return [Finding("PUBLISH-KEY", "error", f"{host}: {refusal}", target.where, refusal.hint)]
+
+
+def _built_card(checked: Checked, site_dir: Path) -> bytes:
+    """The card site/ holds (checked by :func:`preflight` when its host is published)."""
+    card = checked.files.get(checked.card_host, {}).get(CARD_PATH.lstrip("/"))
+    if card is not None:
+        return card
+    try:
+        return read_regular(site_dir / checked.card_host / CARD_PATH.lstrip("/"), 1 << 20,
+                            follow_links=False)
+    except (OSError, FileRefused):
+        return b""
+
+
+@dataclass
+class _Run:
+    """One :func:`publish` run: what every host shares."""
+
+    checked: Checked
+    options: PublishOptions
+    result: PublishResult
+    ring: KeyRing
+    copies: RecordCopies
+    needs: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        card = self.checked.files.get(self.checked.card_host, {}).get(CARD_PATH.lstrip("/"),
+                                                                       b"")
+        self.needs = named_hosts(card, {t.host for t in self.checked.targets}
+                                 - {self.checked.card_host})
+
+    def say(self, host: str, msg: str) -> None:
+        """One progress line."""
+        if self.options.progress:
+            self.options.progress(f"{host}: {msg}")
+
+    def host(self, t: Target) -> None:
+        """Publish one target (or hold it back), recording what happened."""
         hr = HostResult(t)
-        result.hosts.append(hr)
-        files = checked.files[t.host]
-
-        def say(msg: str, host: str = t.host) -> None:
-            if options.progress:
-                options.progress(f"{host}: {msg}")
-
-        failed = [h.target.host for h in result.hosts
-                  if h.target.host in needs and h.outcome == "failed"]
-        if t.host == card_host and failed:
-            hr.outcome = "held back"
-            hr.detail = f"{', '.join(failed)} failed"
-            result.report.add(Finding(
-                "PUBLISH-HELD", "error",
-                f"{t.host}: not published: held back because {' and '.join(failed)} failed, "
-                f"so the card does not point to a page that is not there", t.where,
-                "fix what stopped " + " and ".join(failed) + " (its own error says what) and run "
-                "acap publish again: the card goes out once every host it names is published"))
-            say("held back")
-            continue
-
-        say(f"{count(len(files), 'file')} -> {t.describe()}"
-            + (" (dry run)" if options.dry_run else ""))
+        self.result.hosts.append(hr)
+        if self._held_back(t, hr):
+            return
+        files = self.checked.files[t.host]
+        self.say(t.host, f"{count(len(files), 'file')} -> {t.describe()}"
+                 + (" (dry run)" if self.options.dry_run else ""))
+        job = HostJob(t.host, files, t.overlay, card_host=t.host == self.checked.card_host,
+                      hosting=t.hosting, force=self.options.force,
+                      dry_run=self.options.dry_run, create=self.options.create,
+                      progress=lambda msg: self.say(t.host, msg))
         try:
-            done = _publisher(t, cfg).publish(files, host=t.host, dry_run=options.dry_run,
-                                              force=options.force, progress=say)
+            done = publish_host(store_for(t, self.checked.cfg), job, self.ring, self.copies)
             hr.plan, hr.outcome, hr.commit = done.plan, done.outcome, done.commit
-        except ForeignFiles as exc:
-            hr.plan, hr.detail = exc.plan, str(exc)
-            result.report.add(Finding("PUBLISH-FOREIGN", "error", str(exc), t.where, exc.hint))
-        except TargetRefused as exc:
-            hr.detail = str(exc)
-            result.report.add(Finding(exc.rule, "error", f"{t.host}: {exc}", t.where, exc.hint))
-        except (GitError, OSError) as exc:
-            hr.detail = str(exc)
-            said = "\n".join(failure_lines(str(exc)))
-            result.report.add(Finding("PUBLISH-FAILED", "error",
-                                      f"{t.host}: publishing to {t.describe()} failed; it is "
-                                      f"as it was. {said}", t.where,
-                                      "fix the cause and run acap publish again"))
+        except (ForeignFiles, TargetRefused, GitError, OSError) as exc:
+            self._failed(t, hr, exc)
+        for rule, msg, hint in job.notes:
+            self.result.report.add(Finding(rule, "warning", f"{t.host}: {msg}", t.where, hint))
+        self._said(hr)
+
+    def _held_back(self, t: Target, hr: HostResult) -> bool:
+        failed = [h.target.host for h in self.result.hosts
+                  if h.target.host in self.needs and h.outcome == "failed"]
+        if t.host != self.checked.card_host or not failed:
+            return False
+        hr.outcome = "held back"
+        hr.detail = f"{', '.join(failed)} failed"
+        self.result.report.add(Finding(
+            "PUBLISH-HELD", "error",
+            f"{t.host}: not published: held back because {' and '.join(failed)} failed, "
+            f"so the card does not point to a page that is not there", t.where,
+            "fix what stopped " + " and ".join(failed) + " (its own error says what) and run "
+            "acap publish again: the card goes out once every host it names is published"))
+        self.say(t.host, "held back")
+        return True
+
+    def _failed(self, t: Target, hr: HostResult, exc: Exception) -> None:
+        text = scrubbed(str(exc), t.remote) if t.remote else str(exc)
+        hr.detail = text
+        if isinstance(exc, ForeignFiles):
+            hr.plan = exc.plan
+            self.result.report.add(Finding(exc.rule, "error", text, t.where, exc.hint))
+        elif isinstance(exc, TargetRefused):
+            self.result.report.add(Finding(exc.rule, "error", f"{t.host}: {text}", t.where,
+                                           exc.hint))
+        else:
+            said = "\n".join(failure_lines(text))
+            self.result.report.add(Finding("PUBLISH-FAILED", "error",
+                                           f"{t.host}: publishing to {t.describe()} failed; "
+                                           f"it is as it was. {said}", t.where,
+                                           "fix the cause and run acap publish again"))
+
+    def _said(self, hr: HostResult) -> None:
+        host = hr.target.host
         if hr.outcome in ("published", "dry run") and hr.plan:
-            say(f"{hr.outcome}: {hr.plan.summary()}")
+            self.say(host, f"{hr.outcome}: {hr.plan.summary()}")
         elif hr.plan and hr.outcome != "up to date":
             # nothing of the plan happened: say what it would have been, not what was
-            say(f"{hr.outcome}, nothing changed there (it would have been "
-                f"{hr.plan.summary()})")
+            self.say(host, f"{hr.outcome}, nothing changed there (it would have been "
+                     f"{hr.plan.summary()})")
         else:
-            say(hr.outcome)
-    return result
+            self.say(host, hr.outcome)
 
 
 def failure_lines(text: str) -> list[str]:
@@ -332,16 +452,16 @@ def named_hosts(card: bytes, hosts: set[str]) -> set[str]:
     return named
 
 
-def _publisher(target: Target, cfg: Any) -> Publisher:
-    """The :class:`~acap.publisher._plan.Publisher` of ``target``."""
+def store_for(target: Target, cfg: Any) -> Store:
+    """The :class:`~acap.publisher._store.Store` of ``target``."""
     if target.kind == "branch":
         assert target.remote is not None
-        return BranchPublisher(target.remote, target.branch, commit_date(cfg.base_dir),
-                               overlay=target.overlay)
+        return BranchStore(target.remote, target.branch, target.host,
+                           commit_date(cfg.base_dir), shown=redacted(target.remote))
     if target.kind == "sftp":
-        from acap.publisher._sftp import SftpPublisher  # start-up: paramiko only for SFTP
+        from acap.publisher._sftp import SftpStore  # start-up: paramiko only for SFTP
 
         assert target.sftp is not None
-        return SftpPublisher(target.sftp, overlay=target.overlay)
+        return SftpStore(target.sftp)
     assert target.dir is not None
-    return DirectoryPublisher(target.dir, overlay=target.overlay)
+    return directory_store(target.dir)

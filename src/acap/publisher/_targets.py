@@ -11,23 +11,30 @@ repository's own folder, holds a private key where acap would replace the
 folder, or holds a ``.git`` that is not a working tree of the target branch)
 are ``PUBLISH-TARGET`` errors; built hosts a run leaves unpublished are
 ``PUBLISH-TARGET`` warnings.
+
+Credentials in a URL (``https://user:token@host/...``, ``sftp://user:password@...``) are
+never printed: every target is shown through :func:`redacted`, and a failure's text
+through :func:`scrubbed`.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from acap.errors import FileRefused
 from acap.findings import Finding, Location, Report
 from acap.keys import holds_private_key
-from acap.load import is_inside
-from acap.publisher._directory import _read_regular
+from acap.load import is_inside, read_regular
+from acap.publisher._fs import walk
 from acap.publisher._git_branch import DEFAULT_BRANCH, check_branch_name
+from acap.publisher._local import LocalFs
 from acap.publisher._plan import TargetRefused
 from acap.publisher._sftp import SftpAddress, parse_sftp_url
 
@@ -47,6 +54,8 @@ class Target:
         overlay: add acap's files beside a website there, touching nothing else,
             rather than make the target hold exactly the host folder.
         where: where the target was configured (operator.yaml line, or the command line).
+        hosting: the hosting kind declared for the host (``hosts.<host>.hosting`` or
+            ``--hosting``; :mod:`acap.publisher._hosting`), or ``None``: detected.
     """
 
     host: str
@@ -57,12 +66,13 @@ class Target:
     sftp: SftpAddress | None = None
     overlay: bool = False
     where: Location = field(default_factory=lambda: Location("command line"))
+    hosting: str | None = None
 
     def describe(self) -> str:
         """``"branch gh-pages of /srv/pages.git"``, ``"directory /srv/www"`` or
-        ``"sftp://user@host:22/path"``."""
+        ``"sftp://user@host:22/path"``; credentials in a remote's URL left out."""
         if self.kind == "branch":
-            return f"branch {self.branch} of {self.remote}"
+            return f"branch {self.branch} of {redacted(self.remote or '')}"
         if self.kind == "sftp" and self.sftp is not None:
             return self.sftp.describe()
         return f"directory {self.dir}"
@@ -89,6 +99,15 @@ class PublishOptions:
             (``example.org``, ``*.test`` ...; :func:`acap.uris.is_example_host`), for
             trying acap out with its example into a local folder; without it they are
             refused (``PUBLISH-PLACEHOLDER``).
+        create: make a target that does not exist yet (a folder, a branch); without it
+            a missing target is refused, so that a typo never publishes into a new,
+            unserved folder.
+        hosting: the hosting kind of the targets given on the command line
+            (``--hosting``), overriding ``hosts.<host>.hosting``.
+        connect_to: ``{host: "http://127.0.0.1:8000"}``: where the live card of a host
+            is fetched from, for the check that it is not signed with a key this
+            computer lacks (a site not yet in DNS, tests); a host reserved for examples
+            is fetched only when routed so.
     """
 
     config: Path = Path("operator.yaml")
@@ -102,10 +121,46 @@ class PublishOptions:
     force: bool = False
     progress: Callable[[str], None] | None = None
     allow_example_hosts: bool = False
+    create: bool = False
+    hosting: str | None = None
+    connect_to: Mapping[str, str] = field(default_factory=dict)
 
     def resolved_site_dir(self) -> Path:
         """``site_dir``, or ``site`` next to operator.yaml."""
         return self.site_dir if self.site_dir is not None else self.config.parent / "site"
+
+
+def redacted(url: str) -> str:
+    """``url`` with its credentials replaced by ``***``: the password of any URL, and the
+    whole user part of an ``http(s)`` URL (a token often stands there); an SSH login
+    name is kept (``sftp://praxis@host``, ``git@github.com:...``)."""
+    m = re.match(r"([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)@", url)
+    if not m:
+        # ``scheme://name:secret/...`` (the @ forgotten): what stands as the port is
+        # not a port
+        port = re.match(r"([A-Za-z][A-Za-z0-9+.-]*://(?:\[[^\]/]*\]|[^/?#:\[]*):)([^/?#]*)",
+                        url)
+        return url if not port or port.group(2).isdigit() else \
+            f"{port.group(1)}***{url[port.end():]}"
+    scheme, userinfo = m.group(1), m.group(2)
+    user, colon, _password = userinfo.partition(":")
+    keep = scheme.lower() in ("sftp://", "ssh://", "git+ssh://", "ssh+git://")
+    shown = (user + (":***" if colon else "")) if keep else "***"
+    return f"{scheme}{shown}@{url[m.end():]}"
+
+
+def scrubbed(text: str, url: str) -> str:
+    """``text`` (git's message, say) with ``url`` and its credentials replaced as
+    :func:`redacted` shows them; a secret shorter than four characters is left alone
+    where it does not stand in the URL itself."""
+    text = text.replace(url, redacted(url))
+    m = re.match(r"[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)@", url)
+    if m:
+        userinfo = m.group(1)
+        for secret in (userinfo, userinfo.partition(":")[2]):
+            if len(secret) >= 4 and redacted(url) != url:
+                text = text.replace(secret, "***")
+    return text
 
 
 def _is_local(remote: str) -> bool:
@@ -121,6 +176,18 @@ def _absolute_remote(remote: str, base: Path) -> str:
     return str((base / remote).absolute())
 
 
+def _configured(cfg: Any) -> dict[str, dict[str, Any]]:
+    """``{host: hosts.<host>.publish}`` of operator.yaml."""
+    return {host: settings["publish"] for host, settings in cfg.hosts.items()
+            if isinstance(settings.get("publish"), dict)}
+
+
+def _given(options: PublishOptions) -> list[str]:
+    """The target flags given on the command line."""
+    return [flag for flag, value in (("--remote", options.remote), ("--dir", options.dir),
+                                     ("--sftp", options.sftp)) if value is not None]
+
+
 def resolve_targets(cfg: Any, options: PublishOptions, site_hosts: list[str],
                     card_host: str, report: Report) -> list[Target]:
     """The targets of this run (see :class:`PublishOptions`); problems go to ``report``.
@@ -129,13 +196,8 @@ def resolve_targets(cfg: Any, options: PublishOptions, site_hosts: list[str],
     on one target, a target that is the project itself; warning: a built host
     left unpublished).
     """
-    configured: dict[str, dict[str, Any]] = {}
-    for host, settings in cfg.hosts.items():
-        pub = settings.get("publish")
-        if isinstance(pub, dict):
-            configured[host] = pub
-    given = [flag for flag, value in (("--remote", options.remote), ("--dir", options.dir),
-                                      ("--sftp", options.sftp)) if value is not None]
+    configured = _configured(cfg)
+    given = _given(options)
     if len(given) > 1:
         report.add(Finding("PUBLISH-TARGET", "error", f"{' and '.join(given)} were all given"
                            if len(given) > 2 else f"{given[0]} and {given[1]} were both given",
@@ -149,44 +211,57 @@ def resolve_targets(cfg: Any, options: PublishOptions, site_hosts: list[str],
         hosts = [card_host]
         _warn_left_out(cfg, options, site_hosts, card_host, configured, report)
     else:
-        hosts = [h for h in site_hosts if h in configured]
-        for h in site_hosts:
-            if h not in configured:
-                report.add(Finding(
-                    "PUBLISH-TARGET", "warning", f"site/{h}/ is not published: operator.yaml "
-                    f"gives no hosts.{h}.publish", cfg.at("/hosts", key=True),
-                    f"add hosts: {h}: publish: remote: <git URL> (or dir: <folder>, or "
-                    f"sftp: ...), or run acap publish --host {h} --remote <git URL>"))
-        for h in configured:
-            if h not in site_hosts:
-                report.add(Finding(
-                    "PUBLISH-TARGET", "warning", f"hosts.{h}.publish is set, but acap build "
-                    f"wrote nothing for {h}", cfg.at(f"/hosts/{h}/publish", key=True),
-                    "nothing is published there"))
-        if not hosts:
-            report.add(Finding(
-                "PUBLISH-TARGET", "error", "no publish target: operator.yaml names none for "
-                "the hosts built (" + ", ".join(site_hosts) + ")", cfg.at("/hosts", key=True),
-                "add hosts: <host>: publish: with dir: <folder of your website>, "
-                "sftp: <user@server:folder> or remote: <git URL>; or run acap publish "
-                "--dir <folder>, --sftp <user@server:folder> or --remote <git URL>"))
-            return []
+        hosts = _configured_hosts(cfg, site_hosts, configured, report)
     targets: list[Target] = []
     for host in hosts:
-        if host not in site_hosts:
-            theirs = (options.resolved_site_dir() / host).is_dir()
-            report.add(Finding(
-                "PUBLISH-TARGET", "error", f"{host} is not a host of {cfg.path.name}: site/ "
-                "holds it for another operator of the batch" if theirs else
-                f"site/ has no folder for {host}", Location("command line"),
-                "hosts built: " + (", ".join(site_hosts) or "none")
-                + ("" if theirs else "; run acap build")))
-            continue
-        t = _target_for(cfg, host, configured.get(host, {}), options, report)
-        if t is not None:
-            targets.append(t)
+        if _built(cfg, options, host, site_hosts, report):
+            t = _target_for(cfg, host, configured.get(host, {}), options, report)
+            targets += [t] if t is not None else []
     _check_target_conflicts(cfg, options, targets, report)
     return targets
+
+
+def _configured_hosts(cfg: Any, site_hosts: list[str], configured: dict[str, dict[str, Any]],
+                      report: Report) -> list[str]:
+    """The built hosts operator.yaml gives a target; warnings for the others, and for
+    targets of hosts not built; an error when none is left."""
+    for h in site_hosts:
+        if h not in configured:
+            report.add(Finding(
+                "PUBLISH-TARGET", "warning", f"site/{h}/ is not published: operator.yaml "
+                f"gives no hosts.{h}.publish", cfg.at("/hosts", key=True),
+                f"add hosts: {h}: publish: remote: <git URL> (or dir: <folder>, or "
+                f"sftp: ...), or run acap publish --host {h} --remote <git URL>"))
+    for h in configured:
+        if h not in site_hosts:
+            report.add(Finding(
+                "PUBLISH-TARGET", "warning", f"hosts.{h}.publish is set, but acap build "
+                f"wrote nothing for {h}", cfg.at(f"/hosts/{h}/publish", key=True),
+                "nothing is published there"))
+    hosts = [h for h in site_hosts if h in configured]
+    if not hosts:
+        report.add(Finding(
+            "PUBLISH-TARGET", "error", "no publish target: operator.yaml names none for "
+            "the hosts built (" + ", ".join(site_hosts) + ")", cfg.at("/hosts", key=True),
+            "add hosts: <host>: publish: with dir: <folder of your website>, "
+            "sftp: <user@server:folder> or remote: <git URL>; or run acap publish "
+            "--dir <folder>, --sftp <user@server:folder> or --remote <git URL>"))
+    return hosts
+
+
+def _built(cfg: Any, options: PublishOptions, host: str, site_hosts: list[str],
+           report: Report) -> bool:
+    """Whether site/ holds ``host`` of this operator; an error naming why not."""
+    if host in site_hosts:
+        return True
+    theirs = (options.resolved_site_dir() / host).is_dir()
+    report.add(Finding(
+        "PUBLISH-TARGET", "error", f"{host} is not a host of {cfg.path.name}: site/ "
+        "holds it for another operator of the batch" if theirs else
+        f"site/ has no folder for {host}", Location("command line"),
+        "hosts built: " + (", ".join(site_hosts) or "none")
+        + ("" if theirs else "; run acap build")))
+    return False
 
 
 def person_entry_urls(cfg: Any) -> dict[str, str]:
@@ -230,50 +305,63 @@ def _warn_left_out(cfg: Any, options: PublishOptions, site_hosts: list[str], car
 
 def _target_for(cfg: Any, host: str, pub: dict[str, Any], options: PublishOptions,
                 report: Report) -> Target | None:
-    ptr = f"/hosts/{host}/publish"
-    base = cfg.base_dir
+    """The target of ``host``: the command line's, else operator.yaml's; ``None`` (and an
+    error in ``report``) when there is none or it cannot be used."""
     kinds = [k for k in ("remote", "dir", "sftp") if k in pub]
     cli = Location("command line")
-    if len(kinds) > 1 and options.remote is None and options.dir is None and \
-            options.sftp is None:
+    if len(kinds) > 1 and not _given(options):
         report.add(Finding("PUBLISH-TARGET", "error", f"hosts.{host}.publish gives "
-                           + " and ".join(kinds), cfg.at(ptr, key=True),
+                           + " and ".join(kinds), cfg.at(f"/hosts/{host}/publish", key=True),
                            "keep one of them: acap publishes each host to one place"))
         return None
-    where = cfg.at(ptr, key=True) if pub else cli
-    branch = options.branch or str(pub.get("branch") or DEFAULT_BRANCH)
-    overlay = bool(cfg.overlay(host))
-    if options.remote is not None:
-        return Target(host, "branch", remote=_absolute_remote(options.remote, Path.cwd()),
-                      branch=branch, overlay=overlay, where=cli)
-    if options.dir is not None:
-        return Target(host, "dir", dir=options.dir.absolute(), branch=branch, overlay=overlay,
-                      where=cli)
-    if options.sftp is not None:
-        address, problem = parse_sftp_url(options.sftp)
-        if address is None:
-            report.add(Finding("PUBLISH-TARGET", "error", f"--sftp {options.sftp}: {problem}",
-                               cli, "write it as sftp://NAME@SERVER/FOLDER (sftp://NAME@SERVER"
-                               "/~/public_html for a folder in your login folder)"))
-            return None
-        given = pub.get("sftp")
-        return Target(host, "sftp", sftp=address.with_files(
-            given if isinstance(given, dict) else {}, base), overlay=overlay, where=cli)
+    declared = cfg.hosts.get(host, {}).get("hosting")
+    base = Target(host, "dir", branch=options.branch or str(pub.get("branch") or DEFAULT_BRANCH),
+                  overlay=bool(cfg.overlay(host)),
+                  hosting=options.hosting or (declared if isinstance(declared, str) else None))
+    if _given(options):
+        return _command_line_target(cfg, base, pub, options, report)
+    where = cfg.at(f"/hosts/{host}/publish", key=True) if pub else cli
     if "remote" in pub:
-        return Target(host, "branch", remote=_absolute_remote(str(pub["remote"]), base),
-                      branch=branch, overlay=overlay, where=where)
+        return _with(base, "branch", where, remote=_absolute_remote(str(pub["remote"]),
+                                                                    cfg.base_dir))
     if "dir" in pub:
-        return Target(host, "dir", dir=(base / str(pub["dir"])).absolute(), branch=branch,
-                      overlay=overlay, where=where)
+        return _with(base, "dir", where, dir=(cfg.base_dir / str(pub["dir"])).absolute())
     if isinstance(pub.get("sftp"), dict):
-        return Target(host, "sftp", sftp=SftpAddress.from_config(pub["sftp"], base),
-                      overlay=overlay, where=cfg.at(f"{ptr}/sftp", key=True))
+        return _with(base, "sftp", cfg.at(f"/hosts/{host}/publish/sftp", key=True),
+                     sftp=SftpAddress.from_config(pub["sftp"], cfg.base_dir))
     report.add(Finding("PUBLISH-TARGET", "error",
                        f"no target for {host}: give a remote, a dir or an sftp server",
-                       where if pub else cli,
-                       f"hosts: {host}: publish: remote: <git URL>, or --remote / --dir / "
-                       "--sftp"))
+                       where, f"hosts: {host}: publish: remote: <git URL>, or --remote / "
+                       "--dir / --sftp"))
     return None
+
+
+def _with(base: Target, kind: Literal["branch", "dir", "sftp"], where: Location,
+          **given: Any) -> Target:
+    """``base`` as a target of ``kind`` configured at ``where``."""
+    return Target(base.host, kind, branch=base.branch, overlay=base.overlay,
+                  hosting=base.hosting, where=where, **given)
+
+
+def _command_line_target(cfg: Any, base: Target, pub: dict[str, Any],
+                         options: PublishOptions, report: Report) -> Target | None:
+    """The target ``--remote``, ``--dir`` or ``--sftp`` gives (an ``--sftp`` URL takes
+    ``knownHosts`` and ``key`` from operator.yaml's ``sftp`` of the host)."""
+    cli = Location("command line")
+    if options.remote is not None:
+        return _with(base, "branch", cli, remote=_absolute_remote(options.remote, Path.cwd()))
+    if options.dir is not None:
+        return _with(base, "dir", cli, dir=options.dir.absolute())
+    address, problem = parse_sftp_url(options.sftp or "")
+    if address is None:
+        report.add(Finding("PUBLISH-TARGET", "error",
+                           f"--sftp {redacted(options.sftp or '')}: {problem}", cli,
+                           "write it as sftp://NAME@SERVER/FOLDER (sftp://NAME@SERVER"
+                           "/~/public_html for a folder in your login folder)"))
+        return None
+    given = pub.get("sftp")
+    return _with(base, "sftp", cli, sftp=address.with_files(
+        given if isinstance(given, dict) else {}, cfg.base_dir))
 
 
 #: Folders of an acap project that a mirror must never replace: its keys and build
@@ -290,13 +378,10 @@ def _is_project(folder: Path) -> bool:
 
 def _holds_private_key(path: Path) -> bool:
     """A PEM private key block, or a JWK with private members (RFC 7518 §6) in JSON
-    (:func:`acap.keys._leaks.holds_private_key`)."""
-
+    (:func:`acap.keys._leaks.holds_private_key`); a file larger than any key is not read."""
     try:
-        if path.stat().st_size > _KEY_SCAN_LIMIT:
-            return False
-        data = path.read_bytes()
-    except OSError:
+        data = read_regular(path, _KEY_SCAN_LIMIT, follow_links=False)
+    except (OSError, FileRefused):
         return False
     return holds_private_key(data, path.name)
 
@@ -304,35 +389,35 @@ def _holds_private_key(path: Path) -> bool:
 def project_content(folder: Path) -> str | None:
     """What in ``folder`` a mirror must never delete, or ``None``: an acap project
     (operator.yaml or ``.acap/``, at any depth), a git repository below its root
-    (``sub/.git``), or a private key. Symbolic links are not followed; a file that
-    is not a regular file is not opened (:func:`acap.publisher._directory.read_tree`
-    refuses it later)."""
+    (``sub/.git``), or a private key. Walked without recursion and without following a
+    link (:func:`acap.publisher._fs.walk`); a file that is not a regular file is not
+    opened (the publish refuses it later).
 
+    Raises:
+        TargetRefused: folders nested deeper than acap walks.
+    """
     for name in ("operator.yaml", ".acap"):
         if (folder / name).exists():
             return f"it is an acap project (it holds {name})"
-    for dirpath, dirs, names in os.walk(folder):
-        here = Path(dirpath)
-        dirs.sort()
-        for d in dirs:
-            rel = (here / d).relative_to(folder).as_posix()
-            if d == ".acap":
-                return f"it holds an acap project's .acap folder ({rel})"
-            if d == ".git" and here != folder:
-                return f"it holds a git repository ({rel})"
-        for n in sorted(names):
-            p = here / n
-            rel = p.relative_to(folder).as_posix()
-            if n == "operator.yaml":
-                return f"it holds an acap project ({rel})"
-            if n == ".git" and here != folder:
-                return f"it holds a git working tree ({rel})"
-            try:
-                regular = stat.S_ISREG(os.lstat(p).st_mode)
-            except OSError:
-                continue
-            if regular and _holds_private_key(p):
-                return f"it holds a private key ({rel})"
+    for rel, mode in walk(LocalFs(str(folder)), str(folder), set()):
+        held = _held(folder, rel, mode)
+        if held:
+            return held
+    return None
+
+
+def _held(folder: Path, rel: str, mode: int) -> str | None:
+    """What the entry ``rel`` of ``folder`` is that a mirror must never delete."""
+    name = rel.rsplit("/", 1)[-1]
+    if name == ".acap" and stat.S_ISDIR(mode):
+        return f"it holds an acap project's .acap folder ({rel})"
+    if name == ".git" and "/" in rel:
+        return f"it holds a git repository ({rel})" if stat.S_ISDIR(mode) else \
+            f"it holds a git working tree ({rel})"
+    if name == "operator.yaml":
+        return f"it holds an acap project ({rel})"
+    if stat.S_ISREG(mode) and _holds_private_key(folder / rel):
+        return f"it holds a private key ({rel})"
     return None
 
 
@@ -353,14 +438,14 @@ def checked_out_branch(tree: Path) -> str | None:
         if git.is_symlink():
             return None
         if git.is_file():
-            data = _read_regular(git, 4096) or b""
+            data = read_regular(git, 4096, follow_links=False)
             line = data.decode("utf-8", "replace").strip()
             if not line.startswith("gitdir:"):
                 return None
             gitdir = Path(line[len("gitdir:"):].strip())
             git = gitdir if gitdir.is_absolute() else tree / gitdir
-        head = _read_regular(git / "HEAD", 4096) or b""
-    except (OSError, TargetRefused):
+        head = read_regular(git / "HEAD", 4096, follow_links=False)
+    except (OSError, FileRefused):
         return None
     text = head.decode("utf-8", "replace").strip()
     prefix = "ref: refs/heads/"
@@ -404,12 +489,34 @@ def _dir_problem(cfg: Any, site_dir: Path, target: Path, branch: str = DEFAULT_B
     (:func:`project_content`). A folder of its own inside a project (the GitHub
     workflow's ``_site``) is fine.
     """
-    project = cfg.base_dir.absolute()
     verb = "publishing would write acap's files into it" if overlay else \
         "mirroring would delete it"
+    found = _project_problem(cfg, site_dir, target, verb) or _git_problem(target, branch)
+    if found:
+        return found
+    if target.is_symlink():
+        return ("it is a symbolic link", f"give the folder it points to ({target.resolve()})")
+    if target.exists() and not target.is_dir():
+        return "it is a file", "give a folder"
+    try:
+        held = None if overlay or not target.is_dir() else project_content(target)
+    except TargetRefused as exc:
+        return str(exc), exc.hint or ""
+    if held:
+        return (f"{held}: mirroring would delete it",
+                "give the folder your web server serves as https://<host>/; if your website "
+                "lives there, set hosts: <host>: overlay: true (acap then adds its files and "
+                "deletes nothing of yours)")
+    return None
+
+
+def _project_problem(cfg: Any, site_dir: Path, target: Path, verb: str
+                     ) -> tuple[str, str] | None:
+    """``(problem, hint)`` when ``target`` holds this project, site/ or its keys, or lies
+    inside site/ or the ``.acap``, templates/ or site/ folder of an acap project."""
     elsewhere = "give the folder your web server serves as https://<host>/, outside your " \
         "acap project"
-    if is_inside(project, target) or is_inside(site_dir, target):
+    if is_inside(cfg.base_dir.absolute(), target) or is_inside(site_dir, target):
         return f"it holds your project (or site/): {verb}", elsewhere
     for key in (cfg.key_file, cfg.previous_keys_file):
         if key.exists() and is_inside(key, target):
@@ -421,18 +528,6 @@ def _dir_problem(cfg: Any, site_dir: Path, target: Path, branch: str = DEFAULT_B
             part = target.absolute().relative_to(above).parts[0]
             if part in PROJECT_PARTS:
                 return f"it is inside {part}/ of the acap project {above}", elsewhere
-    git = _git_problem(target, branch)
-    if git:
-        return git
-    if target.is_symlink():
-        return ("it is a symbolic link", f"give the folder it points to ({target.resolve()})")
-    if target.exists() and not target.is_dir():
-        return "it is a file", "give a folder"
-    if not overlay and target.is_dir() and (held := project_content(target)):
-        return (f"{held}: mirroring would delete it",
-                "give the folder your web server serves as https://<host>/; if your website "
-                "lives there, set hosts: <host>: overlay: true (acap then adds its files and "
-                "deletes nothing of yours)")
     return None
 
 

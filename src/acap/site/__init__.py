@@ -9,6 +9,8 @@
 * the signatures a batch recorded of the files it read and wrote
   (``site/.acap/file-stats.json``: :func:`read_file_stats`, :func:`record_file_stats`),
   so that the next batch tells an unchanged file by its ``stat``;
+* the record of a publish (:class:`PublishRecord`): which files acap put at a target,
+  signed; its one reader and writer;
 * the guard (:func:`site_dir_findings`): may this folder be replaced (``SITE-PATH``);
 * the preview server of ``acap serve`` (:func:`start_preview`), which serves every host
   by its ``Host`` header and calls back to rebuild.
@@ -52,5 +54,13 @@ if TYPE_CHECKING:
     from acap.site._preview import host_from_header as host_from_header
     from acap.site._preview import serve_forever as serve_forever
     from acap.site._preview import start_preview as start_preview
+    from acap.site._publish_record import MAX_DEPTH as MAX_DEPTH
+    from acap.site._publish_record import RECORD_LIMIT as RECORD_LIMIT
+    from acap.site._publish_record import RECORD_NAME as RECORD_NAME
+    from acap.site._publish_record import PublishRecord as PublishRecord
+    from acap.site._publish_record import RecordProblem as RecordProblem
+    from acap.site._publish_record import RecordSigner as RecordSigner
+    from acap.site._publish_record import path_problem as path_problem
+    from acap.site._publish_record import record_beside as record_beside
 
 __getattr__, __dir__ = exports(__name__)

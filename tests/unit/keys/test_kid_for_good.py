@@ -59,35 +59,34 @@ def dropped(kid: str, where: str) -> str:
             "clients cached, signed with it, will stop verifying")
 
 
-def test_a_kid_dropped_with_a_lost_key_is_warned_about_until_kept(example: Path) -> None:
+def test_a_lost_key_is_not_replaced_by_a_new_one_until_its_kid_is_kept(example: Path) -> None:
+    """The trial's case (a): the key file removed and signing.kid set to chapel-2. A new
+    key would replace the published one without a rotation (issue 20, item 4): the build
+    refuses, and says how to keep chapel-1's public key; once kept, the new key is made."""
     cached = _first_build(example)
     (example.parent / ".acap" / "signing-key.pem").unlink()
     _set_kid(example, "chapel-1", "chapel-2")
     line = _kid_line(example, "chapel-2")
 
     res = run_build(example)
-    assert res.ok and res.written  # a warning: the build goes on
+    assert not res.ok and not (example.parent / ".acap" / "signing-key.pem").exists()
     [f] = [f for f in res.report if f.rule == "KEY"]
-    assert (f.level, f.location.file, f.location.line) == ("warning", str(example), line)
-    assert f.message == dropped("chapel-1", "site/example.com/.well-known/jwks.json")
-    assert f.hint == ("if its private key is lost or replaced, run `acap keys rotate --lost "
-                      "--old-kid chapel-1`: it keeps its public key in keys/previous-keys.json, "
-                      "so those cards still verify; to drop it deliberately, run `acap keys "
-                      "retire chapel-1`")
-    assert _kids(example) == ["chapel-2"]
-    assert not run_build(example, strict=True).ok  # --strict: warnings fail
-
-    # the next build still says so, though the JWKS it reads no longer has chapel-1
-    again = run_build(example)
-    assert _key_findings(again) == [("warning", str(example), line, dropped(
-        "chapel-1", "by an earlier build, recorded in site/.acap/manifest.json"))]
+    key_line = next(i for i, t in enumerate(example.read_text("utf-8").splitlines(), 1)
+                    if t.startswith("  keyFile:"))
+    assert (f.level, f.location.file, f.location.line) == ("error", str(example), key_line)
+    assert f.message == (
+        "this computer has no signing key (.acap/signing-key.pem), but this project's card was "
+        "published with kid chapel-1 (site/example.com/.well-known/jwks.json): a new key would "
+        "replace the live card's key without a rotation, and clients that cached the card "
+        "would see a key they cannot check")
+    assert "acap keys rotate --lost --old-kid chapel-1" in (f.hint or "")
 
     out = acap("keys", "rotate", "--lost", "--old-kid", "chapel-1", "-c", str(example))
     assert out.exit_code == 0, out.stderr
     assert out.stdout.strip() == (
         "kept the published public key of chapel-1 in keys/previous-keys.json, so cards signed "
-        "with it still verify; the current key (chapel-2) is unchanged. Run `acap build` and "
-        "`acap publish` now.")
+        "with it still verify; the current key is unchanged. Run `acap build` and `acap "
+        "publish` now.")
     assert _kid_line(example, "chapel-2") == line  # operator.yaml unchanged
     kept = run_build(example)
     assert kept.ok and _key_findings(kept) == []

@@ -206,3 +206,23 @@ def test_cors_passes_only_when_exactly_a_star(site: Path, value: str, passes: bo
     assert res.card.cors is not None
     assert res.card.cors_open is passes
     assert ("LIVE-CORS" in _warnings(res)) is not passes
+
+
+def test_verify_connect_to_checks_the_card_where_it_is_served(site: Path) -> None:
+    """acap verify had no --connect-to (check --live had): the card and the JWKS its jku
+    names are fetched from the route, with Host: example.com; without the route, the
+    public address is asked (and, here, cannot be reached)."""
+    with start_preview(site, port=0) as server:
+        local = f"http://127.0.0.1:{server.port}"
+        out = CliRunner().invoke(cli, ["verify", CARD, "--connect-to", f"example.com={local}"])
+        assert out.exit_code == 0, out.output
+        assert "chapel-1" in out.stdout and "valid" in out.stdout
+        bad = CliRunner().invoke(cli, ["verify", CARD, "--connect-to", "example.com"])
+        assert bad.exit_code == 2 and "write HOST=URL" in bad.output
+    # the route is a place to connect to, not a trust: a tampered card there fails
+    card = site / "example.com/.well-known/agent-card.json"
+    card.write_bytes(card.read_bytes().replace(b"Example Memorial", b"Exemplary Memorial"))
+    with start_preview(site, port=0) as server:
+        out = CliRunner().invoke(cli, ["verify", CARD, "--connect-to",
+                                       f"example.com=http://127.0.0.1:{server.port}"])
+    assert out.exit_code == 1 and "INVALID" in out.stdout

@@ -20,16 +20,18 @@ import pytest
 from click.testing import CliRunner
 
 from acap.cli import cli, report_text
-from acap.publisher import PublishResult, publish
-from acap.publisher import _directory as dir_publish
-from acap.publisher._directory import marker_path
+from acap.publisher import PublishResult, _local, publish
 from support.publishing import (
     bare_repo,
+    branch_record,
     branch_tip,
     change,
     do_build,
     git,
     project,
+    record_files,
+    record_path,
+    served,
     set_cname,
     snapshot,
     tree_files,
@@ -75,8 +77,11 @@ def _website(folder: Path) -> dict[str, bytes]:
     return snapshot(folder)
 
 
-def _built(config: Path, host: str = "example.com") -> dict[str, bytes]:
-    return snapshot(config.parent / "site" / host)
+def _built(config: Path, host: str = "example.com", hosting: str = "apache"
+           ) -> dict[str, bytes]:
+    """What acap publishes of ``host`` where ``hosting`` serves it (the website's own
+    ``.htaccess`` says Apache)."""
+    return served(config, host, hosting)
 
 
 def _stats(folder: Path) -> dict[str, tuple[int, int]]:
@@ -100,13 +105,12 @@ def test_overlay_into_the_folder_the_web_server_serves(tmp_path: Path) -> None:
     www = tmp_path / "srv/www/praxis"
     website = _website(www)
 
-    res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+    res = CliRunner().invoke(cli, ["publish", "--create", "--allow-example-hosts",
                                    "-c", str(config), "--dir", str(www)])
     assert res.exit_code == 0, res.output
     assert f"example.com: published (directory {www})" in res.stdout
     assert snapshot(www) == {**website, **built}  # the website's files, each as it was
-    record = json.loads(marker_path(www).read_text("utf-8"))
-    assert record["files"] == sorted(built)  # acap's files only: never the website's
+    assert sorted(record_files(www)) == sorted(built)  # acap's files only: never the website's
 
     # Republished unchanged: nothing is written, not even a file's time.
     before = _stats(www)
@@ -126,7 +130,7 @@ def test_overlay_into_the_folder_the_web_server_serves(tmp_path: Path) -> None:
     assert set(plan.changed) <= set(built)
     assert snapshot(www) == {**website, **_built(config)}
     assert not (www / "book").exists()  # the folder acap's page left empty
-    assert json.loads(marker_path(www).read_text("utf-8"))["files"] == sorted(_built(config))
+    assert sorted(record_files(www)) == sorted(_built(config))
 
 
 def test_a_file_of_the_website_at_one_of_acaps_paths_is_replaced_only_with_force(
@@ -134,21 +138,22 @@ def test_a_file_of_the_website_at_one_of_acaps_paths_is_replaced_only_with_force
     config = _practice(tmp_path)
     do_build(config)
     www = tmp_path / "www"
-    website = _website(www)
-    (www / "_headers").write_bytes(b"/*\n  X-Frame-Options: DENY\n")  # Netlify's, theirs
+    _website(www)
+    (www / ".well-known/.htaccess").write_bytes(b"Header set X-Frame-Options DENY\n")  # theirs
     website = snapshot(www)
     res = publish(trial(config=config, dir=www))
     assert _errors(res, "PUBLISH-FOREIGN") == [
-        f"{www} holds 1 file that acap did not publish there, and publishing example.com "
-        "would delete or replace it: _headers"]
+        f"directory {www} holds 1 file that acap did not publish there, and publishing "
+        "example.com would delete or replace it: .well-known/.htaccess"]
     assert res.report.errors[0].hint == ("these files are not acap's: rename or move them, or "
                                          "acap publish --force replaces them with acap's (copy "
                                          "them first)")
-    assert snapshot(www) == website and not marker_path(www).exists()
+    assert snapshot(www) == website and not record_path(www).exists()
     forced = publish(trial(config=config, dir=www, force=True))
     assert forced.ok, report_text(forced.report)
-    assert (www / "_headers").read_bytes() == _built(config)["_headers"]
-    assert "_headers" in json.loads(marker_path(www).read_text("utf-8"))["files"]
+    assert (www / ".well-known/.htaccess").read_bytes() == \
+        _built(config)[".well-known/.htaccess"]
+    assert ".well-known/.htaccess" in record_files(www)
 
 
 def test_a_file_the_website_already_had_stays_the_websites(tmp_path: Path) -> None:
@@ -158,11 +163,11 @@ def test_a_file_the_website_already_had_stays_the_websites(tmp_path: Path) -> No
     www = tmp_path / "www"
     _website(www)
     (www / "CNAME").write_bytes(b"example.com\n")
-    assert publish(trial(config=config, dir=www)).ok
-    assert "CNAME" not in json.loads(marker_path(www).read_text("utf-8"))["files"]
+    assert publish(trial(config=config, dir=www, hosting="github-pages")).ok
+    assert "CNAME" not in record_files(www)
     set_cname(config, "example.com", None)
     do_build(config)
-    res = publish(trial(config=config, dir=www))
+    res = publish(trial(config=config, dir=www, hosting="github-pages"))
     assert res.ok and res.hosts[0].plan is not None and res.hosts[0].plan.removed == []
     assert (www / "CNAME").read_bytes() == b"example.com\n"
 
@@ -177,16 +182,19 @@ def test_an_overlay_cut_in_the_middle_leaves_every_file_as_it_was(
     before = snapshot(www)
     change(config, lambda d: d["operator"].__setitem__("name", "Zahnarztpraxis Beispiel"))
     do_build(config)
-    renamed: list[Path] = []
-    real = dir_publish._rename
+    renamed: list[str] = []
+    failed: list[str] = []
+    real = _local.LocalFs.move
 
-    def flaky(tmp: Path, dest: Path) -> None:
-        if len(renamed) == 2:
-            raise OSError(5, "Input/output error", str(dest))
-        real(tmp, dest)
-        renamed.append(dest)
+    def flaky(fs: _local.LocalFs, tmp: str, dest: str) -> None:
+        if dest.startswith(str(www) + "/") and len(renamed) == 2 and not failed:
+            failed.append(dest)
+            raise OSError(5, "Input/output error", dest)
+        real(fs, tmp, dest)
+        if dest.startswith(str(www) + "/") and not failed:
+            renamed.append(dest)
 
-    monkeypatch.setattr(dir_publish, "_rename", flaky)
+    monkeypatch.setattr(_local.LocalFs, "move", flaky)
     res = publish(trial(config=config, dir=www))
     assert len(renamed) == 2  # two files were in place when it failed
     assert [f.rule for f in res.report.errors] == ["PUBLISH-FAILED"]
@@ -203,14 +211,14 @@ def _unreplaceable(path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[], 
     if subprocess.run(["chattr", "+i", str(path)], capture_output=True,
                       check=False).returncode == 0:
         return lambda: subprocess.run(["chattr", "-i", str(path)], check=True)
-    real = dir_publish._rename
+    real = _local.LocalFs.move
 
-    def refuse(tmp: Path, dest: Path) -> None:
-        if dest == path:
-            raise PermissionError(1, "Operation not permitted", str(dest))
-        real(tmp, dest)
+    def refuse(fs: _local.LocalFs, tmp: str, dest: str) -> None:
+        if dest == str(path):
+            raise PermissionError(1, "Operation not permitted", dest)
+        real(fs, tmp, dest)
 
-    monkeypatch.setattr(dir_publish, "_rename", refuse)
+    monkeypatch.setattr(_local.LocalFs, "move", refuse)
     return monkeypatch.undo
 
 
@@ -223,7 +231,7 @@ def test_a_failed_overlay_leaves_the_record_as_it_was_so_a_hand_edit_is_still_as
     www = tmp_path / "www"
     _website(www)
     assert publish(trial(config=config, dir=www)).ok
-    record = marker_path(www).read_bytes()
+    record = record_path(www).read_bytes()
     change(config, lambda d: d["agent"].__setitem__("version", "2.0.0"))
     do_build(config)
     undo = _unreplaceable(www / ".well-known/agent-card.json", monkeypatch)
@@ -233,15 +241,16 @@ def test_a_failed_overlay_leaves_the_record_as_it_was_so_a_hand_edit_is_still_as
         undo()
     [msg] = _errors(res, "PUBLISH-FAILED")
     assert "failed; it is as it was" in msg and "Operation not permitted" in msg
-    assert marker_path(www).read_bytes() == record  # the record too, byte for byte
+    assert record_path(www).read_bytes() == record  # the record too, byte for byte
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".www")) == [
         ".www.acap-published.json"]  # and no copy of it left
     (www / ".well-known/.htaccess").write_bytes(b"# the agency's own rules\n")
     res = publish(trial(config=config, dir=www))
     [found] = [f for f in res.report.errors if f.rule == "PUBLISH-FOREIGN"]
     assert found.message == (
-        f"1 file acap published in {www} has changed since acap published it (by hand or by "
-        "another tool), and publishing example.com would replace it: .well-known/.htaccess")
+        f"1 file acap published in directory {www} has changed since acap published it (by "
+        "hand or by another tool), and publishing example.com would replace it: "
+        ".well-known/.htaccess")
     assert found.hint is not None and found.hint.startswith("to keep a change, make it where "
                                                             "acap builds the file")
     assert "acap publish --force replaces the changed file" in found.hint
@@ -321,7 +330,7 @@ def test_the_projects_own_git_folder_is_refused_even_with_force(tmp_path: Path) 
     dot_git = config.parent / ".git"
     before = snapshot(dot_git)
     for target in (dot_git, dot_git / "refs"):
-        res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+        res = CliRunner().invoke(cli, ["publish", "--create", "--allow-example-hosts",
                                        "-c", str(config), "--dir", str(target),
                                        "--force"])
         assert res.exit_code == 1
@@ -384,7 +393,7 @@ def test_a_worktree_of_the_target_branch_is_published_into_and_stays_a_worktree(
     res = publish(trial(config=config, dir=worktree))
     assert res.ok, report_text(res.report)
     assert (worktree / ".git").read_bytes() == dot_git  # never read, replaced or deleted
-    assert snapshot(worktree) == {".git": dot_git, **_built(config)}
+    assert snapshot(worktree) == {".git": dot_git, **_built(config, hosting="plain")}
     status = git("status", "--porcelain", cwd=worktree)
     assert "?? .well-known/" in status  # git still sees a working tree of gh-pages
     assert git("rev-parse", "--abbrev-ref", "HEAD", cwd=worktree).strip() == "gh-pages"
@@ -416,12 +425,10 @@ def test_overlay_on_the_pages_branch_of_the_website(tmp_path: Path) -> None:
     assert res.ok, report_text(res.report)
     tip = branch_tip(remote)
     assert git("rev-parse", f"{tip}^", cwd=remote).strip() == theirs
-    built = _built(config)
+    built = _built(config, hosting="github-pages")
     assert tree_files(remote, "gh-pages") == {**website, **built, ".nojekyll": b""}
-    message = git("log", "-1", "--format=%B", "gh-pages", cwd=remote)
-    [line] = [ln for ln in message.splitlines() if ln.startswith("Published-files: ")]
     # acap's files: not the CNAME, which the website had already, byte for byte.
-    assert json.loads(line.split(": ", 1)[1]) == sorted({*built, ".nojekyll"} - {"CNAME"})
+    assert sorted(branch_record(remote)) == sorted({*built, ".nojekyll"} - {"CNAME"})
 
     again = publish(trial(config=config, remote=str(remote)))
     assert again.ok and again.hosts[0].outcome == "up to date" and branch_tip(remote) == tip
@@ -437,10 +444,10 @@ def test_overlay_on_the_pages_branch_of_the_website(tmp_path: Path) -> None:
     assert res3.ok, report_text(res3.report)
     plan = res3.hosts[0].plan
     assert plan is not None and "book/index.html" in plan.removed
-    assert set(plan.removed) == set(built) - set(_built(config))
+    assert set(plan.removed) == set(built) - set(_built(config, hosting="github-pages"))
     assert tree_files(remote, "gh-pages") == {
         **website, "impressum.html": b"<!doctype html><title>Impressum 2</title>\n",
-        **_built(config), ".nojekyll": b""}
+        **_built(config, hosting="github-pages"), ".nojekyll": b""}
 
 
 def test_a_jekyll_site_on_the_branch_needs_well_known_included(tmp_path: Path) -> None:
@@ -451,8 +458,9 @@ def test_a_jekyll_site_on_the_branch_needs_well_known_included(tmp_path: Path) -
     theirs = branch_tip(remote)
     res = publish(trial(config=config, remote=str(remote)))
     [err] = [f for f in res.report.errors if f.rule == "PUBLISH-TARGET"]
-    assert err.message == ("example.com: the site on gh-pages is built by Jekyll (_config.yml), "
-                           "which leaves out .well-known/, where the card lies")
+    assert err.message == (f"example.com: the site at branch gh-pages of {remote} is built by "
+                           "Jekyll (it holds _config.yml), which leaves out .well-known/, where "
+                           "the card lies")
     assert "include: [.well-known]" in (err.hint or "")
     assert branch_tip(remote) == theirs
     (work / "_config.yml").write_bytes(b"title: Praxis\ninclude: [.well-known]\n")
@@ -467,21 +475,28 @@ def test_a_jekyll_site_on_the_branch_needs_well_known_included(tmp_path: Path) -
 
 def test_a_record_that_names_paths_outside_the_folder_removes_nothing_there(
         tmp_path: Path) -> None:
-    """The record lies beside the folder, where someone else may write: paths that climb
-    out, or into .git, are never acap's to remove."""
+    """The record lies beside the folder, where someone else may write: a record naming
+    paths that climb out, or into .git, is not acap's at all; acap says so and deletes
+    nothing it lists."""
     config = _practice(tmp_path)
     do_build(config)
     www = tmp_path / "www"
     website = _website(www)
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me\n", encoding="utf-8")
-    marker_path(www).write_text(json.dumps({
-        "publishedBy": "acap", "host": "example.com",
-        "files": ["../victim.txt", "/etc/hostname", ".git/config", "css/../../victim.txt",
-                  "talk.html"]}), encoding="utf-8")
-    assert dir_publish.read_marker(www) == ("example.com", {"talk.html": None})
+    zero = "0" * 64
+    record_path(www).write_text(json.dumps({
+        "publishedBy": "acap", "acap": "0.1.0", "host": "example.com",
+        "files": {p: [zero] for p in ("../victim.txt", "/etc/hostname", ".git/config",
+                                      "css/../../victim.txt", "talk.html")}}),
+        encoding="utf-8")
     res = publish(trial(config=config, dir=www))
     assert res.ok, report_text(res.report)
+    [note] = [f for f in res.report.warnings if f.rule == "PUBLISH-RECORD"]
+    assert note.message == (
+        f"example.com: directory {www} holds a record of acap's publish that acap does not "
+        "trust: it names the path '../victim.txt', which leaves the folder or enters .git; "
+        "acap deletes nothing it lists, and replaces only the files it recognises as its own")
     assert victim.read_text(encoding="utf-8") == "keep me\n"
     assert snapshot(www) == {**website, **_built(config)}
 
@@ -504,9 +519,9 @@ def test_a_file_someone_changed_after_acap_wrote_it_is_theirs(tmp_path: Path) ->
     res = publish(trial(config=config, dir=www))
     assert res.ok, report_text(res.report)
     plan = res.hosts[0].plan
-    assert plan is not None and plan.removed == [".nojekyll", "404.html"]  # acap's, as written
+    assert plan is not None and plan.removed == ["404.html"]  # acap's, as written
     assert (www / "index.html").read_bytes() == WEBSITE["index.html"]
-    assert "index.html" not in json.loads(marker_path(www).read_text("utf-8"))["files"]
+    assert "index.html" not in record_files(www)
     # acap's booking page, rewritten by hand: acap would replace it, so it asks first;
     # and once the skill is gone, the page stays theirs.
     (www / "book/index.html").write_bytes(b"<p>our own booking page</p>\n")
@@ -534,7 +549,8 @@ def test_a_page_of_acaps_rewritten_on_the_branch_is_the_websites(tmp_path: Path)
     theirs = branch_tip(remote)
     res = publish(trial(config=config, remote=str(remote)))
     [msg] = _errors(res, "PUBLISH-FOREIGN")
-    assert msg.endswith("publishing would replace them: book/index.html")
+    assert msg.endswith("has changed since acap published it (by hand or by another tool), "
+                        "and publishing example.com would replace it: book/index.html")
     assert branch_tip(remote) == theirs
     _remove_skill(config, "arrangement-booking")
     do_build(config)

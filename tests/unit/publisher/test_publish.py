@@ -44,16 +44,22 @@ def _errors(result: PublishResult, rule: str) -> list[Finding]:
     return [f for f in result.report.errors if f.rule == rule]
 
 
+#: Hosting files GitHub Pages does not read (Netlify's and Cloudflare's ``_headers``,
+#: Apache's ``.htaccess``): never published to a Pages branch.
+NOT_FOR_PAGES = {"_headers", ".well-known/.htaccess"}
+
+
 def _assert_complete(repo: Path, rev: str, site: Path, host: str) -> dict[str, bytes]:
     files = tree_files(repo, rev)
     for name in REQUIRED.get(host, []):
         assert name in files, f"{name} missing from {host} at {rev}"
-    # Exactly what the build wrote for the host, plus what Pages needs (.nojekyll,
-    # and CNAME for a custom domain: the bundled example sets cname = host); never
-    # the build manifest.
-    assert set(files) == host_manifest_files(site, host) | {".nojekyll", "CNAME"}
+    # Exactly what the build wrote for the host that GitHub Pages reads, plus what Pages
+    # needs (.nojekyll, and CNAME for a custom domain: the bundled example sets cname =
+    # host); never the build manifest.
+    published = host_manifest_files(site, host) - NOT_FOR_PAGES
+    assert set(files) == published | {".nojekyll", "CNAME"}
     assert not any(p.startswith(".acap") for p in files)
-    for rel in host_manifest_files(site, host):
+    for rel in published:
         assert files[rel] == (site / host / rel).read_bytes(), rel
     assert files["CNAME"].strip() == host.encode()
     assert files[".nojekyll"] == b""
@@ -134,7 +140,7 @@ def test_docs_flow_build_then_publish_remote(tmp_path: Path,
     """`acap build && acap publish --remote <bare repo>`, as docs/publishing.md says."""
     from support.paths import REPO
 
-    assert "acap build && acap publish --remote /tmp/pages.git" in \
+    assert "acap build && acap publish --create --remote /tmp/pages.git" in \
         (REPO / "docs" / "publishing.md").read_text("utf-8")
     config = project(tmp_path)
     remote = bare_repo(tmp_path / "pages.git")
@@ -142,15 +148,16 @@ def test_docs_flow_build_then_publish_remote(tmp_path: Path,
     runner = CliRunner()
     built = runner.invoke(cli, ["build"])
     assert built.exit_code == 0, built.output
-    res = runner.invoke(cli, ["publish", "--allow-example-hosts", "--remote", str(remote)])
+    res = runner.invoke(cli, ["publish", "--create", "--allow-example-hosts",
+                              "--remote", str(remote)])
     assert res.exit_code == 0, res.output
     assert "example.com: published (branch gh-pages of" in res.stdout
-    assert "example.com: reading gh-pages" in res.stderr  # progress, per host
+    assert "example.com: reading branch gh-pages of" in res.stderr  # progress, per host
     tip = branch_tip(remote)
     assert tip is not None
     assert ".well-known/agent-card.json" in tree_files(remote, tip)
     # A relative remote path works from the project folder too.
-    res = runner.invoke(cli, ["publish", "--allow-example-hosts",
+    res = runner.invoke(cli, ["publish", "--create", "--allow-example-hosts",
                               "--remote", "../pages.git", "--branch", "site"])
     assert res.exit_code == 0, res.output
     assert branch_tip(remote, "site") is not None
@@ -182,7 +189,7 @@ def test_rejected_push_leaves_remote_and_local_as_they_were(tmp_path: Path) -> N
     do_build(config)
     before = _repo_state(folder)
 
-    res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+    res = CliRunner().invoke(cli, ["publish", "--create", "--allow-example-hosts",
                                    "-c", str(config), "--remote", str(remote)])
     assert res.exit_code == 1, res.output
     assert "[PUBLISH-FAILED]" in res.stderr
@@ -301,7 +308,7 @@ def test_stale_site_is_refused(tmp_path: Path) -> None:
     (tpl / "page.html").write_text("<p>mine</p>\n", encoding="utf-8")
     res = publish(trial(config=config, remote=str(remote)))
     assert _rules(res) == ["PUBLISH-STALE"]
-    out = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+    out = CliRunner().invoke(cli, ["publish", "--create", "--allow-example-hosts",
                                    "-c", str(config), "--remote", str(remote)])
     assert out.exit_code == 1
     assert "run acap build" in out.stderr
@@ -359,7 +366,7 @@ def test_dry_run_lists_changes_and_changes_nothing(tmp_path: Path) -> None:
     set_version(config, "1.2.0")
     set_cname(config, "example.com", None)
     do_build(config)
-    res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+    res = CliRunner().invoke(cli, ["publish", "--create", "--allow-example-hosts",
                                    "-c", str(config), "--remote", str(remote),
                                    "--dry-run"])
     assert res.exit_code == 0, res.output
@@ -464,7 +471,7 @@ def test_two_hosts_on_one_branch_are_refused(tmp_path: Path) -> None:
 def test_unreachable_remote_fails_with_gits_reason(tmp_path: Path) -> None:
     config = project(tmp_path)
     do_build(config)
-    res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+    res = CliRunner().invoke(cli, ["publish", "--create", "--allow-example-hosts",
                                    "-c", str(config), "--remote",
                                    str(tmp_path / "no-such-repo.git")])
     assert res.exit_code == 1
@@ -555,8 +562,9 @@ def test_the_card_is_held_back_when_its_person_entry_host_fails(tmp_path: Path) 
     publish_to(config, "example.com", dir="../www")
     publish_to(config, "ask.example.com", remote=str(remote))
     do_build(config)
-    res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts", "-c", str(config),
-                                   "--host", "example.com", "--host", "ask.example.com"])
+    res = CliRunner().invoke(cli, ["publish", "--create", "--allow-example-hosts",
+                                   "-c", str(config), "--host", "example.com",
+                                   "--host", "ask.example.com"])
     assert res.exit_code == 1, res.output
     assert res.stdout.splitlines() == [
         f"ask.example.com: failed (branch gh-pages of {remote})",
@@ -609,7 +617,7 @@ def test_acap_inits_example_website_is_not_published(tmp_path: Path) -> None:
     built = runner.invoke(cli, ["build", "-c", str(config)])
     assert built.exit_code == 0, built.output
     www = tmp_path / "www"
-    res = runner.invoke(cli, ["publish", "-c", str(config), "--dir", str(www)])
+    res = runner.invoke(cli, ["publish", "--create", "-c", str(config), "--dir", str(www)])
     assert res.exit_code == 1
     assert (f"{config}:18:12: error: example.org is an example address (reserved for examples "
             "by RFC 2606 and RFC 6761, never anyone's website): acap does not publish it "
@@ -618,7 +626,7 @@ def test_acap_inits_example_website_is_not_published(tmp_path: Path) -> None:
             "try acap out with the example, acap publish --allow-example-hosts publishes it "
             "anyway)") in res.stderr
     assert not www.exists()
-    tried = runner.invoke(cli, ["publish", "-c", str(config), "--dir", str(www),
+    tried = runner.invoke(cli, ["publish", "--create", "-c", str(config), "--dir", str(www),
                                 "--allow-example-hosts"])
     assert tried.exit_code == 0, tried.output
     assert (www / ".well-known/agent-card.json").is_file()

@@ -1,40 +1,51 @@
-"""acap publish into a directory: a mirror, swapped in atomically, never a mix."""
+"""acap publish into a directory: files staged beside the folder, then put in place; a
+failure before the last rename leaves every file, and acap's record, as they were."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from acap.cli import cli, report_text
-from acap.publisher import _directory as dir_mirror
-from acap.publisher import publish
-from acap.publisher._directory import marker_path
-from support.publishing import add_to_site, do_build, project, set_version, snapshot, trial
+from acap.publisher import _local, publish
+from support.publishing import (
+    add_to_site,
+    change,
+    do_build,
+    project,
+    record_path,
+    served,
+    set_version,
+    snapshot,
+    trial,
+)
 
 
 def _host_tree(config: Path, host: str = "example.com") -> dict[str, bytes]:
-    return snapshot(config.parent / "site" / host)
+    """What acap publishes of the host to a folder whose web server it cannot tell."""
+    return served(config, host, "plain")
 
 
 def _leftovers(parent: Path) -> list[str]:
-    """Temporary folders and files of a mirror (not the record of the publish)."""
-    return sorted(p.name for p in parent.iterdir()
-                  if ".acap-" in p.name and not p.name.endswith(dir_mirror.MARKER_SUFFIX))
+    """acap's temporary files and folders beside and in the target (not its record)."""
+    return sorted(p.name for p in parent.rglob("*")
+                  if ".acap-" in p.name and not p.name.endswith(".acap-published.json"))
 
 
-def test_mirror_removes_stale_files_and_matches_the_build(tmp_path: Path) -> None:
+def test_a_folder_acap_owns_whole_holds_exactly_what_it_builds(tmp_path: Path) -> None:
     config = project(tmp_path, overlay=False)
     do_build(config)
     www = tmp_path / "www" / "example.com"
     res = publish(trial(config=config, dir=www))
     assert res.ok, report_text(res.report)
     assert res.hosts[0].outcome == "published"
-    # Exactly the host folder: no Pages extras (.nojekyll, CNAME) and never the manifest.
+    # The host folder, without the hosting files this folder's server does not read,
+    # and never the manifest.
     assert snapshot(www) == _host_tree(config)
-    # Files acap published there and no longer builds (recorded beside www/) are removed.
+    assert "_headers" not in snapshot(www) and ".nojekyll" not in snapshot(www)
+    # Files acap published there and no longer builds (its record says so) are removed.
     site = config.parent / "site"
     add_to_site(site, "example.com/old-page.html", b"stale\n")
     add_to_site(site, "example.com/old/x.json", b"{}")
@@ -61,123 +72,125 @@ def test_dir_from_operator_yaml_relative_to_it(tmp_path: Path) -> None:
     config = project(tmp_path, overlay=False)
     publish_to(config, "example.com", dir="../served/example.com")
     do_build(config)
-    res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts", "-c", str(config)])
+    res = CliRunner().invoke(cli, ["publish", "--create", "--allow-example-hosts",
+                                   "-c", str(config)])
     assert res.exit_code == 0, res.output
     assert snapshot(tmp_path / "served/example.com") == _host_tree(config)
 
 
-def _interrupt_after(monkeypatch: pytest.MonkeyPatch, n: int) -> list[Path]:
-    written: list[Path] = []
-    real = dir_mirror._write_file
+def _cut_after(monkeypatch: pytest.MonkeyPatch, method: str, n: int) -> list[str]:
+    """Make ``LocalFs.<method>`` fail once, as a full disk would, when it has staged
+    (``write``) or put in place (``move``) ``n`` of the site's files; returns the paths
+    done before."""
+    done: list[str] = []
+    failed: list[str] = []
+    real = getattr(_local.LocalFs, method)
 
-    def flaky(path: Path, data: bytes) -> None:
-        if len(written) == n:
-            raise OSError(28, "No space left on device", str(path))
-        real(path, data)
-        written.append(path)
+    def counts(a: str, b: str | bytes) -> bool:
+        if method == "write":  # a file of the site, not acap's record or its kept copy
+            return isinstance(b, bytes) and not b.startswith(b'{\n "publishedBy"') \
+                and not a.endswith("record.old")
+        return ".acap-" not in str(b)  # a rename into the folder, not the record's
 
-    monkeypatch.setattr(dir_mirror, "_write_file", flaky)
-    return written
+    def flaky(self: _local.LocalFs, a: str, b: str | bytes) -> None:
+        if counts(a, b) and not failed:
+            if len(done) == n:
+                failed.append(a)
+                raise OSError(28, "No space left on device", a)
+            done.append(a)
+        real(self, a, b)
+
+    monkeypatch.setattr(_local.LocalFs, method, flaky)
+    return done
 
 
-def test_copy_interrupted_mid_way_leaves_the_old_tree(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("method", ["write", "move"])
+def test_a_publish_cut_in_the_middle_leaves_every_file_and_the_record_as_they_were(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str) -> None:
+    """Cut while staging (``write``) or while putting files in place (``move``: what
+    was renamed is put back)."""
     config = project(tmp_path, overlay=False)
     do_build(config)
     www = tmp_path / "www"
     assert publish(trial(config=config, dir=www)).ok
     (www / "stale.txt").write_text("from before\n", encoding="utf-8")  # --force below
     before = snapshot(www)
-    set_version(config, "4.0.0")
+    record = record_path(www).read_bytes()
+    # A new name changes the card and the pages: more than one file to write.
+    change(config, lambda d: d["operator"].__setitem__("name", "Kapelle Beispiel"))
     do_build(config)
-    written = _interrupt_after(monkeypatch, 1)
+    done = _cut_after(monkeypatch, method, 1)
     res = publish(trial(config=config, dir=www, force=True))
-    assert len(written) == 1  # the copy really was cut in the middle
-    assert not res.ok
+    assert len(done) == 1  # the publish really was cut in the middle
     assert [f.rule for f in res.report.errors] == ["PUBLISH-FAILED"]
     assert "No space left on device" in res.report.errors[0].message
     assert res.hosts[0].outcome == "failed"
-    assert snapshot(www) == before  # the old tree, whole
+    assert snapshot(www) == before  # every file as it was
+    assert record_path(www).read_bytes() == record  # the record too
     assert _leftovers(tmp_path) == []
     monkeypatch.undo()
     assert publish(trial(config=config, dir=www, force=True)).ok
-    assert snapshot(www) == _host_tree(config)  # then the new tree, whole
+    assert snapshot(www) == _host_tree(config)  # then the new files, all of them
 
 
-def test_a_copy_interrupted_mid_way_leaves_the_record_as_it_was(
+def test_a_first_publish_cut_in_the_middle_leaves_no_target(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     config = project(tmp_path, overlay=False)
     do_build(config)
-    assert publish(trial(config=config, dir=tmp_path / "www")).ok
-    record = marker_path(tmp_path / "www").read_bytes()
-    set_version(config, "4.0.0")
-    do_build(config)
-    _interrupt_after(monkeypatch, 1)
-    res = publish(trial(config=config, dir=tmp_path / "www"))
-    assert [f.rule for f in res.report.errors] == ["PUBLISH-FAILED"]
-    assert marker_path(tmp_path / "www").read_bytes() == record
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".www")) == [
-        ".www.acap-published.json"]
-
-
-def test_first_copy_interrupted_leaves_no_target(tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    config = project(tmp_path, overlay=False)
-    do_build(config)
-    _interrupt_after(monkeypatch, 1)
-    res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+    _cut_after(monkeypatch, "write", 1)
+    res = CliRunner().invoke(cli, ["publish", "--create", "--allow-example-hosts",
                                    "-c", str(config), "--dir", str(tmp_path / "www")])
     assert res.exit_code == 1
     assert "No space left on device" in res.stderr
-    assert not (tmp_path / "www").exists()
+    assert not (tmp_path / "www").exists() and not record_path(tmp_path / "www").exists()
     assert _leftovers(tmp_path) == []
 
 
-def test_swap_fallback_restores_the_old_tree_when_the_second_rename_fails(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Where an atomic exchange is not available, two renames; a failure puts the old back."""
+def test_files_are_staged_beside_the_folder_and_what_a_cut_left_is_cleaned(
+        tmp_path: Path) -> None:
+    """A publish killed with ``kill -9`` leaves its staged files beside the folder (never in
+    what the web server serves); an acap before the staging folder left its temporary
+    files beside each of its own: the next publish removes both."""
     config = project(tmp_path, overlay=False)
     do_build(config)
     www = tmp_path / "www"
     assert publish(trial(config=config, dir=www)).ok
-    before = snapshot(www)
-    set_version(config, "5.0.0")
+    stage = tmp_path / ".www.acap-stage"
+    stage.mkdir()
+    (stage / "7").write_bytes(b"half an upload")
+    legacy = www / ".well-known/.agent-card.json.acap-new-1a2b3c4d"
+    legacy.write_bytes(b"{")
+    set_version(config, "6.0.0")
     do_build(config)
-    monkeypatch.setattr(dir_mirror, "_exchange", lambda a, b: False)
-    real_rename = os.rename
+    assert publish(trial(config=config, dir=www)).ok
+    assert not stage.exists() and not legacy.exists()
+    assert snapshot(www) == _host_tree(config)
 
-    def rename(src: os.PathLike[str] | str, dst: os.PathLike[str] | str) -> None:
-        if ".acap-new-" in str(src):
-            raise OSError(5, "Input/output error", str(src))
-        real_rename(src, dst)
 
-    monkeypatch.setattr(dir_mirror.os, "rename", rename)
+def test_a_link_named_as_acaps_staging_folder_is_never_followed(tmp_path: Path) -> None:
+    config = project(tmp_path, overlay=False)
+    do_build(config)
+    www = tmp_path / "www"
+    www.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("mine\n", encoding="utf-8")
+    (tmp_path / ".www.acap-stage").symlink_to(elsewhere)
     res = publish(trial(config=config, dir=www))
-    assert not res.ok and "Input/output error" in res.report.errors[0].message
-    assert snapshot(www) == before
-    assert _leftovers(tmp_path) == []
-
-
-def test_exchange_swaps_two_folders_in_one_step(tmp_path: Path) -> None:
-    a, b = tmp_path / "a", tmp_path / "b"
-    a.mkdir()
-    b.mkdir()
-    (a / "from-a").write_text("a")
-    (b / "from-b").write_text("b")
-    if dir_mirror._exchange(a, b):
-        assert sorted(os.listdir(a)) == ["from-b"] and sorted(os.listdir(b)) == ["from-a"]
-    else:  # not Linux, or a file system without RENAME_EXCHANGE: nothing moved
-        assert sorted(os.listdir(a)) == ["from-a"] and sorted(os.listdir(b)) == ["from-b"]
+    assert [f.rule for f in res.report.errors] == ["PUBLISH-TARGET"]
+    assert "is a symbolic link" in res.report.errors[0].message
+    assert (elsewhere / "keep.txt").read_text("utf-8") == "mine\n"
+    assert snapshot(www) == {}
 
 
 def test_dry_run_into_a_directory_writes_nothing(tmp_path: Path) -> None:
     config = project(tmp_path, overlay=False)
     do_build(config)
     www = tmp_path / "www"
-    res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+    res = CliRunner().invoke(cli, ["publish", "--create", "--allow-example-hosts",
                                    "-c", str(config), "--dir", str(www), "--dry-run"])
     assert res.exit_code == 0, res.output
-    # Exactly the built files: a directory gets no Pages extras.
+    # The built files this folder's server reads: no GitHub Pages or Netlify files.
     added = sorted(line[4:] for line in res.stdout.splitlines() if line.startswith("  + "))
     assert added == sorted(_host_tree(config))
     assert ".well-known/agent-card.json" in added

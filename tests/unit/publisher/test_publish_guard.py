@@ -19,7 +19,6 @@ from click.testing import CliRunner
 from acap.cli import cli, report_text
 from acap.findings import Finding
 from acap.publisher import PublishResult, publish
-from acap.publisher._directory import marker_path
 from support.publishing import (
     add_to_site,
     bare_repo,
@@ -28,6 +27,9 @@ from support.publishing import (
     git,
     project,
     publish_to,
+    record_files,
+    record_path,
+    served,
     set_version,
     snapshot,
     tree_files,
@@ -57,12 +59,12 @@ def test_a_folder_acap_did_not_publish_is_refused_naming_the_files(tmp_path: Pat
     found = _errors(res, "PUBLISH-FOREIGN")
     assert [f.rule for f in res.report.errors] == ["PUBLISH-FOREIGN"]
     assert found[0].message == (
-        f"{www} holds 2 files that acap did not publish there, and publishing example.com "
-        "would delete or replace them: about.html, index.html")
+        f"directory {www} holds 2 files that acap did not publish there, and publishing "
+        "example.com would delete or replace them: about.html, index.html")
     assert "--force" in (found[0].hint or "")
     assert res.hosts[0].outcome == "failed"
     assert snapshot(www) == before
-    assert not marker_path(www).exists()
+    assert not record_path(www).exists()
     assert sorted(p.name for p in tmp_path.iterdir() if ".acap-" in p.name) == []
 
 
@@ -71,35 +73,34 @@ def test_force_replaces_a_foreign_folder_and_records_the_publish(tmp_path: Path)
     do_build(config)
     www = tmp_path / "www"
     _hand_made_site(www)
-    res = publish(trial(config=config, dir=www, force=True))
+    res = publish(trial(config=config, dir=www, force=True, hosting="apache"))
     assert res.ok, report_text(res.report)
-    assert snapshot(www) == snapshot(config.parent / "site/example.com")
+    assert snapshot(www) == served(config, "example.com", "apache")
     # The record lies beside the folder, not in it: a web server serving www/ never serves it.
-    record = marker_path(www)
+    record = record_path(www)
     assert record.parent == www.parent and record.name == ".www.acap-published.json"
     data = json.loads(record.read_text("utf-8"))
     assert data["publishedBy"] == "acap" and data["host"] == "example.com"
-    assert data["files"] == sorted(snapshot(www))
-    assert set(data) == {"publishedBy", "acap", "host", "files", "sha256"}  # nothing else
-    assert data["sha256"] == {rel: hashlib.sha256(b).hexdigest()  # what acap put there
-                              for rel, b in snapshot(www).items()}
+    assert set(data) == {"publishedBy", "acap", "host", "files", "signature"}  # nothing else
+    assert data["files"] == {rel: [hashlib.sha256(b).hexdigest()]  # what acap put there
+                             for rel, b in snapshot(www).items()}
     # From now on acap deletes what it published there, and only that: a page it published
     # earlier goes without --force; a file someone added is refused by name.
     add_to_site(config.parent / "site", "example.com/old-page.html", b"<p>old</p>\n")
     assert publish(trial(config=config, dir=www)).ok
-    assert "old-page.html" in json.loads(record.read_text("utf-8"))["files"]
+    assert "old-page.html" in record_files(www)
     set_version(config, "2.0.0")
     do_build(config)  # old-page.html is no longer built
     (www / "mine.html").write_text("<p>mine</p>\n", encoding="utf-8")
     res = publish(trial(config=config, dir=www))
     assert [f.message for f in _errors(res, "PUBLISH-FOREIGN")] == [
-        f"{www} holds 1 file that acap did not publish there, and publishing example.com "
-        "would delete or replace it: mine.html"]
+        f"directory {www} holds 1 file that acap did not publish there, and publishing "
+        "example.com would delete or replace it: mine.html"]
     (www / "mine.html").unlink()
     res = publish(trial(config=config, dir=www))
     assert res.ok, report_text(res.report)
     assert res.hosts[0].plan is not None and res.hosts[0].plan.removed == ["old-page.html"]
-    assert "old-page.html" not in json.loads(record.read_text("utf-8"))["files"]
+    assert "old-page.html" not in record_files(www)
 
 
 def test_an_empty_folder_needs_no_force(tmp_path: Path) -> None:
@@ -109,7 +110,7 @@ def test_an_empty_folder_needs_no_force(tmp_path: Path) -> None:
     www.mkdir()
     res = publish(trial(config=config, dir=www))
     assert res.ok, report_text(res.report)
-    assert json.loads(marker_path(www).read_text("utf-8"))["host"] == "example.com"
+    assert json.loads(record_path(www).read_text("utf-8"))["host"] == "example.com"
 
 
 def test_a_folder_acap_published_for_another_host_is_refused(tmp_path: Path) -> None:
@@ -122,8 +123,8 @@ def test_a_folder_acap_published_for_another_host_is_refused(tmp_path: Path) -> 
     found = _errors(res, "PUBLISH-FOREIGN")
     assert len(found) == 1
     assert found[0].message.startswith(
-        f"{www} was published by acap for ask.example.com, not example.com: publishing would "
-        "delete or replace its ")
+        f"directory {www} was published by acap for ask.example.com, not example.com: "
+        "publishing would delete or replace its ")
     assert "talk/index.html" in found[0].message
     assert snapshot(www) == before
 
@@ -138,7 +139,7 @@ def test_a_copy_of_an_acap_project_is_refused_even_with_force(tmp_path: Path) ->
     shutil.copytree(other.parent, copy)
     before = snapshot(copy)
     assert ".acap/signing-key.pem" in before
-    res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+    res = CliRunner().invoke(cli, ["publish", "--create", "--allow-example-hosts",
                                    "-c", str(config), "--dir", str(copy), "--force"])
     assert res.exit_code == 1
     assert (f"error: cannot publish example.com into {copy}: it is an acap project "
@@ -193,19 +194,18 @@ def test_a_branch_acap_made_for_another_host_is_refused(tmp_path: Path) -> None:
     tip = branch_tip(pages)
     assert tip is not None
     message = git("log", "-1", "--format=%B", tip, cwd=pages)
-    assert message.rstrip().endswith("Published-by: acap\nPublished-host: example.com")
+    assert "\nPublished-by: acap\nPublished-host: example.com\nPublished-record: " in message
     copy = tmp_path / "pages2.git"
     shutil.copytree(pages, copy)
     res = publish(trial(config=config, hosts=("ask.example.com",), remote=str(copy)))
     found = _errors(res, "PUBLISH-FOREIGN")
     assert len(found) == 1
     assert found[0].message.startswith(
-        f"gh-pages at {copy} was published by acap for example.com, not ask.example.com: "
-        "publishing would replace or remove ")
+        f"branch gh-pages of {copy} was published by acap for example.com, not "
+        "ask.example.com: publishing would delete or replace its ")
     assert ".well-known/agent-card.json" in found[0].message
-    assert found[0].hint == ("one branch serves one host: publish ask.example.com to a branch "
-                             "or repository of its own; acap publish --force replaces "
-                             "example.com's site (it stays in the branch's history)")
+    assert found[0].hint == ("one target serves one host: publish ask.example.com to a target "
+                             "of its own; acap publish --force replaces example.com's site")
     assert branch_tip(copy) == tip
     res = publish(trial(config=config, hosts=("ask.example.com",), remote=str(copy),
                                  force=True))
@@ -213,25 +213,26 @@ def test_a_branch_acap_made_for_another_host_is_refused(tmp_path: Path) -> None:
     assert tree_files(copy, "gh-pages")["CNAME"] == b"ask.example.com\n"
 
 
-def test_an_older_acap_commit_without_the_host_trailer_names_its_host_in_the_subject(
-        tmp_path: Path) -> None:
+def test_a_commit_that_only_says_it_is_acaps_is_not_trusted(tmp_path: Path) -> None:
+    """Anyone who may push can write ``Published-by: acap`` in a message (an acap before
+    signed records did): without acap's signed record, its files are someone's."""
     config = project(tmp_path, overlay=False)
     do_build(config)
     pages = bare_repo(tmp_path / "pages.git")
     work = tmp_path / "old"
     git("init", "-q", "-b", "gh-pages", str(work))
     (work / "CNAME").write_text("example.com\n", encoding="utf-8")
+    (work / "index.html").write_text("<p>someone's</p>\n", encoding="utf-8")
     git("add", "-A", cwd=work)
     git("commit", "-q", "-m", "Publish example.com\n\nBuilt and checked by acap 0.0.9.\n\n"
-        "Published-by: acap", cwd=work)
+        "Published-by: acap\nPublished-host: example.com", cwd=work)
     git("push", "-q", str(pages), "gh-pages", cwd=work)
     tip = branch_tip(pages)
-    res = publish(trial(config=config, hosts=("ask.example.com",), remote=str(pages)))
-    assert [f.message.split(":")[0] for f in _errors(res, "PUBLISH-FOREIGN")] == [
-        f"gh-pages at {pages} was published by acap for example.com, not ask.example.com"]
+    res = publish(trial(config=config, remote=str(pages)))
+    assert [f.message for f in _errors(res, "PUBLISH-FOREIGN")] == [
+        f"branch gh-pages of {pages} holds 1 file that acap did not publish there, and "
+        "publishing example.com would delete or replace it: index.html"]
     assert branch_tip(pages) == tip
-    # ... and the same host is fine: acap's own older commit, its files go without --force.
-    assert publish(trial(config=config, remote=str(pages))).ok
 
 
 # -- item 12: hosts left behind ------------------------------------------------------------------
@@ -244,7 +245,7 @@ def test_remote_or_dir_on_the_command_line_warns_about_the_hosts_it_leaves_out(
     publish_to(config, "agent-capability.org", remote="../spec.git")
     do_build(config)
     for target in (["--remote", str(pages)], ["--dir", str(tmp_path / "www")]):
-        res = CliRunner().invoke(cli, ["publish", "--allow-example-hosts",
+        res = CliRunner().invoke(cli, ["publish", "--create", "--allow-example-hosts",
                                        "-c", str(config), *target])
         assert res.exit_code == 0, res.output
         assert (f"warning: site/ask.example.com/ is not published: {target[0]} publishes only "

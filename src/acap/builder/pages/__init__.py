@@ -17,11 +17,16 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
+    from acap.builder.pages._hosting import HOSTING_KINDS as HOSTING_KINDS
+    from acap.builder.pages._hosting import READS as READS
     from acap.builder.pages._hosting import cache_policy as cache_policy
+    from acap.builder.pages._hosting import reads as reads
+    from acap.builder.pages._servers import APACHE_NO_HEADERS_TYPE as APACHE_NO_HEADERS_TYPE
     from acap.builder.pages._servers import SERVERS_DIR as SERVERS_DIR
     from acap.builder.pages._servers import server_files as server_files
     from acap.builder.pages._steps import step_hosting_files as step_hosting_files
     from acap.builder.pages._steps import step_person_entry_pages as step_person_entry_pages
+    from acap.builder.pages._taken import final_check_pages_taken as final_check_pages_taken
     from acap.builder.pages._words_file import WordsFile as WordsFile
     from acap.builder.pages._words_file import WordsFileError as WordsFileError
     from acap.builder.pages._words_file import words_text as words_text

@@ -25,7 +25,13 @@
 On an overlay host ``.nojekyll`` is not written: acap adds only its own files
 beside the website there, and a GitHub Pages branch gets ``.nojekyll`` from
 ``acap publish`` when the branch's site does not use Jekyll
-(:mod:`acap.publisher._git_branch`).
+(:mod:`acap.publisher._hosting`).
+
+A hosting reads only its own of these files and serves the others as files (Apache
+serves ``_headers``): where operator.yaml says what serves a host
+(``hosts.<host>.hosting``, :data:`HOSTING_KINDS`), the build writes only the files that
+kind reads (:data:`READS`); where it does not, it writes them all, and ``acap publish``
+sends each target only those of the kind it detects there.
 """
 
 from __future__ import annotations
@@ -39,6 +45,24 @@ from acap.uris import CARD_PATH, JWKS_PATH, SPEC_HOST
 
 #: Default ``Cache-Control: max-age`` in seconds, as GitHub Pages sends.
 DEFAULT_MAX_AGE = 600
+#: Every hosting kind acap knows (``hosts.<host>.hosting``; ``plain``: a web server that
+#: reads none of these files).
+HOSTING_KINDS = ("github-pages", "netlify", "cloudflare-pages", "apache", "nginx", "caddy",
+                 "plain")
+#: The hosting files acap build writes in a host folder, and the kinds that read each.
+READS: dict[str, frozenset[str]] = {
+    ".nojekyll": frozenset({"github-pages"}),
+    "CNAME": frozenset({"github-pages"}),
+    "_headers": frozenset({"netlify", "cloudflare-pages"}),
+    ".well-known/.htaccess": frozenset({"apache"}),
+}
+
+
+def reads(kind: str | None, rel: str) -> bool:
+    """Whether a host served by ``kind`` reads (or needs) the file ``rel`` of its folder:
+    every file but the hosting files of other kinds (:data:`READS`); every file when
+    ``kind`` is not known (``None``)."""
+    return kind is None or rel not in READS or kind in READS[rel]
 
 
 class CachePolicy(NamedTuple):
@@ -122,15 +146,27 @@ def hosting_files(cfg: OperatorConfig, files: SiteFiles) -> list[tuple[str, byte
     settings = cfg.hosts
     policy = cache_policy(cfg)
     for host in sorted(set(files.hosts()) | set(settings)):
-        if not (host in settings and cfg.overlay(host)):
-            out.append((f"{host}/.nojekyll", b""))
-        cname = (settings.get(host) or {}).get("cname")
-        if isinstance(cname, str) and cname.strip():
-            out.append((f"{host}/CNAME", cname.strip().encode("utf-8") + b"\n"))
-        # The specification site is acap's, the same for every operator that builds it
-        # (a batch shares its host): acap's own cache times, not the operator's.
-        out.append((f"{host}/_headers", headers_file(
-            files, host, CachePolicy() if host == SPEC_HOST else policy)))
-        if any(f"{host}{p}" in files for p in (CARD_PATH, JWKS_PATH)):
-            out.append((f"{host}/.well-known/.htaccess", htaccess(host, policy.card)))
+        kind = (settings.get(host) or {}).get("hosting")
+        out += [(f"{host}/{rel}", data) for rel, data in _host_files(cfg, files, host, policy)
+                if reads(kind if isinstance(kind, str) else None, rel)]
+    return out
+
+
+def _host_files(cfg: OperatorConfig, files: SiteFiles, host: str,
+                policy: CachePolicy) -> list[tuple[str, bytes]]:
+    """Every hosting file of ``host``, whatever serves it: ``(path in the host folder,
+    bytes)``."""
+    settings = cfg.hosts
+    out: list[tuple[str, bytes]] = []
+    if not (host in settings and cfg.overlay(host)):
+        out.append((".nojekyll", b""))
+    cname = (settings.get(host) or {}).get("cname")
+    if isinstance(cname, str) and cname.strip():
+        out.append(("CNAME", cname.strip().encode("utf-8") + b"\n"))
+    # The specification site is acap's, the same for every operator that builds it
+    # (a batch shares its host): acap's own cache times, not the operator's.
+    out.append(("_headers", headers_file(files, host,
+                                         CachePolicy() if host == SPEC_HOST else policy)))
+    if any(f"{host}{p}" in files for p in (CARD_PATH, JWKS_PATH)):
+        out.append((".well-known/.htaccess", htaccess(host, policy.card)))
     return out

@@ -29,7 +29,8 @@ import textwrap
 from acap.site import refuse_line_breaks
 from acap.uris import CARD_PATH, JWKS_PATH
 
-__all__ = ["SERVERS_DIR", "apache_conf", "caddyfile", "htaccess", "nginx_conf", "server_files"]
+__all__ = ["APACHE_NO_HEADERS_TYPE", "SERVERS_DIR", "apache_conf", "caddyfile", "htaccess",
+           "nginx_conf", "server_files"]
 
 #: Where the settings for a host's own web server go, relative to the site folder: beside
 #: the host folders, outside every one of them, so never published.
@@ -38,6 +39,8 @@ SERVERS_DIR = ".servers"
 _NAMES = tuple(p.rsplit("/", 1)[1] for p in (CARD_PATH, JWKS_PATH))
 _NAMES_RE = "(" + "|".join(n.removesuffix(".json") for n in _NAMES) + r")\.json"
 _PATHS = " ".join((CARD_PATH, JWKS_PATH))
+#: The type acap's Apache settings give the card and the JWKS where mod_headers is off.
+APACHE_NO_HEADERS_TYPE = "application/json; charset=utf-8"
 _SAYS = ("It serves the Agent Card and its keys (JWKS) as JSON that any web page may read, "
          "with their cache time.")
 
@@ -55,10 +58,15 @@ def _headers(seconds: int) -> list[tuple[str, str]]:
 
 
 def _apache_block(seconds: int, indent: str) -> list[str]:
-    lines = [f"{indent}ForceType application/json", f"{indent}<IfModule mod_headers.c>"]
+    """The card's settings for Apache. Without mod_headers none of its headers can be
+    set; the type then names its charset (``application/json; charset=utf-8``, true of
+    any JSON: RFC 8259 §8.1), so that ``acap check --live`` can tell "mod_headers is off"
+    from "this file is not read" (:func:`acap.publisher._live.cors_cause`)."""
+    lines = [f"{indent}<IfModule mod_headers.c>", f"{indent}    ForceType application/json"]
     lines += [f'{indent}    Header always set {name} "{value}"'
               for name, value in _headers(seconds)]
-    return [*lines, f"{indent}</IfModule>"]
+    return [*lines, f"{indent}</IfModule>", f"{indent}<IfModule !mod_headers.c>",
+            f'{indent}    ForceType "{APACHE_NO_HEADERS_TYPE}"', f"{indent}</IfModule>"]
 
 
 def _text(name: str, comment: str, body: list[str]) -> bytes:

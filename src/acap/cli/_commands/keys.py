@@ -89,21 +89,24 @@ def keys_new(config: Path, out: Path | None, alg: str | None) -> None:
 @click.option("--old-kid", default=None, metavar="KID",
               help="With --lost: the kid of the lost key, when it is not signing.kid (a kid "
                    "the build warns has left the JWKS); only its public key is kept.")
+@click.option("--jwks", default=None, metavar="FILE_OR_URL",
+              help="With --lost: the published JWKS holding the lost key's public key, when "
+                   "this computer's site/ does not (a second computer, a fresh clone).")
 @click.option("--site-dir", type=click.Path(path_type=Path), default=None,
               help="The last build, whose JWKS holds the published keys "
                    "[default: site beside operator.yaml].")
 def keys_rotate(config: Path, kid: str | None, lost: bool, old_kid: str | None,
-                site_dir: Path | None) -> None:
+                jwks: str | None, site_dir: Path | None) -> None:
     """Make a new current key; keep the old public key in the JWKS."""
     # start-up: rotation only for `acap keys rotate`
     from acap.keys import rotate, rotate_lost
 
-    if old_kid is not None and not lost:
-        raise click.UsageError("--old-kid goes with --lost")
+    if (old_kid is not None or jwks is not None) and not lost:
+        raise click.UsageError("--old-kid and --jwks go with --lost")
     cfg = _cfg(config)
     try:
         if lost:
-            old, new, written = rotate_lost(cfg, site_dir, kid, old_kid)
+            old, new, written = rotate_lost(cfg, site_dir, kid, old_kid, jwks)
         else:
             old, new, kept = rotate(cfg, kid, site_dir=site_dir)
     except FileRefused as exc:
