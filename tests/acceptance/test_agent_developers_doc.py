@@ -63,7 +63,7 @@ def test_the_example_agent_started_as_the_page_says_passes_the_pages_probe(
         assert done.returncode == 0, done.stdout + done.stderr
         assert done.stdout.splitlines()[-1].startswith(
             "the agent keeps its card's promises as far as the probe can judge")
-        assert "6 pairs of replies judged" in done.stdout
+        assert "6 cases judged" in done.stdout
     finally:
         agent.terminate()
         agent.wait(10)

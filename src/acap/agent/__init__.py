@@ -12,7 +12,13 @@ Serve an agent (see ``docs/agent-developers.md`` and ``examples/agent/``)::
 * :class:`BuiltCard`: the card's exact bytes, its JWKS and the runtime policy, checked to
   belong together;
 * :class:`OnRequestExecutor`: the §5 decision and the §6 reply as SDK objects, streaming
-  included;
+  included, every event of the developer's executor through the egress guard
+  (:class:`GuardedQueue`), referrals in the operator's languages;
+* :func:`asserts_named_person`, :func:`assert_named_person`: acap's provisional form of
+  an assistant's assertion that it acts for a named person (OR-5.5, §9 item 1);
+* :class:`DeferredActions`: actions left to staff (OR-5.8), and the staff's API;
+* :class:`AnonymousCaller`: each anonymous request its own task owner (no caller reads
+  another's tasks);
 * :class:`ExtensionsEcho`, :class:`ActivatingContextBuilder`, :func:`activate`: the
   ``A2A-Extensions`` response header for Starlette and FastAPI apps;
 * :func:`card_routes`, :func:`create_app`: the card's bytes and JWKS, and the app;
@@ -30,11 +36,19 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
+    from acap.agent._assertion import ACTS_FOR_NAMED_PERSON as ACTS_FOR_NAMED_PERSON
+    from acap.agent._assertion import assert_named_person as assert_named_person
+    from acap.agent._assertion import asserts_named_person as asserts_named_person
     from acap.agent._built import BuiltCard as BuiltCard
+    from acap.agent._callers import AnonymousCaller as AnonymousCaller
+    from acap.agent._deferred import DeferredActions as DeferredActions
+    from acap.agent._deferred import PendingAction as PendingAction
     from acap.agent._executor import NamedPerson as NamedPerson
     from acap.agent._executor import OnRequestExecutor as OnRequestExecutor
     from acap.agent._executor import SkillOf as SkillOf
     from acap.agent._executor import to_sdk as to_sdk
+    from acap.agent._guard import Entitlement as Entitlement
+    from acap.agent._guard import GuardedQueue as GuardedQueue
     from acap.agent._http import ACTIVATED as ACTIVATED
     from acap.agent._http import ActivatingContextBuilder as ActivatingContextBuilder
     from acap.agent._http import ExtensionsEcho as ExtensionsEcho
@@ -43,12 +57,12 @@ if TYPE_CHECKING:
     from acap.agent._http import create_app as create_app
     from acap.agent._http import proto_card as proto_card
     from acap.agent._probe import PROBE_RULES as PROBE_RULES
-    from acap.agent._probe import Exchange as Exchange
     from acap.agent._probe import ProbeOptions as ProbeOptions
     from acap.agent._probe import ProbeResult as ProbeResult
     from acap.agent._probe import probe as probe
     from acap.agent._probe import probe_async as probe_async
     from acap.agent._probe import read_probe_file as read_probe_file
+    from acap.agent._probe_judge import Exchange as Exchange
     from acap.agent._probe_net import Guard as Guard
     from acap.agent._probe_net import GuardedTransport as GuardedTransport
     from acap.agent._probe_net import ProbeRefused as ProbeRefused

@@ -24,6 +24,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Any
 
+import httpx
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.context import ServerCallContext
 from a2a.server.request_handlers import DefaultRequestHandler
@@ -32,7 +33,7 @@ from a2a.server.routes import (
     create_jsonrpc_routes,
     create_rest_routes,
 )
-from a2a.server.tasks import InMemoryTaskStore, TaskStore
+from a2a.server.tasks import InMemoryTaskStore, PushNotificationConfigStore, TaskStore
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -40,6 +41,8 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from acap.agent._built import BuiltCard
+from acap.agent._callers import caller_of
+from acap.agent._deferred import DeferredActions
 from acap.uris import EXTENSIONS_HEADER
 
 __all__ = ["ACTIVATED", "ActivatingContextBuilder", "ExtensionsEcho", "activate",
@@ -94,13 +97,17 @@ class ExtensionsEcho:
 
 class ActivatingContextBuilder(DefaultServerCallContextBuilder):
     """The SDK's call-context builder, plus the request's set of activated extensions
-    (from :class:`ExtensionsEcho`) in ``ServerCallContext.state[ACTIVATED]``. Pass it to
+    (from :class:`ExtensionsEcho`) in ``ServerCallContext.state[ACTIVATED]``, and each
+    anonymous request its own task owner (:mod:`acap.agent._callers`). Pass it to
     ``create_jsonrpc_routes`` and ``create_rest_routes`` as ``context_builder``."""
 
     def build(self, request: Request) -> ServerCallContext:
-        """The SDK's context (headers, user, requested extensions) and the set."""
+        """The SDK's context (headers, user, requested extensions) and the set; a request
+        without an authenticated user is an owner of its own (:func:`caller_of`), so that
+        no caller reads another's tasks."""
         ctx = super().build(request)
         ctx.state[ACTIVATED] = request.scope.setdefault(ACTIVATED, set())
+        ctx.user = caller_of(ctx.user)
         return ctx
 
 
@@ -157,26 +164,42 @@ def proto_card(built: BuiltCard) -> Any:
 
 
 def create_app(executor: AgentExecutor, built: BuiltCard, *,
-               task_store: TaskStore | None = None) -> Starlette:
+               task_store: TaskStore | None = None,
+               push_config_store: PushNotificationConfigStore | None = None,
+               push_url_validator: Callable[[str], Awaitable[bool]] | None = None) -> Starlette:
     """A Starlette app serving an agent the way its card says.
 
     * ``GET /.well-known/agent-card.json`` and ``/.well-known/jwks.json``: :func:`card_routes`;
     * JSON-RPC at the path of the card's JSONRPC interface URL, and HTTP+JSON at its
       HTTP+JSON interface's path, when the card has one (A2A 1.0 bindings);
     * :class:`ExtensionsEcho` around it all, the routes built with
-      :class:`ActivatingContextBuilder`.
+      :class:`ActivatingContextBuilder` (each anonymous request its own task owner:
+      :mod:`acap.agent._callers`);
+    * push notifications when the card says ``capabilities.pushNotifications``: the
+      SDK's config store and sender, every URL judged before it is used (by default
+      the SDK's ``validate_push_notification_url``: http(s) to a public address only);
+    * an :class:`~acap.agent.OnRequestExecutor`'s deferred actions attached to the
+      request handler, so that staff can finish them (:mod:`acap.agent._deferred`).
 
     Args:
         executor: the agent (usually an :class:`~acap.agent.OnRequestExecutor`).
         built: what it serves (:class:`BuiltCard`).
         task_store: the SDK's task store; default in memory.
+        push_config_store: the SDK's push-notification config store; default in memory
+            (used only when the card says the agent sends push notifications).
+        push_url_validator: ``async (url) -> bool``, whether a push-notification URL may
+            be used; default the SDK's ``validate_push_notification_url``.
 
     Returns:
         The app; run it with any ASGI server (``uvicorn.run(app, port=8000)``).
     """
+    push = _push(built, push_config_store, push_url_validator)
     handler = DefaultRequestHandler(agent_executor=executor,
                                     task_store=task_store or InMemoryTaskStore(),
-                                    agent_card=proto_card(built))
+                                    agent_card=proto_card(built), **push.handler_args())
+    deferred = getattr(executor, "deferred", None)
+    if isinstance(deferred, DeferredActions):
+        deferred.attach(handler)
     builder = ActivatingContextBuilder()
     routes = card_routes(built)
     rpc = built.interface_path("JSONRPC")
@@ -191,5 +214,49 @@ def create_app(executor: AgentExecutor, built: BuiltCard, *,
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         await handler.aclose()
+        await push.aclose()
 
-    return Starlette(routes=routes, middleware=[Middleware(ExtensionsEcho)], lifespan=lifespan)
+    app = Starlette(routes=routes, middleware=[Middleware(ExtensionsEcho)], lifespan=lifespan)
+    app.state.a2a_handler = handler
+    return app
+
+
+class _Push:
+    """The push-notification parts of the request handler (none when the card says the
+    agent sends none)."""
+
+    def __init__(self, store: PushNotificationConfigStore | None = None,
+                 validator: Callable[[str], Awaitable[bool]] | None = None) -> None:
+        self.store, self.validator = store, validator
+        self.client: httpx.AsyncClient | None = None
+        if store is not None:
+            # no redirect followed: a validated URL must not send the POST elsewhere
+            self.client = httpx.AsyncClient(timeout=10.0, follow_redirects=False)
+
+    def handler_args(self) -> dict[str, Any]:
+        if self.store is None or self.client is None:
+            return {}
+        from a2a.server.tasks import BasePushNotificationSender  # start-up: push only
+
+        sender = BasePushNotificationSender(self.client, self.store,
+                                            push_url_validator=self.validator)
+        return {"push_config_store": self.store, "push_sender": sender,
+                "push_url_validator": self.validator}
+
+    async def aclose(self) -> None:
+        if self.client is not None:
+            await self.client.aclose()
+
+
+def _push(built: BuiltCard, store: PushNotificationConfigStore | None,
+          validator: Callable[[str], Awaitable[bool]] | None) -> _Push:
+    caps = built.card.get("capabilities")
+    if not (isinstance(caps, dict) and caps.get("pushNotifications") is True):
+        return _Push()
+    from a2a.server.tasks import InMemoryPushNotificationConfigStore  # start-up: push only
+    from a2a.utils.push_url_validator import (  # start-up: push only
+        validate_push_notification_url,
+    )
+
+    return _Push(store or InMemoryPushNotificationConfigStore(),
+                 validator or validate_push_notification_url)

@@ -9,15 +9,22 @@
    HTTP+JSON, A2A 1.0) with the official SDK's client, as a caller that acts for nobody:
    each prompt twice, without and with ``A2A-Extensions`` naming the extension; once as
    ``SendMessage`` and, when the card says it streams, once as ``SendStreamingMessage``.
-3. **The verdicts.** A caller acting for nobody must be referred for every on-request
-   skill (OR-5.3, OR-5.4, OR-5.7), so each pair of replies is judged by the reply
-   checker, :func:`acap.replies.compare_replies`, the one judgement of each fact that
-   ``acap check-reply`` makes too (OR-5.1 with the words of the two replies, OR-5.3 and
-   OR-5.7 with the operator's private values or, without them, amounts of money, OR-5.8,
-   OR-6.1, OR-6.2, the §6.2 task state, the ``A2A-Extensions`` echo).
-4. **What it could not judge** is said: skills without a prompt, the opted-in paths (the
-   probe acts for nobody, so given-on-opt-in and OR-5.6 are not exercised), streaming
-   when the card does not stream, and whatever the budget or the deadline cut off.
+   With ``--as-named-person``, each prompt is also sent as an assistant asserting it
+   acts for a named person (acap's provisional form, :mod:`acap.agent._assertion`), to
+   exercise OR-5.4 and OR-5.6. Where the card has no skill saying how to reach staff,
+   the probe also asks to speak to a member of staff (OR-5.10).
+3. **The verdicts** (:mod:`acap.agent._probe_judge`): a caller acting for nobody must be
+   referred for every on-request skill (OR-5.3, OR-5.4, OR-5.7). Each reply is judged by
+   the reply checker (:func:`acap.replies.compare_replies`, :func:`acap.replies.check_reply`),
+   the one judgement of each fact that ``acap check-reply`` makes too (OR-5.1, OR-5.3,
+   OR-5.7 with the operator's private values, OR-5.8, OR-6.1, OR-6.2, the §6.2 task state,
+   the ``A2A-Extensions`` echo); beyond it, what only the probe knows (it asked the skill's
+   own question, as a caller not entitled to it): an amount of money, or a value of another
+   skill, in the answer is an error under OR-5.3, OR-5.4 or OR-5.7; and OR-5.10's answer.
+   Phrase heuristics are warnings that say so.
+4. **What it could not judge** is said: skills without a prompt, the opted-in paths
+   without ``--as-named-person``, streaming when the card does not stream, and, as "not
+   run", every request the budget or the deadline cut off (never "ok").
 
 The network is bounded and polite (:mod:`acap.agent._probe_net`): a request budget, a
 delay between requests, one deadline, only the card's own URLs, no private address
@@ -39,23 +46,27 @@ from urllib.parse import urlsplit
 import httpx
 
 from acap._package import __version__
+from acap.agent._probe_judge import (
+    STAFF_PROMPTS,
+    Exchange,
+    judge_named,
+    judge_pair,
+    judge_staff,
+)
 from acap.agent._probe_net import Guard, GuardedTransport, ProbeRefused
 from acap.card import Verifier
 from acap.checks import PrivateValue
 from acap.findings import Finding, Location, Report, Result
 from acap.load import CARD, JsonDocument, json_loads, load_file, parse_document
-from acap.replies import (
-    OnRequestSkill,
-    compare_replies,
-    on_request_skills,
-)
+from acap.replies import OnRequestSkill, on_request_skills
 from acap.uris import EXTENSION_URI, EXTENSIONS_HEADER
 
 __all__ = ["PROBE_RULES", "Exchange", "ProbeOptions", "ProbeResult", "probe", "probe_async",
            "read_probe_file"]
 
 #: The ids the probe judges (the registry lists ``probe`` in their ``where``).
-PROBE_RULES = ("OR-5.1", "OR-5.3", "OR-5.7", "OR-5.8", "OR-6.1", "OR-6.2", "A2A-EXT-ECHO")
+PROBE_RULES = ("OR-5.1", "OR-5.3", "OR-5.4", "OR-5.7", "OR-5.8", "OR-5.10", "OR-6.1", "OR-6.2",
+               "A2A-EXT-ECHO")
 _CARD_PATH = "/.well-known/agent-card.json"
 _MAX_BYTES = 1024 * 1024
 _BINDINGS = ("JSONRPC", "HTTP+JSON")
@@ -79,6 +90,9 @@ class ProbeOptions:
         streaming: ``None``: unary, and streaming too when the card says it streams;
             ``False``: unary only; ``True``: streaming only.
         max_prompts: prompts sent per skill at most.
+        named_person: also send each prompt as an assistant acting for a named person
+            (acap's provisional assertion, :mod:`acap.agent._assertion`), exercising OR-5.4
+            and OR-5.6: an opened action may then really be carried out.
     """
 
     url: str
@@ -92,28 +106,7 @@ class ProbeOptions:
     timeout: float = 15.0
     streaming: bool | None = None
     max_prompts: int = 2
-
-
-@dataclass
-class Exchange:
-    """One request and what came back.
-
-    Attributes:
-        skill_id, prompt: what was asked.
-        mode: ``unary`` (``SendMessage``) or ``streaming`` (``SendStreamingMessage``).
-        activated: the request's ``A2A-Extensions`` named the extension.
-        reply: the events received, as A2A 1.0 JSON (one for unary), or ``None``.
-        echo: the response's ``A2A-Extensions`` header (``""`` when absent), or ``None``.
-        error: why there is no reply, or ``None``.
-    """
-
-    skill_id: str
-    prompt: str
-    mode: str
-    activated: bool
-    reply: list[dict[str, Any]] | None = None
-    echo: str | None = None
-    error: str | None = None
+    named_person: bool = False
 
 
 @dataclass(repr=False)
@@ -211,6 +204,7 @@ async def probe_async(options: ProbeOptions) -> ProbeResult:
     except asyncio.TimeoutError:
         run.limit(f"the deadline ({options.deadline:g} s) passed")
     finally:
+        run.unsent(run.stopped or "the probe stopped")
         result.requests = guard.sent
         await run.close()
     return result
@@ -261,6 +255,8 @@ class _Run:
         self.o, self.result, self.guard = options, result, guard
         self.echo: str | None = None
         self.stopped: str | None = None
+        self.plan: list[_Step] = []
+        self.done: set[str] = set()
         self.http = httpx.AsyncClient(
             transport=GuardedTransport(guard), follow_redirects=False,
             headers={"A2A-Version": "1.0", "User-Agent": f"acap-probe/{__version__}"},
@@ -381,6 +377,15 @@ class _Run:
             return
         self.result.interface = f"{iface[0]} ({iface[1]})"
         self.guard.allow([iface[0]])
+        modes = self._modes(doc.source)
+        clients = {m: self._client(iface, m == "streaming") for m in modes}
+        self._probe_file(skills, doc.source)
+        self.plan = [step for skill in skills.values() for step in self._steps(skill, modes)]
+        self.plan += self._staff_step(doc, modes[0] if modes else "unary")
+        for step in self.plan:
+            await self._do(step, clients)
+
+    def _modes(self, source: str) -> list[str]:
         streams = (self.card.get("capabilities") or {}).get("streaming") is True
         modes = ["unary", "streaming"] if self.o.streaming is None else \
             ["streaming" if self.o.streaming else "unary"]
@@ -391,18 +396,17 @@ class _Run:
                                                "stream (capabilities.streaming)"))
             else:
                 self.add("PROBE-INTERFACE", "error", "--streaming was asked, but the card says "
-                         "the agent does not stream", doc.source, "probe without --streaming")
-        clients = {m: self._client(iface, m == "streaming") for m in modes}
+                         "the agent does not stream", source, "probe without --streaming")
+        return modes
+
+    def _probe_file(self, skills: Mapping[str, OnRequestSkill], source: str) -> None:
         ids = [s.get("id") for s in self.card.get("skills") or () if isinstance(s, dict)]
         for sid in (self.o.prompts or {}):
             if sid not in skills:
                 self.add("PROBE-FILE", "error", f"the probe file names '{sid}', which is not an "
                          "on-request skill of the card" + (" (it is public or sign-in)"
                                                            if sid in ids else ""),
-                         doc.source, "name the card's on-request skills: "
-                         + ", ".join(skills))
-        for skill in skills.values():
-            await self._skill(skill, clients)
+                         source, "name the card's on-request skills: " + ", ".join(skills))
 
     def _client(self, iface: tuple[str, str], streaming: bool) -> Any:
         from a2a.client import (  # start-up: a2a-sdk only when the probe sends
@@ -425,29 +429,83 @@ class _Run:
                 return [e for e in s.get("examples") or () if isinstance(e, str) and e.strip()]
         return []
 
-    async def _skill(self, skill: OnRequestSkill, clients: Mapping[str, Any]) -> None:
+    def _steps(self, skill: OnRequestSkill, modes: Sequence[str]) -> list[_Step]:
+        """What the probe will send for ``skill``: a pair per prompt and mode, and a named
+        person's request with ``--as-named-person``; what it cannot judge is said."""
         prompts = self._prompts(skill)[: max(self.o.max_prompts, 1)]
         if not prompts:
             self.result.not_judged.append((skill.id, "no example prompt in the card and none "
                                            "in the probe file (--prompts)"))
-        if skill.assistant_access:
+        if skill.assistant_access and not self.o.named_person:
             path = "carried out under OR-5.6" if skill.declared_action else \
                 "given on opt-in (OR-5.4)"
             self.result.not_judged.append((skill.id, f"opened to assistants: {path} only for "
                                            "an assistant acting for a named person; the probe "
-                                           "acts for nobody"))
+                                           "acts for nobody (--as-named-person asserts one)"))
+        steps = []
         for n, prompt in enumerate(prompts, 1):
-            for mode, client in clients.items():
+            for mode in modes:
                 label = f"{skill.id} #{n} {mode}"
-                if self.stopped:
-                    self.result.not_judged.append((label, self.stopped))
-                    continue
-                plain = await self._send(client, skill, prompt, mode, False)
-                active = await self._send(client, skill, prompt, mode, True)
-                self._judge(label, skill, plain, active)
+                steps.append(_Step(label, "pair", skill, prompt, mode))
+                if self.o.named_person:
+                    steps.append(_Step(f"{label}, named person", "named", skill, prompt, mode))
+        return steps
 
-    async def _send(self, client: Any, skill: OnRequestSkill, prompt: str, mode: str,
-                    activated: bool) -> Exchange:
+    def _staff_step(self, doc: JsonDocument, mode: str) -> list[_Step]:
+        """OR-5.10: where the card names no way to reach staff, ask for one."""
+        from acap.checks import card_staff_judged, from_card  # start-up: the probe's alone
+
+        def at(pointer: str, key: bool = False) -> Location:
+            return Location(doc.source)
+
+        sub = from_card(self.card, doc.source, at)
+        language = card_staff_judged(sub)
+        if language is None:
+            return []
+        return [_Step(f"reaching a person #1 {mode}", "staff", None,
+                      STAFF_PROMPTS.get(language, STAFF_PROMPTS["en"]), mode)]
+
+    async def _do(self, step: _Step, clients: Mapping[str, Any]) -> None:
+        """Send one step's requests and judge what came back."""
+        client = clients[step.mode]
+        iface = self.result.interface or ""
+        if self.stopped:
+            self.not_run(step.label, self.stopped)
+            return
+        found: list[Finding] | None
+        if step.skill is None:
+            ex = await self._send(client, "", step.prompt, step.mode, False)
+            found = judge_staff(step.label, iface, ex, self.stopped)
+        elif step.kind == "named":
+            ex = await self._send(client, step.skill.id, step.prompt, step.mode, True,
+                                  named=True)
+            found = judge_named(self.card, step.skill, step.label, iface, ex,
+                                self.o.private_values, self.stopped)
+        else:
+            plain = await self._send(client, step.skill.id, step.prompt, step.mode, False)
+            active = await self._send(client, step.skill.id, step.prompt, step.mode, True)
+            found = judge_pair(self.card, step.skill, step.label, iface, plain, active,
+                               self.o.private_values, self.stopped)
+        if found is None:
+            self.not_run(step.label, self.stopped or "no reply")
+            return
+        self.done.add(step.label)
+        self.result.cases.append((step.label, step.skill.id if step.skill else "", found))
+        self.result.report.extend(found)
+
+    def not_run(self, label: str, why: str) -> None:
+        """Say that ``label`` was not run (never that it is ok)."""
+        self.done.add(label)
+        self.result.not_judged.append((label, f"not run: {why}"))
+
+    def unsent(self, why: str) -> None:
+        """Every planned step that was neither judged nor said to be not run: not run."""
+        for step in self.plan:
+            if step.label not in self.done:
+                self.not_run(step.label, why)
+
+    async def _send(self, client: Any, skill_id: str, prompt: str, mode: str,
+                    activated: bool, named: bool = False) -> Exchange:
         from a2a.client import ClientCallContext  # start-up: a2a-sdk only when the probe sends
         from a2a.client.service_parameters import (  # start-up: as above
             ServiceParametersFactory,
@@ -457,7 +515,9 @@ class _Run:
         from a2a.types import Role, SendMessageRequest  # start-up: as above
         from google.protobuf.json_format import MessageToDict  # start-up: as above
 
-        ex = Exchange(skill.id, prompt, mode, activated)
+        from acap.agent._assertion import assert_named_person  # start-up: as above
+
+        ex = Exchange(skill_id, prompt, mode, activated, named=named)
         self.result.exchanges.append(ex)
         if self.stopped:
             ex.error = self.stopped
@@ -466,6 +526,8 @@ class _Run:
             [with_a2a_extensions([EXTENSION_URI])])) if activated else None
         msg = new_text_message(prompt, role=Role.ROLE_USER)
         msg.message_id = uuid.uuid4().hex
+        if named:
+            assert_named_person(msg)
         self.echo = None
         events: list[dict[str, Any]] = []
         try:
@@ -482,34 +544,17 @@ class _Run:
         ex.reply, ex.echo = events, self.echo if self.echo is not None else ""
         return ex
 
-    # -- the verdicts ------------------------------------------------------------------
-    def _judge(self, label: str, skill: OnRequestSkill, plain: Exchange,
-               active: Exchange) -> None:
-        found: list[Finding] = []
-        where = f"{label} ({self.result.interface})"
-        for ex in (plain, active):
-            if ex.error is not None and ex.error != self.stopped:
-                how = "with" if ex.activated else "without"
-                found.append(Finding("PROBE-REQUEST", "error", f"{how} A2A-Extensions the "
-                                     f"agent gave no reply: {ex.error}",
-                                     Location(where), "the agent must answer every request, "
-                                     "referring on-request skills to personEntry"))
-        if plain.reply is None or active.reply is None:
-            if not found:
-                self.result.not_judged.append((label, self.stopped or "no reply"))
-            self._case(label, skill, found)
-            return
-        # Every verdict on the pair is the reply checker's (one judgement per fact).
-        found += compare_replies(active.reply, plain.reply, self.card, skill_id=skill.id,
-                                 for_named_person=False,
-                                 private_values=self.o.private_values,
-                                 sources=(f"{label}, activated", f"{label}, not activated"),
-                                 response_extensions=(active.echo, plain.echo)).findings
-        self._case(label, skill, found)
 
-    def _case(self, label: str, skill: OnRequestSkill, found: list[Finding]) -> None:
-        self.result.cases.append((label, skill.id, found))
-        self.result.report.extend(found)
+@dataclass(frozen=True)
+class _Step:
+    """One thing the probe sends: a pair, a named person's request, or the question to
+    reach a person (``skill`` ``None``)."""
+
+    label: str
+    kind: str
+    skill: OnRequestSkill | None
+    prompt: str
+    mode: str
 
 
 def _plain(exc: BaseException) -> str:
@@ -518,4 +563,3 @@ def _plain(exc: BaseException) -> str:
     if "-32009" in text or "VersionNotSupported" in type(exc).__name__:
         return f"the agent does not speak A2A 1.0 ({text})"
     return text
-

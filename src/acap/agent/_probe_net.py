@@ -15,10 +15,18 @@ sent:
   request elsewhere (DNS rebinding);
 * sends ``HOST`` to the URL ``--connect-to HOST=URL`` gives (a local copy of the agent),
   keeping ``Host: HOST``: the user chose that address, so it is not refused;
-* reads at most :data:`MAX_RESPONSE` bytes of any answer (a stream included).
+* reads at most :data:`MAX_RESPONSE` bytes of any answer (a stream included) *as
+  decoded*: it asks for ``gzip`` or ``deflate`` only, decodes them itself a bounded piece
+  at a time (``zlib``'s ``max_length``) and hands httpx the decoded bytes, so that a
+  995 KiB gzip bomb costs at most the cap, not the gigabyte it inflates to; an encoding
+  it did not ask for is refused;
+* bounds each answer in time as a whole, the response headers and every byte of a
+  stream included (``--timeout``): a server that trickles a byte at a time, each well
+  within a read timeout, is cut when the answer's time is up.
 
 Why our own transport: httpx (the SDK's client library) has neither a request budget nor
-an address policy; wrapping its transport is its documented extension point.
+an address policy, and decodes a body without bound before any cap could count it;
+wrapping its transport is its documented extension point.
 """
 
 from __future__ import annotations
@@ -27,7 +35,8 @@ import asyncio
 import ipaddress
 import socket
 import time
-from collections.abc import AsyncIterator, Iterable, Mapping
+import zlib
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -35,8 +44,18 @@ import httpx
 
 __all__ = ["MAX_RESPONSE", "Guard", "GuardedTransport", "ProbeRefused"]
 
-#: The most bytes the probe reads of one answer (a card, a JWKS, a reply, a stream).
+#: The most bytes the probe reads of one answer (a card, a JWKS, a reply, a stream),
+#: counted after decoding.
 MAX_RESPONSE = 1024 * 1024
+#: The encodings the probe asks for (and decodes itself, bounded).
+ACCEPT_ENCODING = "gzip, deflate"
+#: zlib ``wbits`` of each encoding: gzip; deflate as RFC 9110 means it (zlib, RFC 1950).
+#: A raw deflate stream (no zlib header, as some servers send) is tried when the zlib
+#: header is not there.
+_WBITS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS,
+          "deflate": zlib.MAX_WBITS}
+#: Bytes decoded at a time: a small piece, so that a bomb never inflates beyond the cap.
+_PIECE = 64 * 1024
 
 
 class ProbeRefused(httpx.TransportError):
@@ -180,35 +199,133 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         await g.pace()
         g.sent += 1
         budget = max(min(g.timeout, g.remaining()), 0.1)
+        until = time.monotonic() + budget
+        late = f"the deadline ({g.deadline:g} s) has passed" if g.remaining() < g.timeout \
+            else f"the answer took longer than {budget:g} s (--timeout)"
         extensions["timeout"] = {"connect": budget, "read": budget, "write": budget,
                                  "pool": budget}
-        sent = httpx.Request(request.method, new_url, headers=request.headers,
+        headers = httpx.Headers(request.headers)
+        headers["Accept-Encoding"] = ACCEPT_ENCODING
+        sent = httpx.Request(request.method, new_url, headers=headers,
                              stream=request.stream, extensions=extensions)
-        response = await self.inner.handle_async_request(sent)
-        return httpx.Response(response.status_code, headers=response.headers,
-                              stream=_Capped(response.stream), extensions=response.extensions,
-                              request=request)
+        try:
+            response = await asyncio.wait_for(self.inner.handle_async_request(sent), budget)
+        except asyncio.TimeoutError:
+            raise ProbeRefused(late, request=request) from None
+        codings = _codings(response.headers.get_list("content-encoding", split_commas=True))
+        if isinstance(codings, str):
+            await response.aclose()
+            raise ProbeRefused(codings, request=request)
+        kept = [(k, v) for k, v in response.headers.multi_items()
+                if k.lower() not in ("content-encoding", "content-length")]
+        return httpx.Response(response.status_code, headers=kept,
+                              stream=_Capped(response.stream, codings, until, late),
+                              extensions=response.extensions, request=request)
 
     async def aclose(self) -> None:
         """Close the inner transport."""
         await self.inner.aclose()
 
 
-class _Capped(httpx.AsyncByteStream):
-    """A response body that stops at :data:`MAX_RESPONSE` bytes (a hostile agent's endless
-    answer is refused, not read)."""
+def _codings(values: list[str]) -> list[str] | str:
+    """The content codings of a response, in the order they were applied, or why the
+    probe will not read it (one it did not ask for)."""
+    out = [v.strip().lower() for v in values if v.strip() and v.strip().lower() != "identity"]
+    for c in out:
+        if c not in _WBITS:
+            return f"the agent answered in the content coding '{c[:40]}', which the probe " \
+                   f"did not ask for (it asks for {ACCEPT_ENCODING})"
+    if len(out) > 2:
+        return "the agent answered with more than two content codings"
+    return out
 
-    def __init__(self, stream: httpx.SyncByteStream | httpx.AsyncByteStream) -> None:
+
+def _too_large() -> ProbeRefused:
+    return ProbeRefused(f"the answer is larger than {MAX_RESPONSE // 1024} KiB")
+
+
+class _Decoder:
+    """One content coding, decoded a bounded piece at a time (see the module docstring)."""
+
+    def __init__(self, coding: str) -> None:
+        self.coding = coding
+        self.z = zlib.decompressobj(_WBITS[coding])
+        self.first = True
+        self.seen = 0
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        """Decode ``data``, a piece of at most :data:`_PIECE` bytes at a time.
+
+        Raises:
+            ProbeRefused: more than :data:`MAX_RESPONSE` bytes decoded in all; a broken
+                coding.
+        """
+        while data:
+            try:
+                piece = self.z.decompress(data, _PIECE)
+            except zlib.error as exc:
+                if self.first and self.coding == "deflate":  # a raw deflate stream
+                    self.z, self.first = zlib.decompressobj(-zlib.MAX_WBITS), False
+                    continue
+                raise ProbeRefused(f"the answer's {self.coding} coding is broken "
+                                   f"({exc})") from None
+            self.first = False
+            self.seen += len(piece)
+            if self.seen > MAX_RESPONSE:
+                raise _too_large()
+            if piece:
+                yield piece
+            data = self.z.unconsumed_tail
+            if self.z.eof:
+                return
+
+
+def _through(decoder: _Decoder, pieces: Iterable[bytes]) -> Iterator[bytes]:
+    for data in pieces:
+        yield from decoder.feed(data)
+
+
+class _Capped(httpx.AsyncByteStream):
+    """A response body, decoded and bounded: at most :data:`MAX_RESPONSE` bytes once
+    decoded (and at each decoding step), and no later than ``until`` (a hostile agent's
+    endless, inflating or trickling answer is refused, not read; ``late`` says why)."""
+
+    def __init__(self, stream: httpx.SyncByteStream | httpx.AsyncByteStream,
+                 codings: list[str] | None = None, until: float | None = None,
+                 late: str = "the answer took too long") -> None:
         self.stream = stream
+        # content codings are undone in the reverse of the order they were applied
+        self.decoders = [_Decoder(c) for c in reversed(codings or [])]
+        self.until, self.late = until, late
+        self.seen = 0
+
+    def _decode(self, chunk: bytes) -> Iterator[bytes]:
+        pieces: Iterable[bytes] = [chunk]
+        for d in self.decoders:
+            pieces = _through(d, pieces)
+        for p in pieces:
+            self.seen += len(p)
+            if self.seen > MAX_RESPONSE:
+                raise _too_large()
+            yield p
+
+    async def _next(self, it: AsyncIterator[bytes]) -> bytes | None:
+        if self.until is None:
+            return await anext(it, None)
+        left = self.until - time.monotonic()
+        if left <= 0:
+            raise ProbeRefused(self.late)
+        try:
+            return await asyncio.wait_for(anext(it, None), left)
+        except asyncio.TimeoutError:
+            raise ProbeRefused(self.late) from None
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        seen = 0
         assert isinstance(self.stream, httpx.AsyncByteStream)
-        async for chunk in self.stream:
-            seen += len(chunk)
-            if seen > MAX_RESPONSE:
-                raise ProbeRefused(f"the answer is larger than {MAX_RESPONSE // 1024} KiB")
-            yield chunk
+        it = aiter(self.stream)
+        while (chunk := await self._next(it)) is not None:
+            for piece in self._decode(chunk):
+                yield piece
 
     async def aclose(self) -> None:
         if isinstance(self.stream, httpx.AsyncByteStream):

@@ -376,8 +376,14 @@ def write_policy(ctx: BuildContext) -> None:
     if card not in ctx.files:
         return
     path = policy_path_for(cfg.path)
+    # start-up: the words are read through Jinja2's loader, only when a policy is written
+    from acap.builder.pages import reply_words
+
+    languages, words, found = reply_words(cfg, tenant=ctx.options.key_dirs is not None)
+    ctx.report.extend(found)
     try:
-        write_file(path, cfg.root_of(path), policy_bytes(agent_policy(cfg, ctx.files[card])))
+        write_file(path, cfg.root_of(path), policy_bytes(agent_policy(
+            cfg, ctx.files[card], tuple(languages), words)))
     except (OSError, FileRefused) as exc:
         why = exc.reason if isinstance(exc, FileRefused) else exc.strerror or str(exc)
         ctx.report.add(Finding("SITE-WRITE", "error", f"the agent policy "

@@ -16,13 +16,18 @@ the card it goes with, so that an agent never pairs it with another build's card
 
     {"acap": version, "card": card URL, "cardSha256": hex,
      "operator": provider.organization,
+     "languages": [page.languages, the operator's own first],
+     "words": {tag: {"referInformation" | "referAction" | "deferredAccepted": text}},
      "skills": {id: {"kind": "public" | "on-request" | "sign-in",
                      "action": bool, "completion": "in-conversation" | "deferred",
                      "safeguards": {as declared in operator.yaml},
                      "safeguardsHold": {"a": bool, "b": bool, "c": bool, "d": bool}}}}
 
 ``action``, ``completion``, ``safeguards`` and ``safeguardsHold`` are given for
-on-request skills only. This module is the one writer and the one reader of the format.
+on-request skills only. ``words`` are the agent's own sentences in each language, from
+the page's words files (:func:`acap.builder.pages.reply_words`), ``{operator}`` unfilled;
+a policy without them (an older build) gives English. This module is the one writer and
+the one reader of the format.
 """
 
 from __future__ import annotations
@@ -92,6 +97,8 @@ class AgentPolicy:
         operator: ``provider.organization``, for the agent's own words.
         skills: every skill of operator.yaml, by id, in file order.
         acap_version: the acap that wrote it.
+        languages: ``page.languages``, the operator's own language first.
+        words: ``{tag: {key: text}}``, the agent's sentences in each of ``languages``.
     """
 
     card_url: str
@@ -99,6 +106,8 @@ class AgentPolicy:
     operator: str
     skills: Mapping[str, SkillPolicy]
     acap_version: str = __version__
+    languages: tuple[str, ...] = ("en",)
+    words: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def matches(self, card_bytes: bytes) -> bool:
         """True when ``card_bytes`` are the card this policy was built with."""
@@ -121,16 +130,22 @@ class AgentPolicy:
         return {"$comment": "acap agent policy, written by acap build from operator.yaml for "
                             "the agent (acap.agent); never published. Do not edit: rebuild.",
                 "acap": self.acap_version, "card": self.card_url,
-                "cardSha256": self.card_sha256, "operator": self.operator, "skills": skills}
+                "cardSha256": self.card_sha256, "operator": self.operator,
+                "languages": list(self.languages),
+                "words": {tag: dict(texts) for tag, texts in self.words.items()},
+                "skills": skills}
 
 
-def agent_policy(cfg: OperatorConfig, card_bytes: bytes) -> AgentPolicy:
+def agent_policy(cfg: OperatorConfig, card_bytes: bytes, languages: tuple[str, ...] = ("en",),
+                 words: Mapping[str, Mapping[str, str]] | None = None) -> AgentPolicy:
     """The policy of a checked operator.yaml and the card file built from it.
 
     Args:
         cfg: operator.yaml, checked without error (the values are read as the schema
             gives them).
         card_bytes: the card file as built (its SHA-256 binds the two).
+        languages, words: the agent's languages and sentences
+            (:func:`acap.builder.pages.reply_words`).
     """
     skills: dict[str, SkillPolicy] = {}
     for _, s in cfg.skills():
@@ -149,7 +164,8 @@ def agent_policy(cfg: OperatorConfig, card_bytes: bytes) -> AgentPolicy:
     op = cfg.data.get("operator")
     name = op.get("name") if isinstance(op, dict) else None
     return AgentPolicy(cfg.card_url, hashlib.sha256(card_bytes).hexdigest(),
-                       name if isinstance(name, str) else "", skills)
+                       name if isinstance(name, str) else "", skills,
+                       languages=tuple(languages), words=dict(words or {}))
 
 
 def policy_bytes(policy: AgentPolicy) -> bytes:
@@ -198,5 +214,12 @@ def read_agent_policy(path: Path, root: Root | None = None) -> AgentPolicy:
             str(sid), e["kind"], e.get("action") is True, comp if isinstance(comp, str) else None,
             guards if isinstance(guards, dict) else {},
             {k: hold.get(k) is True for k in _LETTERS} if isinstance(hold, dict) else {})
+    langs = data.get("languages")
+    words = data.get("words")
     return AgentPolicy(str(data.get("card", "")), data["cardSha256"],
-                       str(data.get("operator") or ""), skills, str(data.get("acap", "")))
+                       str(data.get("operator") or ""), skills, str(data.get("acap", "")),
+                       tuple(str(t) for t in langs) if isinstance(langs, list) and langs
+                       else ("en",),
+                       {str(t): {str(k): v for k, v in w.items() if isinstance(v, str)}
+                        for t, w in words.items() if isinstance(w, dict)}
+                       if isinstance(words, dict) else {})

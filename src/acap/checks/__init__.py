@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from acap._lazy import exports
 
 if TYPE_CHECKING:
+    from acap.checks._agent_behaviour import card_staff_judged as card_staff_judged
     from acap.checks._agent_behaviour import missing_safeguards as missing_safeguards
     from acap.checks._card_check import CardCheck as CardCheck
     from acap.checks._card_check import check_card as check_card
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from acap.checks._country import operator_country as operator_country
     from acap.checks._country import phone_example as phone_example
     from acap.checks._country import phone_hint as phone_hint
+    from acap.checks._facts import from_card as from_card
     from acap.checks._money import Amount as Amount
     from acap.checks._money import amounts as amounts
     from acap.checks._money import same_amount as same_amount
@@ -46,5 +48,6 @@ if TYPE_CHECKING:
     from acap.checks._run import check_operator as check_operator
     from acap.checks._run import check_site as check_site
     from acap.checks._words import fold as fold
+    from acap.checks._words import mentions as mentions
 
 __getattr__, __dir__ = exports(__name__)

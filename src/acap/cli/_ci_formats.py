@@ -10,14 +10,13 @@ standard error as text; the document, or the annotations, go to standard output.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from acap._package import __version__
-from acap.cli._reporters import Reporter, findings_of, terminal_safe
+from acap.cli._reporters import Reporter, findings_of, json_escaped, terminal_safe
 from acap.findings import Finding, Report
 from acap.uris import SPEC_BASE
 
@@ -188,7 +187,7 @@ class SarifReporter(_FindingsReporter):
     name = "sarif"
 
     def _emit(self, found: list[Finding]) -> None:
-        self.out(json.dumps(sarif_log(found), indent=2, ensure_ascii=False))
+        self.out(json_escaped(sarif_log(found)))  # no raw control character from a card
 
 
 # -- GitHub workflow commands -----------------------------------------------------------------

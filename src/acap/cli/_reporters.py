@@ -47,9 +47,9 @@ if TYPE_CHECKING:
     from acap.replies import ReplyCheck
 
 __all__ = ["OUTPUT_VERSION", "Echo", "JUnitReporter", "JsonReporter", "Reporter", "TextReporter",
-           "command_name", "finding_json", "finding_text", "findings_of", "output_json",
-           "report_json", "report_text", "result_json", "shown", "terminal_safe", "use_color",
-           "verdict"]
+           "command_name", "finding_json", "finding_text", "findings_of", "json_escaped",
+           "output_json", "report_json", "report_text", "result_json", "shown", "terminal_safe",
+           "use_color", "verdict"]
 
 def _split(result: CardCheck | OperatorCheck) -> tuple[CardCheck | None, OperatorCheck | None]:
     """``(card check, None)`` or ``(None, operator check)``."""
@@ -120,6 +120,33 @@ def shown(text: str) -> str:
 
 #: Rules whose message quotes another program's lines (git's, a server's): shown as lines.
 QUOTING_RULES = frozenset({"PUBLISH-FAILED"})
+
+
+def _json_escape(c: str) -> str:
+    n = ord(c)
+    if n > 0xFFFF:  # a JSON escape names UTF-16 code units: a surrogate pair
+        n -= 0x10000
+        return f"\\u{0xD800 + (n >> 10):04x}\\u{0xDC00 + (n & 0x3FF):04x}"
+    return f"\\u{n:04x}"
+
+
+def json_escaped(data: Any) -> str:
+    """``data`` as indented JSON text (letters of every script as they are) in which no
+    character that :func:`terminal_safe` would escape appears raw: C0 and C1 controls,
+    DEL, format characters (bidi overrides), line and paragraph separators, surrogates,
+    private-use and unassigned code points are written as ``\\uXXXX`` escapes. JSON means
+    the same (they occur only inside strings), so a parser reads the text unchanged, and a
+    terminal or a log that shows the document is not steered by it."""
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    out = []
+    for c in text:
+        if c.isprintable() or c == "\n":
+            out.append(c)
+            continue
+        cat = unicodedata.category(c)
+        unsafe = (cat[0] == "C" and c not in _KEPT_FORMAT) or cat in ("Zl", "Zp")
+        out.append(_json_escape(c) if unsafe else c)
+    return "".join(out)
 
 
 def use_color(stream: TextIO | None = None) -> bool:
@@ -599,7 +626,7 @@ class TextReporter(Reporter):
                                                           else "not read"))
         if result.interface:
             self.out(f"agent {safe(result.interface)}: {_plural(result.requests, 'request')}, "
-                     f"{_plural(len(result.cases), 'pair')} of replies judged")
+                     f"{_plural(len(result.cases), 'case')} judged")
         for label, _, found in result.cases:
             errors = sum(f.level == "error" for f in found)
             warnings = len(found) - errors
@@ -630,8 +657,9 @@ class JsonReporter(Reporter):
     name = "json"
 
     def _doc(self, *results: dict[str, Any]) -> None:
-        self.out(json.dumps(output_json(command_name(), list(results)), indent=2,
-                            ensure_ascii=False))
+        # cards', servers' and agents' words are in it: every control, format or separator
+        # character written as a JSON escape (json_escaped), the text unchanged once parsed
+        self.out(json_escaped(output_json(command_name(), list(results))))
 
     def findings(self, report: Report) -> None:
         self._doc(result_json("findings", None, report, report.passes(self.strict)))
@@ -742,24 +770,26 @@ class JUnitReporter(Reporter):
                skipped: list[tuple[str, str]], strict: bool = False) -> None:
         import xml.etree.ElementTree as ET  # start-up: only for --format junit
 
+        # every name and message through shown(): an agent's or a card's text may hold
+        # escape bytes, which a terminal obeys and XML 1.0 does not allow at all
         failing = {"error", "warning"} if strict else {"error"}
-        suite = ET.Element("testsuite", name=name, tests=str(len(cases) + len(skipped)))
+        suite = ET.Element("testsuite", name=shown(name), tests=str(len(cases) + len(skipped)))
         failures = 0
         for label, group, found in cases:
-            case = ET.SubElement(suite, "testcase", name=label, classname=group)
+            case = ET.SubElement(suite, "testcase", name=shown(label), classname=shown(group))
             bad = [f for f in found if f.level in failing]
             for f in bad:
                 failures += 1
-                fail = ET.SubElement(case, "failure", message=f"[{f.rule}] {f.message}",
-                                     type=f.rule)
+                fail = ET.SubElement(case, "failure", message=shown(f"[{f.rule}] {f.message}"),
+                                     type=shown(f.rule))
                 fail.text = finding_text(f)
             rest = [f for f in found if f not in bad]
             if rest:
                 ET.SubElement(case, "system-out").text = "\n".join(finding_text(f)
                                                                    for f in rest)
         for what, why in skipped:
-            case = ET.SubElement(suite, "testcase", name=what, classname="not judged")
-            ET.SubElement(case, "skipped", message=why)
+            case = ET.SubElement(suite, "testcase", name=shown(what), classname="not judged")
+            ET.SubElement(case, "skipped", message=shown(why))
         suite.set("failures", str(failures))
         suite.set("skipped", str(len(skipped)))
         self.out(ET.tostring(suite, encoding="unicode", xml_declaration=True))

@@ -33,6 +33,7 @@ from acap._lazy import exports
 if TYPE_CHECKING:
     from acap.load import parse_reply as parse_reply
     from acap.load import read_reply as read_reply
+    from acap.replies._builder import ReplyWords as ReplyWords
     from acap.replies._builder import action_text as action_text
     from acap.replies._builder import defer_action as defer_action
     from acap.replies._builder import give_on_opt_in as give_on_opt_in
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
     from acap.replies._decide import operator_name as operator_name
     from acap.replies._decide import parse_extensions_header as parse_extensions_header
     from acap.replies._decide import skill_from_card as skill_from_card
+    from acap.replies._language import choose_language as choose_language
     from acap.replies._text import claims_done as claims_done
     from acap.uris import EXTENSION_URI as EXTENSION_URI
     from acap.uris import EXTENSIONS_HEADER as EXTENSIONS_HEADER

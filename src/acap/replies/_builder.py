@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from acap.errors import ReplyError
@@ -144,6 +145,53 @@ def _referral(skill: OnRequestSkill, status: str, text: str, *, activated: bool,
         return msg
     assert context_id is not None
     return _task(task_id, context_id, COMPLETED if status == ON_REQUEST else REJECTED, msg)
+
+
+#: The agent's own sentences in English, as acap's words/en.yaml has them (a test keeps
+#: the two the same); each is followed by the address where the person asks.
+ENGLISH = {
+    "referInformation": "{operator} gives this information to the person who asks. "
+                        "You can ask here:",
+    "referAction": "I can't do this for you. The person can ask for it here:",
+    "deferredAccepted": "Your request has been passed to {operator}'s staff, who will "
+                        "complete it. It is not done yet. To follow up:",
+}
+
+
+@dataclass(frozen=True)
+class ReplyWords:
+    """The agent's own sentences in one language: the words files' ``referInformation``
+    (OR-5.3), ``referAction`` (OR-5.7) and ``deferredAccepted`` (OR-5.8), which ``acap
+    build`` copies into the agent policy for each page language.
+
+    Attributes:
+        language: the language tag (``es``).
+        texts: ``{key: text}`` with ``{operator}`` unfilled; a key missing is English.
+    """
+
+    language: str = "en"
+    texts: Mapping[str, str] | None = None
+
+    def _say(self, key: str, skill: OnRequestSkill, operator: str) -> str:
+        text = (self.texts or {}).get(key) or ENGLISH[key]
+        # str.replace, not str.format: an operator name is never read as a format
+        return f"{text.replace('{operator}', operator)} {display_person_entry(skill.person_entry)}"
+
+    def information(self, skill: OnRequestSkill, operator: str) -> str:
+        """The OR-5.3 referral: ``"<operator> gives this information to the person who asks.
+        You can ask here: <personEntry>"`` in this language."""
+        return self._say("referInformation", skill, operator)
+
+    def action(self, skill: OnRequestSkill, operator: str) -> str:
+        """The OR-5.7 referral: ``"I can't do this for you. The person can ask for it here:
+        <personEntry>"`` in this language."""
+        return self._say("referAction", skill, operator)
+
+    def deferred(self, skill: OnRequestSkill, operator: str) -> str:
+        """An action passed to staff (OR-5.8): ``"Your request has been passed to
+        <operator>'s staff, who will complete it. It is not done yet. To follow up:
+        <personEntry>"`` in this language."""
+        return self._say("deferredAccepted", skill, operator)
 
 
 def information_text(skill: OnRequestSkill, operator: str, what: str = "this") -> str:

@@ -97,7 +97,7 @@ def test_every_reply_of_the_adapter_passes_check_reply(chapel: tuple[str, Path],
     payload = last.WhichOneof("payload")
     if skill == "service-pricing":  # information referred: a Message (Annex A.2)
         assert payload == "message"
-        assert last.message.parts[0].text == ("Example Memorial Chapel gives its prices to "
+        assert last.message.parts[0].text == ("Example Memorial Chapel gives this information to "
                                               "the person who asks. You can ask here: "
                                               "https://ask.example.com/talk")
         assert (EXT in last.message.metadata) is activated
@@ -168,8 +168,10 @@ def test_a_named_person_gets_what_the_operator_opened(tmp_path: Path) -> None:
                                          streaming=streaming, card=card))
             task = events[-1].task
             assert task.status.state == 2  # TASK_STATE_WORKING: staff publish it later
-            assert task.status.message.parts[0].text == \
-                "The memorial notice has been passed to our staff."
+            # the runtime's words, not the executor's "Done! ..." (OR-5.8)
+            assert task.status.message.parts[0].text == (
+                "Your request has been passed to Example Memorial Chapel's staff, who will "
+                "complete it. It is not done yet. To follow up: https://ask.example.com/talk")
             assert check_reply(events, card, activated=False, skill_id="memorial-notice",
                                for_named_person=True, safeguards_hold=True).findings == []
         # the same request from a caller acting for nobody is referred (OR-5.4)

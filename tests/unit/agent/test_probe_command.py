@@ -16,7 +16,16 @@ from click.testing import CliRunner
 from acap.agent import PROBE_RULES, BuiltCard, create_app
 from acap.cli import cli
 from acap.requirements import checked_at
-from support.agents import PRICE, BrokenChapel, build_example, connect_args, example_module, serving
+from support.agents import (
+    PRICE,
+    BrokenChapel,
+    build_example,
+    connect_args,
+    example_module,
+    no_staff,
+    opened,
+    serving,
+)
 
 CARD = "https://example.com"
 
@@ -69,7 +78,11 @@ def test_the_example_agent_passes_the_probe_over_json_rpc_and_streaming(
     assert [n["what"] for n in doc["notJudged"]] == ["arrangement-booking"]
 
 
-BROKEN = ["OR-5.1", "OR-5.3", "OR-5.7", "OR-5.8", "OR-6.1", "OR-6.2", "A2A-EXT-ECHO"]
+BROKEN = ["OR-5.1", "OR-5.3", "OR-5.4", "OR-5.7", "OR-5.8", "OR-5.10", "OR-6.1", "OR-6.2",
+          "A2A-EXT-ECHO"]
+#: The card a variant needs, when not the example's: OR-5.4 needs an information skill
+#: opened to assistants; OR-5.10 a card that names no way to reach staff.
+CARDS = {"OR-5.4": opened, "OR-5.10": no_staff}
 
 
 def test_every_rule_the_probe_judges_has_a_broken_variant() -> None:
@@ -80,6 +93,9 @@ def test_every_rule_the_probe_judges_has_a_broken_variant() -> None:
 @pytest.mark.parametrize("rule", BROKEN)
 def test_a_broken_variant_is_reported_with_exactly_its_rule(config: Path, rule: str,
                                                             tmp_path: Path) -> None:
+    if rule in CARDS:
+        (tmp_path / "card").mkdir()
+        config = build_example(tmp_path / "card", CARDS[rule])
     built = BuiltCard.from_project(config)
     private = tmp_path / "operator.private.yaml"
     private.write_text(f'service-pricing:\n  - "{PRICE}"\n', encoding="utf-8")
@@ -90,12 +106,19 @@ def test_a_broken_variant_is_reported_with_exactly_its_rule(config: Path, rule: 
     assert doc["ok"] is (code == 0)
 
 
-def test_the_unbroken_hand_written_agent_passes(config: Path) -> None:
-    """The fixture breaks nothing unless asked (so each variant breaks only its rule)."""
+@pytest.mark.parametrize("card", [None, *CARDS])
+def test_the_unbroken_hand_written_agent_passes(config: Path, card: str | None,
+                                                tmp_path: Path) -> None:
+    """The fixture breaks nothing unless asked (so each variant breaks only its rule), on
+    each card a variant uses: where nobody can be reached, it says so (OR-5.10)."""
+    if card is not None:
+        config = build_example(tmp_path, CARDS[card])
     built = BuiltCard.from_project(config)
     with serving(create_app(BrokenChapel(built, None).executor(), built)) as base:
         code, doc = probe(CARD, *connect_args(base))
     assert (code, doc["findings"]) == (0, [])
+    staff = [c for c in doc["cases"] if c["case"].startswith("reaching a person")]
+    assert len(staff) == (1 if card == "OR-5.10" else 0)
 
 
 def test_junit_xml_has_a_failure_per_error(config: Path) -> None:

@@ -36,6 +36,12 @@ if TYPE_CHECKING:
 REFERENCE = "en"
 #: Placeholders a words text may use.
 PLACEHOLDERS = frozenset({"operator"})
+#: The words the agent says (:mod:`acap.agent`), not the pages: a referral (OR-5.3,
+#: OR-5.7) and an action passed to staff (OR-5.8), each followed by the address where the
+#: person asks. A words file may lack them (one written before they existed): the agent
+#: then says them in acap's own words for that language, else in English, and the build
+#: says so (:func:`acap.builder.pages.reply_words`).
+AGENT_KEYS = ("referInformation", "referAction", "deferredAccepted")
 #: The longest text words() may make (characters; as _bounded.MAKE_LIMIT, which this
 #: module does not import at start-up: it imports jinja2).
 TEXT_LIMIT = 1024 * 1024
@@ -154,7 +160,7 @@ def parse_words(tag: str, text: str, file: str, reference: Mapping[str, str] | N
                 loaded.location("/" + name), "the only placeholder is {operator}"))
     if reference is not None:
         for name in reference:
-            if name not in data:
+            if name not in data and name not in AGENT_KEYS:
                 out.findings.append(Finding(
                     "PAGE-WORDS", "error", f"{file} has no '{name}'", Location(file, 1, 1),
                     f"add {name}: with the text of words/en.yaml's {name}, translated"))

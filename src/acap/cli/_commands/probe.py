@@ -42,6 +42,10 @@ INSTALL = ("acap probe needs the agent extra (it brings a2a-sdk): in your copy o
                    "[default: both, when the card says the agent streams].")
 @click.option("--max-prompts", type=click.IntRange(1, 20), default=2, show_default=True,
               help="Prompts sent per skill at most.")
+@click.option("--as-named-person", "named_person", is_flag=True,
+              help="Also ask as an assistant acting for a named person (acap's provisional "
+                   "assertion, OR-5.5), to exercise OR-5.4 and OR-5.6. An action opened to "
+                   "assistants may then really be carried out: probe a test instance.")
 @click.option("--strict", is_flag=True, help="Warnings fail too.")
 @click.option("--format", "fmt", type=PROBE_FORMATS, default="text", show_default=True,
               help="How to print the findings: as every command's --format (text, json, "
@@ -49,16 +53,20 @@ INSTALL = ("acap probe needs the agent extra (it brings a2a-sdk): in your copy o
 def probe(url: str, prompts_file: Path | None, private_values: Path | None,
           connect_to: tuple[str, ...], allow_private: bool, budget: int, delay: float,
           deadline: float, timeout: float, streaming: bool | None, max_prompts: int,
-          strict: bool, fmt: str) -> None:
+          named_person: bool, strict: bool, fmt: str) -> None:
     """Probe the live agent whose card is at URL (or on the origin URL).
 
     \b
     Reads the card (its signature must verify), then sends each on-request
     skill's example prompts to the card's own interface, with and without
-    A2A-Extensions, as a caller acting for nobody, and judges the replies:
-    OR-5.1, OR-5.3, OR-5.7, OR-5.8, OR-6.1, OR-6.2 and the A2A-Extensions echo.
-    Exit status 0 when nothing is wrong, 1 when something is (or nothing could
-    be judged), 2 for wrong usage.
+    A2A-Extensions, as a caller acting for nobody (and, with --as-named-person,
+    as an assistant acting for a named person), and judges the replies:
+    OR-5.1, OR-5.3, OR-5.4, OR-5.7, OR-5.8, OR-6.1, OR-6.2 and the
+    A2A-Extensions echo; a value of --private-values or an amount of money
+    reaching a caller not entitled to it is an error. Where the card names no
+    way to reach staff, it asks for one (OR-5.10). Exit status 0 when nothing
+    is wrong, 1 when something is (or nothing could be judged), 2 for wrong
+    usage.
     """
     try:
         import a2a  # noqa: F401 - only to say how to install it
@@ -90,7 +98,8 @@ def probe(url: str, prompts_file: Path | None, private_values: Path | None,
     result = run(ProbeOptions(url, prompts=prompts, private_values=values,
                               connect_to=pairs(connect_to), allow_private=allow_private,
                               budget=budget, delay=delay, deadline=deadline, timeout=timeout,
-                              streaming=streaming, max_prompts=max_prompts))
+                              streaming=streaming, max_prompts=max_prompts,
+                              named_person=named_person))
     result.report.extend(early)
     reporter.probe(result, strict)
     sys.exit(0 if result.passes(strict) else 1)

@@ -1,0 +1,197 @@
+"""Every leak of issue 19 makes ``acap probe`` exit 1 with the extension's rule id, against
+a bare a2a-sdk agent; the same developer's executor inside acap's runtime passes, and no
+value reaches the probe (the client): the egress guard turned each leak into a referral.
+
+The bare agents are the hand-written chapel (support.agents.BrokenChapel), correct except
+for one leak; the runtime's are the example's naive executor (prices for everyone, "Done!"
+for the deferred notice) behind OnRequestExecutor, with a classifier that recognises
+nothing or raises."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from click.testing import CliRunner
+
+from acap.agent import BuiltCard, OnRequestExecutor, create_app, to_sdk
+from acap.cli import cli
+from support.agents import (
+    EXT,
+    PRICE,
+    BrokenChapel,
+    build_example,
+    connect_args,
+    example_module,
+    opened,
+    serving,
+    words_received,
+)
+
+LEAKS = ("£1,395", "1,395", "1395")
+
+
+def probe(base: str, *args: str) -> tuple[int, dict[str, Any]]:
+    result = CliRunner().invoke(cli, ["probe", "https://example.com", *connect_args(base),
+                                      "--delay", "0", "--format", "json", *args])
+    return result.exit_code, json.loads(result.stdout)
+
+
+def leaked(doc: dict[str, Any]) -> bool:
+    """Whether any reply the probe received names the price (ids left out)."""
+    seen = " ".join(words_received([e["reply"] for e in doc["exchanges"]]))
+    return any(v in seen for v in LEAKS)
+
+
+class Bare(AgentExecutor):
+    """The hand-written chapel (correct), with one skill answered by ``answer``."""
+
+    def __init__(self, built: BuiltCard, skill: str, answer: Any) -> None:
+        self.chapel, self.skill, self.answer = BrokenChapel(built, None), skill, answer
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        mod = example_module()
+        if mod.skill_of(context) == self.skill:
+            await event_queue.enqueue_event(self.answer(context))
+        else:
+            await event_queue.enqueue_event(self.chapel.reply(context))
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        raise NotImplementedError
+
+
+def _referral(context: RequestContext, leak: bool) -> Any:
+    """The OR-5.3 referral, marked when activated, the price before it when ``leak``."""
+    from acap.agent import activate
+    from acap.replies import OnRequestSkill, information_text, refer_information
+
+    skill = OnRequestSkill("service-pricing", "https://ask.example.com/talk")
+    activated = EXT in context.requested_extensions
+    if activated:
+        activate(context, EXT)
+    text = information_text(skill, "Example Memorial Chapel", "its prices")
+    return to_sdk(refer_information(
+        skill, activated=activated, message_id="m-1", context_id=context.context_id,
+        text=f"A direct cremation costs {PRICE}. {text}" if leak else text))
+
+
+def _price_always(context: RequestContext) -> Any:
+    return _referral(context, leak=True)
+
+
+def _price_unless_activated(context: RequestContext) -> Any:
+    return _referral(context, leak=EXT not in context.requested_extensions)
+
+
+def _generic_answer(context: RequestContext) -> Any:
+    """What a developer's fallback (an LLM that knows the price list) says to a question its
+    classifier did not recognise: the price, and no referral."""
+    from a2a.helpers import new_text_message
+
+    return new_text_message(f"A direct cremation costs {PRICE}.",
+                            context_id=context.context_id)
+
+
+def _raising_classifier(context: RequestContext) -> Any:
+    raise RuntimeError("classifier exploded: secret stack detail")
+
+
+def _done(context: RequestContext) -> Any:
+    from acap.agent import activate
+
+    if EXT in context.requested_extensions:
+        activate(context, EXT)
+    return to_sdk({"id": context.task_id, "contextId": context.context_id, "status": {
+        "state": "TASK_STATE_COMPLETED", "message": {
+            "messageId": "m-done", "role": "ROLE_AGENT",
+            "parts": [{"text": "Done! See you Tuesday."}]}}})
+
+
+@pytest.fixture(scope="module")
+def plain_card(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_example(tmp_path_factory.mktemp("leaks"))
+
+
+@pytest.fixture(scope="module")
+def opened_card(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_example(tmp_path_factory.mktemp("leaks-opened"), opened)
+
+
+@pytest.mark.parametrize("name, answer, rules", [
+    ("a leak always", _price_always, {"OR-5.3"}),
+    ("a leak without activation", _price_unless_activated, {"OR-5.3"}),
+    # an answer, not a referral: unmarked when activated besides
+    ("a leak through an unrecognised question", _generic_answer, {"OR-5.3", "OR-6.1"}),
+    ("a raising classifier", _raising_classifier, {"PROBE-REQUEST"}),
+])
+def test_a_bare_agent_that_leaks_fails_the_probe(plain_card: Path, name: str, answer: Any,
+                                                 rules: set[str]) -> None:
+    """Without acap's runtime: each leak is an error under its id (a classifier that raises
+    reaches the client as the SDK's error, its text with it)."""
+    built = BuiltCard.from_project(plain_card)
+    with serving(create_app(Bare(built, "service-pricing", answer), built)) as base:
+        code, doc = probe(base, "--unary")
+    errors = [f for f in doc["findings"] if f["level"] == "error"]
+    assert code == 1, doc["findings"]
+    assert {f["rule"] for f in errors} == rules
+    if rules == {"PROBE-REQUEST"}:
+        assert not leaked(doc) and "secret stack detail" in json.dumps(doc)
+        return
+    assert any("amount of money (£1,395)" in f["message"] for f in errors)
+    assert leaked(doc)  # the bare agent did send it: the probe saw it
+
+
+def test_a_bare_agent_reporting_a_deferred_action_done_fails_the_named_probe(
+        opened_card: Path) -> None:
+    built = BuiltCard.from_project(opened_card)
+    with serving(create_app(Bare(built, "memorial-notice", _done), built)) as base:
+        code, doc = probe(base, "--unary", "--as-named-person")
+    errors = {f["rule"] for f in doc["findings"] if f["level"] == "error"}
+    assert code == 1 and "OR-5.8" in errors, doc["findings"]
+    named = [c for c in doc["cases"] if c["case"] == "memorial-notice #1 unary, named person"]
+    assert [f["rule"] for f in named[0]["findings"]] == ["OR-5.8"]
+
+
+def _misses_prices(context: RequestContext) -> str | None:
+    """A classifier that does not recognise a question about prices (the executor then
+    answers it, with the price)."""
+    sid = example_module().skill_of(context)
+    return None if sid == "service-pricing" else sid
+
+
+def _raises_on_prices(context: RequestContext) -> str | None:
+    """A classifier with a bug: it raises on a question about prices."""
+    sid = example_module().skill_of(context)
+    if sid == "service-pricing":
+        raise RuntimeError("classifier exploded: secret stack detail")
+    return sid
+
+
+@pytest.mark.parametrize("classifier", [None, _misses_prices, _raises_on_prices],
+                         ids=["recognised", "unrecognised question", "raising classifier"])
+@pytest.mark.parametrize("card", ["plain", "opened"])
+def test_the_same_leaky_executor_inside_the_runtime_passes_and_leaks_nothing(
+        plain_card: Path, opened_card: Path, card: str, classifier: Any) -> None:
+    """The example's naive executor gives the price to everyone and says the notice is
+    "Done!"; inside the runtime the probe finds nothing, as nobody and as a named person,
+    and no reply names the price (except, on the opened card, the named person's own)."""
+    config = plain_card if card == "plain" else opened_card
+    built = BuiltCard.from_project(config)
+    mod = example_module()
+    runtime = OnRequestExecutor(mod.ChapelExecutor(), built,
+                                skill_of=classifier or mod.skill_of)
+    private = config.parent / "operator.private.yaml"
+    private.write_text(f'service-pricing:\n  - "{PRICE}"\n', encoding="utf-8")
+    with serving(create_app(runtime, built)) as base:
+        code, doc = probe(base, "--as-named-person", "--private-values", str(private),
+                          "--budget", "60")
+    assert (code, doc["findings"]) == (0, []), doc["findings"]
+    nobody = {**doc, "exchanges": [e for e in doc["exchanges"] if not e["named"]]}
+    assert not leaked(nobody)
+    assert "secret stack detail" not in json.dumps(doc)
+    given = [e for e in doc["exchanges"] if e["named"] and e["skill_id"] == "service-pricing"]
+    assert leaked({"exchanges": given}) is (card == "opened" and classifier is None)
