@@ -184,11 +184,20 @@ def test_acap_help_imports_no_stage() -> None:
     assert not [s for s in stages if f"'{s}'" in loaded or f"'{s}." in loaded], loaded
 
 
-def test_the_version_is_written_once_in_code_and_once_in_pyproject() -> None:
+def test_the_version_is_written_once_in_code() -> None:
+    """acap/_package.py holds the version; pyproject.toml reads it from there (hatch's
+    dynamic version) and writes none of its own. The built wheel's metadata says it too
+    (tests/acceptance/test_release.py)."""
     import acap
 
     text = (REPO / "pyproject.toml").read_text(encoding="utf-8")  # no tomllib on Python 3.10
-    assert re.findall(r'^version = "([^"]+)"$', text, flags=re.M) == [acap.__version__]
+    assert re.findall(r'^version = "([^"]+)"$', text, flags=re.M) == []
+    assert 'dynamic = ["version"]' in text
+    assert re.search(r'^\[tool\.hatch\.version\]\npath = "src/acap/_package.py"$', text, re.M)
+    written = [p for p in SRC.rglob("*.py")
+               if re.search(r'^__version__ = "', p.read_text(encoding="utf-8"), re.M)]
+    assert written == [SRC / "_package.py"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", acap.__version__)
 
 
 def _defined_in(module: str, name: str) -> bool:

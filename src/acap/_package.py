@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 __all__ = ["__version__", "package_path"]
 
-#: acap's version; also in pyproject.toml (a test keeps the two equal).
+#: acap's version, written here only: pyproject.toml reads it (``[tool.hatch.version]``),
+#: the wheel's metadata and ``acap --version`` say it. RELEASING.md says when it changes.
 __version__ = "0.1.0"
 
 _HERE = os.path.dirname(os.path.realpath(__file__))

@@ -24,12 +24,13 @@ TEXT_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<level>er
                        r"(?P<message>.+) \[(?P<rule>[A-Z0-9.-]+)\]$")
 
 
-def run(*args: str) -> tuple[int, str]:
-    """Run acap; returns the exit code and what it printed on stdout."""
+def run(*args: str, stream: str = "stdout") -> tuple[int, str]:
+    """Run acap; returns the exit code and what it printed on ``stream`` (text findings
+    are on standard error, a document of --format json on standard output)."""
     res = CliRunner().invoke(cli, list(args))
     assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
     assert "Traceback" not in res.output
-    return res.exit_code, res.stdout
+    return res.exit_code, res.stdout if stream == "stdout" else res.stderr
 
 
 def test_the_built_example_card_has_no_error(example: Path) -> None:
@@ -75,17 +76,20 @@ def test_the_example_acknowledges_or_5_5_and_annex_a3s_level_1_adds_the_referral
 
 
 def test_text_format_and_exit_code_on_errors() -> None:
+    """Findings on standard error (as every command prints them), the outcome with its
+    counts on standard output."""
     card = CARD_CASES / "many-faults.json"
-    code, out = run("check", str(card))
-    assert code == 1
-    lines = [line for line in out.splitlines() if TEXT_LINE.match(line)]
+    res = CliRunner().invoke(cli, ["check", str(card)])
+    assert res.exit_code == 1
+    err = res.stderr
+    lines = [line for line in err.splitlines() if TEXT_LINE.match(line)]
     assert len(lines) == 11
     m = TEXT_LINE.match(next(line for line in lines if "[OR-3.5]" in line))
     assert m and m["file"] == str(card) and m["line"] == "17" and m["level"] == "error"
-    hints = [line for line in out.splitlines() if line.startswith("    hint: ")]
+    hints = [line for line in err.splitlines() if line.startswith("    hint: ")]
     assert len(hints) == 11
-    assert "9 errors, 2 warnings" in out
-    assert re.search(r"^note: without operator\.yaml, checked in part only: OR-3\.4", out, re.M)
+    assert res.stdout == f"{card}: 9 errors, 2 warnings\n"
+    assert re.search(r"^note: without operator\.yaml, checked in part only: OR-3\.4", err, re.M)
 
 
 def test_json_format() -> None:
@@ -99,7 +103,7 @@ def test_json_format() -> None:
     assert f["location"]["pointer"] == "/capabilities/extensions/0/params/skills/0/personEntry"
     assert f["doc"].endswith("#OR-3.8")
     assert {"rule": "OR-5.5", "checked": "none"}.items() <= \
-        next(s for s in doc["skipped"] if s["rule"] == "OR-5.5").items()
+        next(s for s in doc["results"][0]["skipped"] if s["rule"] == "OR-5.5").items()
 
 
 def test_warnings_pass_unless_strict() -> None:
@@ -171,17 +175,46 @@ def test_plain_http_elsewhere_is_refused() -> None:
     assert [f["rule"] for f in json.loads(out)["findings"]] == ["CARD-READ"]
 
 
-def test_the_rules_page_names_every_rule_id() -> None:
+def test_the_rules_page_has_a_row_for_every_rule_id() -> None:
     """Every id of the registry (requirements and acap's own rules, wherever acap emits
-    them: build, card, reply, publish, live, pages) is named in the user guide's rule page,
-    docs/rules.md, as a whole word (``KEY`` in ``KEY-ID`` does not count, nor ``SIG-*``
-    for ``SIG-NONE``)."""
+    them: build, card, reply, publish, live, pages) has its row in the user guide's rule
+    page (docs/rules.md's table, written from the registry when the guide is built:
+    scripts/guide_hooks.py): anchored by itself, with its level, what it means and how
+    to fix it, none of them empty."""
     import re
 
+    from acap.requirements import rules_table
+
     page = (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
-    missing = [rid for rid in sorted(rule_ids())
-               if not re.search(rf"(?<![\w-]){re.escape(rid)}(?![\w-])", page)]
-    assert missing == []
+    assert "<!-- acap:rules -->" in page
+    rows = {m[1]: m[0] for m in re.finditer(r'^\| <a id="([A-Z0-9.-]+)"></a>.*$', rules_table(),
+                                            re.M)}
+    assert sorted(rows) == sorted(rule_ids())
+    for rid, row in rows.items():
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", row)[1:-1]]
+        assert len(cells) == 4 and all(cells), (rid, cells)
+        assert re.fullmatch(r"((MUST|MUST NOT|SHOULD|MAY): )?(error|warning|error or warning|"
+                            r"not checked)", cells[1]), (rid, cells[1])
+
+
+def test_the_levels_the_rule_table_gives_are_those_the_cases_expect() -> None:
+    """A failing example's level (tests/cases) is among the levels the registry says the
+    rule is reported at: the table's level column says what a user will see."""
+    import re
+
+    from acap.requirements import requirements, rules
+
+    reported = {r.id: set(r.reported) for r in (*requirements(), *rules())}
+    seen = []
+    for path in sorted((REPO / "tests" / "cases").rglob("*")):
+        if path.suffix not in (".expect", ".yaml"):
+            continue
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            m = re.match(r"(?:# expect: )?([A-Z][A-Z0-9.-]*) (error|warning)\b", line)
+            if m:
+                seen.append(m[1])
+                assert m[2] in reported[m[1]], (path.name, line)
+    assert len(set(seen)) > 50
 
 
 # -- acap check of an operator file (the pre-commit hook's command) -----------------------
@@ -194,7 +227,7 @@ def test_an_operator_file_is_checked_as_a_build_checks_it_without_a_key(tmp_path
     entry = next(line for line in text.splitlines() if "personEntry:" in line)
     broken = entry.split("personEntry:")[0] + "personEntry: https://ask.example.com/bereavement"
     config.write_text(text.replace(entry, broken, 1), encoding="utf-8")
-    code, out = run("check", str(config))
+    code, out = run("check", str(config), stream="stderr")
     assert code == 1
     [m] = [m for line in out.splitlines() if (m := TEXT_LINE.match(line))]
     assert (m["rule"], m["file"], int(m["line"])) == \
@@ -204,15 +237,16 @@ def test_an_operator_file_is_checked_as_a_build_checks_it_without_a_key(tmp_path
     assert code == 0 and "no problems found" in out
 
 
-def test_several_files_are_one_json_list_and_one_exit_code(tmp_path: Path) -> None:
+def test_several_files_are_one_json_document_and_one_exit_code(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yml"
     bad.write_text("operator: [\n", encoding="utf-8")
     code, out = run("check", str(REPO / "operator.yaml"),
                     str(CARD_CASES / "or-3.8-query.json"), str(bad), "--format", "json")
     assert code == 1
-    docs = json.loads(out)
-    assert [d.get("operator") or d.get("card") for d in docs] == \
-        [str(REPO / "operator.yaml"), str(CARD_CASES / "or-3.8-query.json"), str(bad)]
+    docs = json.loads(out)["results"]
+    assert [(d["kind"], d["source"]) for d in docs] == \
+        [("operator", str(REPO / "operator.yaml")), ("card", str(CARD_CASES / "or-3.8-query.json")),
+         ("operator", str(bad))]
     assert [d["errors"] for d in docs[:2]] == [0, 1]
     assert docs[2]["findings"][0]["rule"].startswith("YAML")
     assert docs[2]["findings"][0]["location"]["line"] == 2

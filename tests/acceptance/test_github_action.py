@@ -27,6 +27,7 @@ from acap.card import verify_card
 from support.paths import REPO
 
 ACTION = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
+CONSTRAINTS = REPO / "src" / "acap" / "data" / "constraints.txt"
 STEPS: list[dict[str, Any]] = ACTION["runs"]["steps"]
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
@@ -45,14 +46,62 @@ def test_inputs_reach_scripts_only_through_the_environment() -> None:
 
 def test_the_action_uses_current_majors_and_keeps_the_hidden_folder() -> None:
     uses = [s["uses"] for s in STEPS if "uses" in s]
-    assert uses == ["actions/setup-python@v7", "actions/upload-pages-artifact@v5"]
+    assert uses == ["actions/setup-python@v7", "actions/cache@v5",
+                    "actions/upload-pages-artifact@v5"]
     upload = STEPS[-1]
     # include-hidden-files arrived in upload-pages-artifact v5; v4 drops dot folders,
     # and with them .well-known/ (the card and its keys).
     assert upload["with"]["include-hidden-files"] is True
     assert upload["with"]["path"] == "${{ steps.acap.outputs.folder }}"
-    assert upload["if"] == "inputs.upload == 'true'"
-    assert ACTION["inputs"]["signing-key"]["required"] is True
+    # nothing is uploaded while operator.yaml has acap init's placeholders
+    assert upload["if"] == "inputs.upload == 'true' && steps.acap.outputs.publish == 'true'"
+    assert ACTION["outputs"]["publish"]["value"] == "${{ steps.acap.outputs.publish }}"
+    # optional: an unedited acap init project runs without the secret (and deploys nothing)
+    assert ACTION["inputs"]["signing-key"]["required"] is False
+
+
+def test_pip_s_cache_is_keyed_on_the_constraints_acap_ships(tmp_path: Path) -> None:
+    """The key step, run as a runner runs it: pip's cache folder, and a key that changes
+    with the Python and with every pinned version (the constraints file's digest)."""
+    import hashlib
+
+    [step] = [s for s in STEPS if s.get("id") == "pip"]
+    cache = next(s for s in STEPS if s.get("uses", "").startswith("actions/cache@"))
+    assert cache["with"] == {"path": "${{ steps.pip.outputs.dir }}",
+                             "key": "${{ steps.pip.outputs.key }}"}
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    env = {**_base_env(venv / "bin", tmp_path), "RUNNER_OS": "Linux"}
+    proc = subprocess.run(["bash", "-e", "-c", step["run"]], env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    outputs = dict(line.split("=", 1) for line in
+                   (tmp_path / "output").read_text(encoding="utf-8").splitlines())
+    digest = hashlib.sha256(CONSTRAINTS.read_bytes()).hexdigest()
+    version = "{}.{}".format(*sys.version_info[:2])
+    assert outputs["key"] == f"acap-pip-Linux-{version}-{digest}"
+    pip_dir = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "cache", "dir"],
+                             env=env, capture_output=True, text=True, check=True).stdout
+    assert outputs["dir"] == pip_dir.strip()
+
+
+def test_the_constraints_pin_every_default_dependency_exactly() -> None:
+    """Each line is NAME==VERSION; together they cover what a default install of acap
+    needs on this Python (the closure of its requirements, extras left out)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("constraints", REPO / "scripts" /
+                                                  "constraints.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    pins = dict(line.split("==") for line in CONSTRAINTS.read_text(encoding="utf-8").splitlines()
+                if line and not line.startswith("#"))
+    assert all(re.fullmatch(r"[a-z0-9-]+", n) and re.fullmatch(r"[0-9][0-9a-z.+]*", v)
+               for n, v in pins.items()), pins
+    assert set(module.closure()) == set(pins)
+    assert {"phonenumberslite", "cryptography", "mkdocs"} <= set(pins)
+    assert not {"phonenumbers", "paramiko", "a2a-sdk", "pytest"} & set(pins)
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +116,14 @@ def runner_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
                           text=True, timeout=900, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (venv / "bin" / "acap").is_file()
+    # the dependencies as acap was tested with them: each pinned version installed
+    listed = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "list",
+                             "--format=freeze"], capture_output=True, text=True, check=True)
+    have = {n.lower().replace("_", "-"): v for n, v in
+            (line.split("==") for line in listed.stdout.splitlines() if "==" in line)}
+    pins = dict(line.split("==") for line in CONSTRAINTS.read_text(encoding="utf-8").splitlines()
+                if line and not line.startswith("#"))
+    assert {n: have.get(n) for n in pins} == pins
     return venv / "bin"
 
 
@@ -141,10 +198,46 @@ def test_the_action_builds_checks_and_gathers_the_card_host(runner_python: Path,
                          proc.stdout, re.M)
 
 
+def test_an_unedited_init_project_s_first_run_is_green_and_deploys_nothing(
+        runner_python: Path, tmp_path: Path) -> None:
+    """acap init's project as it is, pushed before anyone made the secret: the run builds
+    and checks (a throwaway key signs), succeeds, uploads nothing, and its notice names
+    every placeholder to replace, with its line."""
+    project = tmp_path / "project"
+    init_project(project)
+    temp = tmp_path / "temp"
+    proc = _run_build_step(runner_python, project, temp, "")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    outputs = dict(line.split("=", 1) for line in
+                   (temp / "output").read_text(encoding="utf-8").splitlines())
+    assert outputs["publish"] == "false" and outputs["folder"] == ""
+    assert not any((temp / "acap-pages").iterdir())  # nothing to deploy
+    [notice] = [line for line in proc.stdout.splitlines() if line.startswith("::notice")]
+    assert notice.startswith("::notice title=acap::Built and checked, not deployed: "
+                             "operator.yaml still has acap init's example addresses")
+    said = notice.split("::", 2)[2].split("%0A")
+    text = (project / "operator.yaml").read_text(encoding="utf-8").splitlines()
+    website = next(i for i, line in enumerate(text, 1) if line.startswith("  website:"))
+    assert f"operator.yaml:{website}:12: operator.website: https://example.org" in said
+    assert any(s.endswith("skills[1].personEntry: https://example.org/ask") for s in said)
+    assert any(s.endswith("contact.email: ask@example.org") for s in said)
+    assert "This run signed with a throwaway key" in said[-1]
+    # it was built and checked: the card verifies
+    card = project / "site" / "example.org" / ".well-known" / "agent-card.json"
+    assert verify_card(str(card), str(card.with_name("jwks.json"))).ok
+    summary = (temp / "summary").read_text(encoding="utf-8")
+    assert "- `operator.yaml:" in summary
+    # with the secret, the same: built, not deployed, and no word of a throwaway key
+    proc = _run_build_step(runner_python, project, tmp_path / "temp2", _pem())
+    assert proc.returncode == 0 and "throwaway" not in proc.stdout
+    assert "publish=false" in (tmp_path / "temp2" / "output").read_text(encoding="utf-8")
+
+
 def test_the_action_stops_without_the_key_and_makes_none(runner_python: Path,
                                                          tmp_path: Path) -> None:
     project = tmp_path / "project"
     init_project(project)
+    _own_hosts(project / "operator.yaml")
     proc = _run_build_step(runner_python, project, tmp_path / "temp", "")
     assert proc.returncode == 1
     assert proc.stdout.startswith("::error title=acap::Add the repository secret "
@@ -168,9 +261,9 @@ def test_a_website_folder_is_deployed_with_the_card_beside_it(runner_python: Pat
     temp = tmp_path / "temp"
     # acap init's placeholder website (example.org) does not go out
     proc = _run_build_step(runner_python, project, temp, _pem(), website="public")
-    assert proc.returncode == 1
-    assert "example.org is an example address" in proc.stderr
-    assert "[PUBLISH-PLACEHOLDER]" in proc.stderr
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "publish=false" in (temp / "output").read_text(encoding="utf-8")
+    assert "operator.website: https://example.org" in proc.stdout
     _own_hosts(project / "operator.yaml")
     proc = _run_build_step(runner_python, project, temp, _pem(), website="public")
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -15,11 +15,9 @@ import pytest
 
 from acap.builder import BuildOptions, build
 from acap.cli import report_text
+from support.browsers import chromium
 
 SPEC_DIR = "agent-capability.org/ext/on-request/v1"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 @pytest.fixture(scope="module")
@@ -35,12 +33,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture

@@ -31,6 +31,16 @@ def _mkdocs_build(config: Path, out: Path) -> subprocess.CompletedProcess[str]:
                           timeout=120, cwd=config.parent)
 
 
+def _copy_guide(folder: Path) -> None:
+    """The guide's sources in ``folder``: docs/, mkdocs.yml, and what its hooks read
+    (scripts/guide_hooks.py, CHANGELOG.md)."""
+    shutil.copytree(DOCS, folder / "docs")
+    shutil.copy(CONFIG, folder / "mkdocs.yml")
+    (folder / "scripts").mkdir()
+    shutil.copy(REPO / "scripts" / "guide_hooks.py", folder / "scripts" / "guide_hooks.py")
+    shutil.copy(REPO / "CHANGELOG.md", folder / "CHANGELOG.md")
+
+
 def _nav_pages(nav: list[Any]) -> list[tuple[str, str]]:
     """(title, page) of every entry of an MkDocs nav, sections flattened."""
     out: list[tuple[str, str]] = []
@@ -78,8 +88,7 @@ def test_the_guide_builds_strictly_with_a_page_per_nav_entry(tmp_path: Path) -> 
 def test_a_broken_link_or_anchor_fails_the_build(tmp_path: Path, page: str, old: str,
                                                   new: str, said: str) -> None:
     """The check can fail: a copy of the guide with one link broken does not build."""
-    shutil.copytree(DOCS, tmp_path / "docs")
-    shutil.copy(CONFIG, tmp_path / "mkdocs.yml")
+    _copy_guide(tmp_path)
     text = (tmp_path / "docs" / page).read_text(encoding="utf-8")
     assert old in text
     (tmp_path / "docs" / page).write_text(text.replace(old, new, 1), encoding="utf-8")
@@ -89,8 +98,7 @@ def test_a_broken_link_or_anchor_fails_the_build(tmp_path: Path, page: str, old:
 
 
 def test_a_page_left_out_of_the_nav_fails_the_build(tmp_path: Path) -> None:
-    shutil.copytree(DOCS, tmp_path / "docs")
-    shutil.copy(CONFIG, tmp_path / "mkdocs.yml")
+    _copy_guide(tmp_path)
     (tmp_path / "docs" / "orphan.md").write_text("# Orphan\n", encoding="utf-8")
     done = _mkdocs_build(tmp_path / "mkdocs.yml", tmp_path / "out")
     assert done.returncode != 0

@@ -295,3 +295,14 @@ def words_received(value: Any) -> list[str]:
     if isinstance(value, list):
         return [w for v in value for w in words_received(v)]
     return [str(value)]
+
+
+def probe_json(stdout: str) -> dict[str, Any]:
+    """``acap probe --format json``'s document with its one result's members beside the
+    totals (``exchanges``, ``cases``, ``verified`` ... and ``findings``, ``ok``): the
+    probe's part of the one JSON shape every command prints (``results[0]``)."""
+    import json
+
+    doc: dict[str, Any] = json.loads(stdout)
+    [one] = doc["results"]
+    return {**doc, **one}

@@ -55,6 +55,17 @@ TRANSLATIONS: dict[str, dict[str, Any]] = {
         ("Mit unserem Team sprechen", "Wir verbinden Sie mit einem unserer Bestatter oder "
                                       "rufen Sie zurück, montags bis freitags von 9 bis "
                                       "17 Uhr, auf Englisch.")),
+    "ca": _block(
+        "De dilluns a divendres, de 9.00 a 17.00 h",
+        "1 Example Street, Exampleton EX1 1AA, Regne Unit",
+        ("Preu dels nostres serveis", "El que costa cadascun dels nostres serveis i el que "
+                                      "inclou. Ho repassem amb vostè, sense presses."),
+        ("Concertar una reunió", "Un moment per seure amb un dels nostres assessors funeraris "
+                                 "i organitzar junts el comiat. Busquem l'hora que millor "
+                                 "li vagi; no es reserva res fins que vostè ho confirmi."),
+        ("Parlar amb el nostre equip", "El passem amb un assessor funerari o li tornem la "
+                                       "trucada, de dilluns a divendres de 9.00 a 17.00 h, "
+                                       "en anglès.")),
     "es": _block(
         "De lunes a viernes, de 9:00 a 17:00",
         "1 Example Street, Exampleton EX1 1AA, Reino Unido",

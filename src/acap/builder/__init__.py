@@ -32,7 +32,10 @@ if TYPE_CHECKING:
     from acap.builder._init_project import InitResult as InitResult
     from acap.builder._init_project import action_ref as action_ref
     from acap.builder._init_project import ignored_patterns as ignored_patterns
+    from acap.builder._init_project import init_language as init_language
+    from acap.builder._init_project import init_languages as init_languages
     from acap.builder._init_project import init_project as init_project
+    from acap.builder._init_project import placeholders as placeholders
     from acap.builder._policy import AgentPolicy as AgentPolicy
     from acap.builder._policy import SkillPolicy as SkillPolicy
     from acap.builder._policy import agent_policy as agent_policy

@@ -271,7 +271,8 @@ def build(options: BuildOptions) -> BuildResult:
                        card_url, options.strict, overlay, servers)
 
 
-def check_operator_file(path: str | Path) -> OperatorCheck:
+def check_operator_file(path: str | Path, *, raw: bytes | None = None,
+                        display: str | None = None) -> OperatorCheck:
     """``acap check operator.yaml`` (and the pre-commit hook): every check ``acap build``
     makes, because it is that build (:func:`build` with ``check_only``): loading, the
     schema, the requirement checks, the built card against the schemas, its signing,
@@ -281,13 +282,21 @@ def check_operator_file(path: str | Path) -> OperatorCheck:
 
     Args:
         path: the operator file (``operator.private.yaml`` beside it is read too).
+        raw: the file's bytes, when they came from standard input (``acap check -``);
+            ``path`` then only says where the file stands (its folder's
+            operator.private.yaml and templates/ are read).
+        display: how findings name the file (default: ``path`` as given).
 
     Returns:
         An :class:`~acap.checks.OperatorCheck` whose report is the build's. Never raises
         for bad content or a missing file.
     """
-    result = build(BuildOptions(config=Path(path), write=False, check_only=True))
-    return OperatorCheck(str(path), result.report)
+    options = BuildOptions(config=Path(path), write=False, check_only=True)
+    if raw is None:
+        report = build(options).report
+    else:  # the same checks, on the bytes given (a check writes nothing: no build step)
+        report = assemble(options, load_operator(Path(path), display, raw=raw)).report
+    return OperatorCheck(display or str(path), report)
 
 
 def _add_server_files(ctx: BuildContext) -> list[str]:

@@ -2,7 +2,9 @@
 
 Writes, from templates shipped in the package (``acap/data/init/``):
 * ``operator.yaml``: commented, on reserved example.org placeholders; it
-  builds as it is (``acap build`` gives a signed card straight away);
+  builds as it is (``acap build`` gives a signed card straight away); in English, or
+  with ``--language`` in the operator's language (``operator.<tag>.yaml``: its comments
+  and placeholders translated, its page in that language);
 * ``.gitignore``: keeps site/, the signing key (``.acap/``, ``*.pem``),
   the private files (``*.private.yaml``, OR-3.9: what is given on request) and
   the Actions output folder out of git;
@@ -109,13 +111,48 @@ def action_comment(ref: str) -> list[str]:
             "files, builds, checks and uploads."]
 
 
-def template_text(name: str) -> str:
+def init_languages() -> list[str]:
+    """The languages ``acap init --language`` writes operator.yaml in: ``en`` (the
+    reference, ``operator.yaml``) and each language with an ``operator.<tag>.yaml`` under
+    ``acap/data/init/``: those acap has page words for (a test keeps them the same)."""
+    folder = resources.files("acap").joinpath("data/init")
+    tags = sorted(p.name[len("operator."):-len(".yaml")] for p in folder.iterdir()
+                  if p.name.startswith("operator.") and p.name.count(".") == 2)
+    return ["en", *tags]
+
+
+def init_language(tag: str) -> str | None:
+    """The operator.yaml template for language ``tag`` (BCP 47): the one of
+    :func:`init_languages` equal to it (``pt-PT``), else to its language (``de-CH`` ->
+    ``de``, ``pt-BR`` -> ``pt``, ``ca-ES-valencia`` -> ``ca``), compared without case;
+    ``None`` when acap has none."""
+    known = {t.lower(): t for t in init_languages()}
+    return known.get(tag.lower()) or known.get(tag.split("-", 1)[0].lower())
+
+
+def template_text(name: str, language: str | None = None) -> str:
     """The text of one init template (a key of :data:`FILES`), with ``@ACAP_VERSION@``,
     ``@ACAP_ACTION@`` (see :func:`action_ref`) and the comment line
-    ``@ACAP_ACTION_COMMENT@`` (see :func:`action_comment`) filled in."""
+    ``@ACAP_ACTION_COMMENT@`` (see :func:`action_comment`) filled in; for
+    ``operator.yaml`` and a ``language`` other than English, the template in that
+    language (:func:`init_language`), its page and contact languages set to ``language``
+    as given.
 
-    raw = resources.files("acap").joinpath(f"data/init/{name}").read_text(encoding="utf-8")
+    Raises:
+        ValueError: acap has no operator.yaml in ``language``.
+    """
+    source = name
+    if name == "operator.yaml" and language is not None:
+        found = init_language(language)
+        if found is None:
+            raise ValueError(f"acap has no operator.yaml in {language}: it has "
+                             + ", ".join(init_languages()))
+        if found != "en":
+            source = f"operator.{found}.yaml"
+    raw = resources.files("acap").joinpath(f"data/init/{source}").read_text(encoding="utf-8")
     raw = raw.replace("@ACAP_VERSION@", __version__)
+    if language is not None:
+        raw = raw.replace("@PAGE_LANGUAGE@", language)
     if "@ACAP_ACTION@" in raw:
         ref = action_ref()
         raw = raw.replace("@ACAP_ACTION@", ref or ACTION_PLACEHOLDER)
@@ -161,11 +198,83 @@ def extend_gitignore(path: Path, root: Root) -> list[str]:
     return missing
 
 
-def init_project(folder: Path) -> InitResult:
+#: A value that is a host name by itself (``cname: example.org``).
+_HOST = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}\.?", re.I)
+
+
+def _host_in(value: str) -> str | None:
+    """The host a value names: a URL's, an email address's domain, or the value itself
+    when it is a host name; ``None`` for any other text."""
+    from urllib.parse import urlsplit  # start-up: only when placeholders are looked for
+
+    text = value.strip()
+    if "://" in text:
+        try:
+            return urlsplit(text).hostname
+        except ValueError:
+            return None
+    if "@" in text and " " not in text:
+        return text.rsplit("@", 1)[1]
+    return text if _HOST.fullmatch(text) else None
+
+
+def placeholders(config: str | Path) -> list[str]:
+    """Where an operator file still holds ``acap init``'s example addresses: every value
+    (and every ``hosts:`` key) naming a host reserved for examples (RFC 2606, RFC 6761;
+    :func:`acap.uris.is_example_host`), as ``operator.yaml:18:12: operator.website:
+    https://example.org``, in file order. Such a project builds (to try acap out) but
+    is never published (``PUBLISH-PLACEHOLDER``): the GitHub Action builds and checks it,
+    and says these are what to replace instead of deploying.
+
+    Args:
+        config: the operator file.
+
+    Returns:
+        One line per placeholder; ``[]`` when there is none, or when the file cannot be
+        read as a mapping (``acap build`` then says why).
+    """
+    from acap.load import load_operator  # start-up: only when placeholders are looked for
+    from acap.uris import is_example_host  # start-up: as above
+
+    cfg = load_operator(config)
+    if not isinstance(cfg.loaded.data, dict):
+        return []
+    found: list[tuple[tuple[int, int], str]] = []
+
+    def note(pointer: str, value: str, key: bool = False) -> None:
+        host = _host_in(value)
+        if host and is_example_host(host):
+            where = cfg.at(pointer, key=key)
+            parts = pointer.strip("/").split("/")[:-1] if key else pointer.strip("/").split("/")
+            name = ".".join(p if not p.isdigit() else f"[{p}]" for p in parts).replace(".[", "[")
+            found.append(((where.line or 0, where.column or 0),
+                          f"{where}: {name.replace('~1', '/').replace('~0', '~')}: {value}"))
+
+    def walk(node: object, pointer: str) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                child = f"{pointer}/{str(k).replace('~', '~0').replace('/', '~1')}"
+                if pointer == "/hosts":
+                    note(child, str(k), key=True)
+                walk(v, child)
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, f"{pointer}/{i}")
+        elif isinstance(node, str):
+            note(pointer, node)
+
+    walk(cfg.loaded.data, "")
+    return [text for _, text in sorted(found, key=lambda f: f[0])]
+
+
+def init_project(folder: Path, language: str | None = None) -> InitResult:
     """Write a new operator project into ``folder`` (created if needed).
 
     Args:
         folder: the project folder.
+        language: the operator's language (BCP 47 tag, ``de``, ``ca-ES-valencia``):
+            operator.yaml's comments and placeholders are written in it, and it is the
+            page's language; ``None``: English (see :func:`init_language`).
 
     Returns:
         An :class:`InitResult`. Files that exist are skipped, never overwritten; an
@@ -174,8 +283,10 @@ def init_project(folder: Path) -> InitResult:
         is a ``FILE-WRITE`` finding.
 
     Raises:
+        ValueError: acap has no operator.yaml in ``language`` (nothing is written).
         OSError: a file could not be written (files written before stay).
     """
+    texts = {name: template_text(name, language) for name in FILES}  # ValueError first
     folder.mkdir(parents=True, exist_ok=True)
     root = Root(folder, "the project folder")
     result = InitResult()
@@ -185,8 +296,7 @@ def init_project(folder: Path) -> InitResult:
             try:
                 # exclusive: an existing file (even one made a moment ago, a dangling
                 # link) is never replaced.
-                write_file(target, root, template_text(name).encode("utf-8"),
-                           exclusive=True)
+                write_file(target, root, texts[name].encode("utf-8"), exclusive=True)
             except FileExistsError:
                 if rel == ".gitignore":
                     result.appended = extend_gitignore(target, root)

@@ -1,28 +1,39 @@
-"""Reporters: every result of acap, rendered as text for a person or as JSON for CI.
+"""Reporters: every result of acap, rendered for a person (text) or for a program (JSON,
+SARIF, GitHub workflow commands; the last two in :mod:`acap.cli._ci_formats`).
 
 The library returns data (:class:`~acap.findings.Report`, :class:`~acap.builder.BuildResult`,
 :class:`~acap.checks.CardCheck`, :class:`~acap.card.Verification`,
 :class:`~acap.publisher.LiveCheck`, :class:`~acap.publisher.PublishResult`, a batch's
 :class:`~acap.builder.batch.BatchResult`); a command hands it to the reporter its
-``--format`` names (:data:`REPORTERS`), one method per kind of result, as
+``--format`` names (:data:`acap.cli._formats.REPORTERS`), one method per kind of result, as
 check-jsonschema's reporters do.
 
-Text goes to a person: findings one per line (``operator.yaml:14:7: error: ... [OR-3.8]``
-with ``hint:`` and ``see:`` lines) on standard error, the outcome on standard output, and
-every value that came from a card, a server or a file escaped (:func:`terminal_safe`).
-JSON is one document on standard output, whatever happened.
+Which stream, for every command alike: text findings (one per line,
+``operator.yaml:14:7: error: ... [OR-3.8]`` with ``hint:`` and ``see:`` lines) go to
+standard error, with notes and progress; the outcome (``built site/``, ``verified``) to
+standard output. Coloured when standard error is a terminal, unless ``NO_COLOR`` is set;
+``FORCE_COLOR`` colours it anywhere (:func:`use_color`). Every value that came from a
+card, a server or a file is escaped (:func:`terminal_safe`). JSON, SARIF and GitHub
+commands are one document (or one line per finding) on standard output, whatever happened.
+
+The JSON document has one shape for every command and any number of inputs
+(:func:`output_json`, version :data:`OUTPUT_VERSION`), described by the JSON Schema
+shipped in the package, ``acap/schemas/acap-output.schema.json``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import sys
 import unicodedata
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
+from acap._package import __version__
 from acap.findings import Finding, Report
 from acap.load import shorten
 
@@ -35,9 +46,10 @@ if TYPE_CHECKING:
     from acap.publisher import LiveCheck, PublishResult
     from acap.replies import ReplyCheck
 
-__all__ = ["PROBE_REPORTERS", "REPORTERS", "Echo", "JUnitReporter", "JsonReporter", "Reporter",
-           "TextReporter", "finding_json", "finding_text", "json_escaped", "report_json",
-           "report_text", "shown", "terminal_safe"]
+__all__ = ["OUTPUT_VERSION", "Echo", "JUnitReporter", "JsonReporter", "Reporter", "TextReporter",
+           "command_name", "finding_json", "finding_text", "findings_of", "json_escaped",
+           "output_json", "report_json", "report_text", "result_json", "shown", "terminal_safe",
+           "use_color", "verdict"]
 
 def _split(result: CardCheck | OperatorCheck) -> tuple[CardCheck | None, OperatorCheck | None]:
     """``(card check, None)`` or ``(None, operator check)``."""
@@ -137,7 +149,36 @@ def json_escaped(data: Any) -> str:
     return "".join(out)
 
 
-def finding_text(finding: Finding) -> str:
+def use_color(stream: TextIO | None = None) -> bool:
+    """Whether text for ``stream`` (default: standard error, where findings go) is coloured:
+    never when ``NO_COLOR`` is set to anything but the empty string (no-color.org); always
+    when ``FORCE_COLOR`` is (force-color.org), even into a pipe or a file (CI logs show
+    colour); otherwise when the stream is a terminal and ``TERM`` is not ``dumb``."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    stream = stream if stream is not None else sys.stderr
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
+    return tty and os.environ.get("TERM") != "dumb"
+
+
+#: How each part of a finding is coloured (click.style's arguments). Colour is added
+#: after :func:`shown` escaped the text: untrusted text never carries an escape sequence.
+_STYLES: dict[str, dict[str, Any]] = {
+    "error": {"fg": "red", "bold": True}, "warning": {"fg": "yellow", "bold": True},
+    "location": {"bold": True}, "rule": {"dim": True}, "label": {"fg": "cyan"},
+}
+
+
+def _paint(text: str, part: str, color: bool) -> str:
+    return click.style(text, **_STYLES[part]) if color else text
+
+
+def finding_text(finding: Finding, color: bool = False) -> str:
     """One finding as text: ``operator.yaml:14:7: error: ... [OR-3.8]``, then an indented
     ``hint:`` line when there is a hint, and a ``see:`` line with the rule's anchor on
     the specification site for requirement ids. Location, message and hint pass through
@@ -146,24 +187,27 @@ def finding_text(finding: Finding) -> str:
     is quoted under it (``    > remote: ...``), each through :func:`shown`."""
     message, *quoted = (finding.message.split("\n") if finding.rule in QUOTING_RULES
                         else [finding.message])
-    text = (f"{shown(str(finding.location))}: {finding.level}: "
-            f"{shown(message)} [{shown(finding.rule)}]")
+    text = (f"{_paint(shown(str(finding.location)), 'location', color)}: "
+            f"{_paint(finding.level, finding.level, color)}: "
+            f"{shown(message)} {_paint(f'[{shown(finding.rule)}]', 'rule', color)}")
     for line in quoted:
         text += f"\n    > {shown(line)}"
     if finding.hint:
-        text += f"\n    hint: {shown(finding.hint)}"
+        text += f"\n    {_paint('hint:', 'label', color)} {shown(finding.hint)}"
     if finding.doc:
-        text += f"\n    see: {finding.doc}"
+        text += f"\n    {_paint('see:', 'label', color)} {finding.doc}"
     return text
 
 
-def report_text(report: Report, summary: bool = True) -> str:
+def report_text(report: Report, summary: bool = True, color: bool = False) -> str:
     """All findings as text, in :meth:`~acap.findings.Report.sorted` order, one per line
-    (plus hint lines), and (with ``summary``) a line counting errors and warnings."""
-    lines = [finding_text(f) for f in report.sorted()]
+    (plus hint lines), and (with ``summary``) a line counting errors and warnings;
+    ``color``: with the terminal colours of :func:`use_color`."""
+    lines = [finding_text(f, color) for f in report.sorted()]
     e, w = len(report.errors), len(report.warnings)
     if summary and (e or w):
-        lines.append(f"{e} error{'s' if e != 1 else ''}, {w} warning{'s' if w != 1 else ''}")
+        lines.append(_paint(f"{e} error{'s' if e != 1 else ''}", "error", color and e > 0)
+                     + f", {w} warning{'s' if w != 1 else ''}")
     return "\n".join(lines)
 
 
@@ -190,8 +234,112 @@ def report_json(report: Report) -> dict[str, Any]:
             "errors": len(report.errors), "warnings": len(report.warnings)}
 
 
-def _echo(text: str, err: bool) -> None:
-    click.echo(text, err=err)
+def findings_of(*results: object) -> list[Finding]:
+    """Every finding the results carry, whatever kind of result each is: a
+    :class:`~acap.findings.Report` or a list of findings itself; or an object whose
+    ``report`` (a Report or a list) or else ``findings`` holds them, plus those of its
+    ``outcomes`` (a batch's operators). A finding met twice (the same object) is given
+    once. ``None`` gives none. This is how the reporters that show findings only (SARIF,
+    GitHub) render any result, a new kind included."""
+    out: list[Finding] = []
+    seen: set[int] = set()
+
+    def add(items: Iterable[object]) -> None:
+        for f in items:
+            if isinstance(f, Finding) and id(f) not in seen:
+                seen.add(id(f))
+                out.append(f)
+
+    for result in results:
+        if result is None:
+            continue
+        if isinstance(result, (Report, list)):
+            add(result)
+            continue
+        held = getattr(result, "report", None)
+        held = held if isinstance(held, (Report, list)) else getattr(result, "findings", None)
+        if isinstance(held, (Report, list)):
+            add(held)
+        for outcome in getattr(result, "outcomes", None) or ():
+            add(findings_of(outcome))
+    return out
+
+
+def verdict(result: object, strict: bool = False) -> bool:
+    """Whether ``result`` passes, as the command's exit status says: its own verdict
+    (:meth:`acap.findings.Result.passes`, else its ``ok``), and no error among
+    :func:`findings_of` (no warning either with ``strict``); a result without a verdict
+    of its own passes by its findings alone."""
+    passes = getattr(result, "passes", None)
+    ok = getattr(result, "ok", None)
+    if callable(passes):
+        passed = bool(passes(strict))
+    elif callable(ok):
+        passed = bool(ok(strict))
+    else:
+        passed = True if ok is None else bool(ok)
+    failing = ("error", "warning") if strict else ("error",)
+    return passed and not any(f.level in failing for f in findings_of(result))
+
+
+#: The version of the JSON document's shape (``formatVersion``): raised when a member is
+#: removed or changes meaning; members may be added within a version. Described by
+#: ``acap/schemas/acap-output.schema.json``.
+OUTPUT_VERSION = 1
+
+
+def result_json(kind: str, source: str | None, found: Iterable[Finding], ok: bool,
+                **fields: Any) -> dict[str, Any]:
+    """One result of a run as JSON (one input: a card, an operator file, a build ...).
+
+    Args:
+        kind: what was done (``card``, ``operator``, ``build``, ``batch``, ``live``,
+            ``verification``, ``publish``, ``reply``, ``probe``, ``findings``).
+        source: the input as given (a path or URL), or ``None``.
+        found: its findings (sorted here).
+        ok: whether it passed (see :func:`verdict`).
+        fields: what this kind says besides (camelCase names, JSON values).
+
+    Returns:
+        ``{"kind", "source", "ok", "errors", "warnings", "findings", **fields}``.
+    """
+    report = Report(list(found))
+    return {"kind": kind, "source": source, "ok": ok, **report_json(report), **fields}
+
+
+def output_json(command: str, results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The JSON document of a run, the same shape for every command and for one input or
+    many: ``formatVersion`` (:data:`OUTPUT_VERSION`), ``acap`` (the version), ``command``,
+    ``ok`` (every result passed: exit status 0), ``errors`` and ``warnings`` (totals),
+    ``findings`` (every result's, in result order) and ``results`` (:func:`result_json`)."""
+    return {"formatVersion": OUTPUT_VERSION, "acap": __version__, "command": command,
+            "ok": all(r["ok"] for r in results),
+            "errors": sum(r["errors"] for r in results),
+            "warnings": sum(r["warnings"] for r in results),
+            "findings": [f for r in results for f in r["findings"]],
+            "results": results}
+
+
+def _not_judged(result: object) -> list[dict[str, str]]:
+    """What a result could not judge (``not_judged``: ``(rule, why)`` pairs), as JSON:
+    ``[{"rule", "why"}]``; ``[]`` for a result that says nothing of it."""
+    return [{"rule": str(rule), "why": str(why)}
+            for rule, why in getattr(result, "not_judged", None) or ()]
+
+
+def command_name() -> str:
+    """The running ``acap`` subcommand (``"check"``, ``"keys rotate"``), from click's
+    context; ``""`` outside a command."""
+    ctx = click.get_current_context(silent=True)
+    names: list[str] = []
+    while ctx is not None and ctx.parent is not None:
+        names.append(ctx.info_name or "")
+        ctx = ctx.parent
+    return " ".join(reversed(names))
+
+
+def _echo(text: str, err: bool, color: bool | None = None) -> None:
+    click.echo(text, err=err, color=color)
 
 
 def _not_built(result: BuildResult) -> str:
@@ -217,17 +365,22 @@ def _plural(n: int, word: str) -> str:
 
 
 class Reporter:
-    """Renders acap's results; one subclass per ``--format``.
-
-    Args:
-        echo: writes one piece of output (default: click's, to stdout or stderr).
-    """
+    """Renders acap's results; one subclass per ``--format``."""
 
     #: The ``--format`` value this reporter answers to.
     name = ""
 
-    def __init__(self, echo: Echo | None = None) -> None:
-        self.echo: Echo = echo or _echo
+    def __init__(self, echo: Echo | None = None, *, strict: bool = False,
+                 color: bool | None = None) -> None:
+        """Args:
+            echo: writes one piece of output (default: click's, to stdout or stderr).
+            strict: warnings fail too (``--strict``): the verdicts reported say so.
+            color: colour the text (default: :func:`use_color` for click's standard
+                error; never for another ``echo``).
+        """
+        self.color = (use_color() if echo is None else False) if color is None else color
+        self.echo: Echo = echo or (lambda text, err: _echo(text, err, self.color))
+        self.strict = strict
 
     def out(self, text: str) -> None:
         """Write ``text`` on standard output."""
@@ -271,12 +424,18 @@ class Reporter:
 
     def reply_check(self, result: ReplyCheck, strict: bool) -> None:
         """``acap check-reply``; ``strict``: warnings fail too."""
-        if result.assumed:  # said whatever the format: the check is partial
+        self._reply_notes(result)
+        self.findings(result.report)
+
+    def _reply_notes(self, result: ReplyCheck) -> None:
+        """Said on standard error whatever the format: the check of a reply whose activation
+        was read from the reply itself is partial, and what could not be judged is never
+        "fine"."""
+        if result.assumed:
             marked = "" if result.activated else "not "
             self.err(f"note: checked as {marked}activated, since the reply is {marked}marked; "
                      "say --activated or --not-activated to check OR-6.1 fully")
-        self.findings(result.report)
-        for rule, why in result.not_judged:  # said whatever the format: never "fine"
+        for rule, why in result.not_judged:
             self.err(f"not judged [{rule}]: {terminal_safe(why)}")
 
     def probe(self, result: ProbeResult, strict: bool) -> None:
@@ -291,7 +450,12 @@ class TextReporter(Reporter):
 
     def findings(self, report: Report) -> None:
         if len(report):
-            self.err(report_text(report))
+            self.err(report_text(report, color=self.color))
+
+    def _listed(self, report: Report) -> None:
+        """The findings on standard error, without the count (the outcome line says it)."""
+        if len(report):
+            self.err(report_text(report, summary=False, color=self.color))
 
     def build(self, result: BuildResult) -> None:
         for note in result.notices:
@@ -316,9 +480,9 @@ class TextReporter(Reporter):
             for note in o.notices:
                 self.err(f"note: {shown(str(o.config))}: {shown(note)}")
             if len(o.report):
-                self.err(report_text(o.report, summary=False))
+                self.err(report_text(o.report, summary=False, color=self.color))
         if len(result.report):
-            self.err(report_text(result.report, summary=False))
+            self.err(report_text(result.report, summary=False, color=self.color))
         self.err(f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')} in "
                  f"{_plural(len(result.outcomes), 'operator file')}")
         n, total = len(result.built), len(result.outcomes)
@@ -343,11 +507,14 @@ class TextReporter(Reporter):
             self.err(f"pruned: {', '.join(shown(p) for p in result.pruned)}")
 
     def card_check(self, result: CardCheck, live: LiveCheck | None = None) -> None:
+        self._listed(result.report)
         unjudged = result.not_judged
-        lines = [report_text(result.report) if len(result.report)
-                 else f"{terminal_safe(result.source)}: no problems found"
-                 + (" in what acap could judge" if unjudged else "")]
-        lines += [f"not judged [{rule}]: {terminal_safe(why)}" for rule, why in unjudged]
+        e, w = len(result.report.errors), len(result.report.warnings)
+        self.out(f"{terminal_safe(result.source)}: " + (
+            "no problems found" + (" in what acap could judge" if unjudged else "")
+            if not (e or w) else f"{_plural(e, 'error')}, {_plural(w, 'warning')}"))
+        for rule, why in unjudged:  # said whatever the result: never "fine"
+            self.err(f"not judged [{rule}]: {terminal_safe(why)}")
         part = [r for r, how, _ in result.skipped if how == "part"]
         none = [r for r, how, w in result.skipped if how == "none" and (r, w) not in unjudged]
         if part or none:
@@ -356,8 +523,7 @@ class TextReporter(Reporter):
                 note += f", checked in part only: {', '.join(part)}"
             if none:
                 note += f"; not checked: {', '.join(none)}"
-            lines.append(note + " (--format json says why)")
-        self.out("\n".join(lines))
+            self.err(note + " (--format json says why)")
         if live is not None:
             self.out("")
             self._live_table(live)
@@ -370,9 +536,11 @@ class TextReporter(Reporter):
             if card is not None:
                 self.card_check(card)
             elif operator is not None:
-                self.out(report_text(operator.report) if len(operator.report) else
-                         f"{terminal_safe(operator.source)}: no problems found (every "
-                         "check of acap build; nothing was written)")
+                self._listed(operator.report)
+                e, w = len(operator.report.errors), len(operator.report.warnings)
+                self.out(f"{terminal_safe(operator.source)}: " + (
+                    f"{_plural(e, 'error')}, {_plural(w, 'warning')}" if e or w else
+                    "no problems found (every check of acap build; nothing was written)"))
 
     def live(self, result: LiveCheck, ok: bool) -> None:
         self._live_table(result)
@@ -483,109 +651,103 @@ class TextReporter(Reporter):
 
 
 class JsonReporter(Reporter):
-    """One JSON document per run, on standard output (see the module docstring)."""
+    """One JSON document per run on standard output, the same shape for every command and
+    any number of inputs (:func:`output_json`; see the module docstring)."""
 
     name = "json"
 
-    def _doc(self, data: dict[str, Any]) -> None:
-        self.out(json.dumps(data, indent=2, ensure_ascii=False))
+    def _doc(self, *results: dict[str, Any]) -> None:
+        # cards', servers' and agents' words are in it: every control, format or separator
+        # character written as a JSON escape (json_escaped), the text unchanged once parsed
+        self.out(json_escaped(output_json(command_name(), list(results))))
 
     def findings(self, report: Report) -> None:
-        self._doc(report_json(report))
+        self._doc(result_json("findings", None, report, report.passes(self.strict)))
 
     def build(self, result: BuildResult) -> None:
         for note in result.notices:  # what was done (a key made) is said whatever the format
             self.err(f"note: {note}")
-        self._doc({**report_json(result.report),
-                   "hosts": [{"host": h, "acap": "adds" if o else "whole"}
-                             for h, o in result.overlay.items()],
-                   "servers": [f"{result.site_dir}/{s}" for s in result.servers]})
+        self._doc(result_json(
+            "build", None, result.report, verdict(result, self.strict),
+            siteDir=str(result.site_dir), written=result.written, cardUrl=result.card_url,
+            hosts=[{"host": h, "acap": "adds" if o else "whole"}
+                   for h, o in result.overlay.items()],
+            servers=[f"{result.site_dir}/{s}" for s in result.servers],
+            notices=list(result.notices)))
         if not result.ok:
             self.err(_not_built(result))
 
     def batch(self, result: BatchResult, options: BatchOptions) -> None:
-        errors, warnings = result.totals()
-        self._doc({
-            "site": str(result.site_dir), "written": result.written,
-            "operators": [{"config": str(o.config), "built": o.built, "card": o.card_url,
-                           "findings": [finding_json(f) for f in o.report.sorted()]}
-                          for o in result.outcomes],
-            "kept": result.kept, "pruned": result.pruned,
-            "findings": [finding_json(f) for f in result.report.sorted()],
-            "errors": errors, "warnings": warnings,
-        })
+        operators = [result_json("build", str(o.config), o.report, o.built and o.report.passes(
+            self.strict), built=o.built, cardUrl=o.card_url, notices=list(o.notices))
+                     for o in result.outcomes]
+        whole = result_json("batch", str(result.site_dir), result.report,
+                            bool(result.outcomes) and not result.failed
+                            and result.report.passes(self.strict),
+                            written=result.written, kept=result.kept, pruned=result.pruned)
+        self._doc(*operators, whole)
 
     def _card_check(self, result: CardCheck) -> dict[str, Any]:
-        return {"card": result.source, "url": result.url,
-                **report_json(result.report),
-                "skipped": [{"rule": r, "checked": how, "reason": why}
-                            for r, how, why in result.skipped]}
+        return result_json("card", result.source, result.report, verdict(result, self.strict),
+                           url=result.url,
+                           skipped=[{"rule": r, "checked": how, "reason": why}
+                                    for r, how, why in result.skipped],
+                           notJudged=_not_judged(result))
 
     def _live(self, result: LiveCheck) -> dict[str, Any]:
-        return {"ok": result.ok, "card": vars(result.card),
-                "jwks": [vars(f) for f in result.jwks.values()],
-                "signatures": [vars(s) for s in result.signatures],
-                "findings": [finding_json(f) for f in result.report.sorted()]}
+        return result_json("live", result.card.url, result.report,
+                           result.ok and result.report.passes(self.strict),
+                           card=vars(result.card),
+                           jwks=[vars(f) for f in result.jwks.values()],
+                           signatures=[vars(s) for s in result.signatures])
 
     def card_check(self, result: CardCheck, live: LiveCheck | None = None) -> None:
-        if live is None:
-            self._doc(self._card_check(result))
-        else:
-            self._doc({"check": self._card_check(result), "live": self._live(live)})
+        self._doc(self._card_check(result), *([self._live(live)] if live is not None else []))
 
     def checks(self, results: list[CardCheck | OperatorCheck]) -> None:
         docs = []
         for result in results:
             card, _ = _split(result)
             docs.append(self._card_check(card) if card is not None else
-                        {"operator": result.source, **report_json(result.report)})
-        if len(docs) == 1:
-            self._doc(docs[0])
-        else:
-            self.out(json.dumps(docs, indent=2, ensure_ascii=False))
+                        result_json("operator", result.source, result.report,
+                                    verdict(result, self.strict)))
+        self._doc(*docs)
 
     def live(self, result: LiveCheck, ok: bool) -> None:
-        self._doc(self._live(result))
+        self._doc({**self._live(result), "ok": ok})
 
     def verification(self, result: Verification) -> None:
-        self._doc({"card": result.source, "ok": result.ok, "jwks": result.jwks_source,
-                   "signatures": [vars(s) for s in result.signatures],
-                   "findings": [finding_json(f) for f in result.report.sorted()]})
+        self._doc(result_json("verification", result.source, result.report, verdict(result),
+                              jwks=result.jwks_source,
+                              signatures=[vars(s) for s in result.signatures]))
 
     def publish(self, result: PublishResult, dry_run: bool) -> None:
-        self._doc({
-            "ok": result.ok,
-            "hosts": [{
-                "host": h.target.host, "target": h.target.describe(), "outcome": h.outcome,
-                "acap": "adds" if h.target.overlay else "whole", "commit": h.commit,
-                "added": h.plan.added if h.plan else [],
-                "changed": h.plan.changed if h.plan else [],
-                "removed": h.plan.removed if h.plan else [],
-            } for h in result.hosts],
-            "findings": [finding_json(f) for f in result.report.sorted()],
-        })
+        self._doc(result_json("publish", None, result.report, verdict(result), dryRun=dry_run,
+                              hosts=[{
+            "host": h.target.host, "target": h.target.describe(), "outcome": h.outcome,
+            "acap": "adds" if h.target.overlay else "whole", "commit": h.commit,
+            "added": h.plan.added if h.plan else [],
+            "changed": h.plan.changed if h.plan else [],
+            "removed": h.plan.removed if h.plan else [],
+        } for h in result.hosts]))
 
+    def reply_check(self, result: ReplyCheck, strict: bool) -> None:
+        self._reply_notes(result)
+        self._doc(result_json("reply", None, result.report, verdict(result, strict),
+                              activated=result.activated, assumed=result.assumed,
+                              notJudged=_not_judged(result)))
 
     def probe(self, result: ProbeResult, strict: bool) -> None:
-        # an agent's words are in it (replies, errors): every control, format or
-        # separator character written as a JSON escape, the text unchanged once parsed
-        self.out(json_escaped({
-            "url": result.url, "card": result.card_url, "read": result.read,
-            "verified": result.verified,
-            "interface": result.interface, "ok": result.passes(strict),
-            "requests": result.requests,
-            "cases": [{"case": label, "skill": sid, "ok": not any(f.level == "error"
-                                                                  for f in found),
-                       "findings": [finding_json(f) for f in found]}
-                      for label, sid, found in result.cases],
-            "notJudged": [{"what": w, "why": y} for w, y in result.not_judged],
-            "exchanges": [vars(e) for e in result.exchanges],
-            **report_json(result.report),
-        }))
-
-
-#: The reporter of each ``--format``.
-REPORTERS: dict[str, type[Reporter]] = {r.name: r for r in (TextReporter, JsonReporter)}
+        self._doc(result_json(
+            "probe", result.url, result.report, verdict(result, strict),
+            card=result.card_url, read=result.read, verified=result.verified,
+            interface=result.interface, requests=result.requests,
+            cases=[{"case": label, "skill": sid,
+                    "ok": not any(f.level == "error" for f in found),
+                    "findings": [finding_json(f) for f in found]}
+                   for label, sid, found in result.cases],
+            notJudged=[{"what": w, "why": y} for w, y in result.not_judged],
+            exchanges=[vars(e) for e in result.exchanges]))
 
 
 class JUnitReporter(Reporter):
@@ -631,8 +793,3 @@ class JUnitReporter(Reporter):
         suite.set("failures", str(failures))
         suite.set("skipped", str(len(skipped)))
         self.out(ET.tostring(suite, encoding="unicode", xml_declaration=True))
-
-
-#: The reporter of each ``acap probe --format`` (JUnit XML is the probe's alone).
-PROBE_REPORTERS: dict[str, type[Reporter]] = {r.name: r for r in (TextReporter, JsonReporter,
-                                                                   JUnitReporter)}

@@ -22,7 +22,7 @@ from acap import schemas
 from acap.findings import Finding, Location
 from acap.load._files import Root, given_root
 from acap.load._schema_findings import schema_findings, text_findings
-from acap.load._yaml import START_HINT, Loaded, QuickLoaded, load_file
+from acap.load._yaml import START_HINT, Loaded, QuickLoaded, load_bytes, load_file
 from acap.uris import card_url, jwks_url
 
 DEFAULT_KEY_FILE = ".acap/signing-key.pem"
@@ -242,7 +242,8 @@ def _a_label(host: str) -> str:
 
 
 def load_operator(path: str | Path, display: str | None = None, *,
-                  inside: Sequence[Path] | None = None, quick: bool = False) -> OperatorConfig:
+                  inside: Sequence[Path] | None = None, quick: bool = False,
+                  raw: bytes | None = None) -> OperatorConfig:
     """Load operator.yaml and check it against ``operator.schema.json``.
 
     Args:
@@ -256,6 +257,10 @@ def load_operator(path: str | Path, display: str | None = None, *,
             :data:`acap.load._yaml.SHALLOW`, deeper places found when a finding asks
             for one (:class:`acap.load._yaml.QuickLoaded`); any other is loaded the
             located way. The data and every finding are the same either way.
+        raw: the file's bytes when they come from elsewhere (``acap check -``: standard
+            input, read by the caller within :data:`acap.load._yaml.MAX_BYTES` + 1);
+            ``path`` is then not read, only where the file stands (its folder holds
+            operator.private.yaml and templates/). Always loaded the located way.
 
     Returns:
         An :class:`OperatorConfig`; ``findings`` holds every loading and schema
@@ -264,7 +269,10 @@ def load_operator(path: str | Path, display: str | None = None, *,
     """
     p = Path(path)
     schema = schemas.schema(schemas.OPERATOR)
-    loaded = load_file(p, schema, display or str(path), inside=inside, quick=quick)
+    if raw is not None:
+        loaded: Loaded | QuickLoaded = load_bytes(raw, schema, display or str(path))
+    else:
+        loaded = load_file(p, schema, display or str(path), inside=inside, quick=quick)
     if isinstance(loaded, QuickLoaded):
         if isinstance(loaded.data, dict) and not schemas.errors(schemas.OPERATOR, loaded.data):
             return OperatorConfig(p, loaded, text_findings(loaded, schemas.OPERATOR, set()))

@@ -176,11 +176,20 @@ def connect(address: SftpAddress) -> tuple[paramiko.SSHClient, paramiko.SFTPClie
     Raises:
         TargetRefused: ``PUBLISH-HOST-KEY`` (an unknown or changed host key, a missing
             known_hosts file) or ``PUBLISH-FAILED`` (no connection, the login refused,
-            no SFTP); acap sent nothing but the SSH handshake.
+            no SFTP); acap sent nothing but the SSH handshake. ``ACAP-EXTRA``: paramiko
+            (the ``sftp`` extra) is not installed; nothing was sent.
     """
     import logging  # start-up: only to quiet paramiko's log
 
-    import paramiko  # start-up: paramiko only for an SFTP target
+    try:
+        import paramiko  # start-up: paramiko only for an SFTP target
+    except ImportError:  # the sftp extra: not in a default install (CHANGELOG)
+        raise TargetRefused(
+            "publishing over SFTP needs acap's sftp extra (paramiko), which is not "
+            "installed; nothing was sent",
+            "in your copy of acap's repository, run pip install '.[sftp]' (or install "
+            "acap[sftp] as you installed acap), then acap publish again",
+            rule="ACAP-EXTRA") from None
 
     # paramiko logs a dropped connection from its own thread; acap reports it as a finding.
     logging.getLogger("paramiko").addHandler(logging.NullHandler())

@@ -4,6 +4,8 @@
 * ``on-request-extension.schema.json``: the extension's ``params`` (root) and
   the §6.1 reply object (``#/$defs/reply``); ``$id`` under the extension URI.
 * ``a2a-agent-card.schema.json``: the A2A 1.0 AgentCard, from a2a.proto v1.0.1.
+* ``acap-output.schema.json``: what ``acap ... --format json`` prints (acap's own, not the
+  extension's: not published with the specification site, not in :data:`ALL`).
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ OPERATOR = "operator.schema.json"
 EXTENSION = "on-request-extension.schema.json"
 AGENT_CARD = "a2a-agent-card.schema.json"
 ALL = (OPERATOR, EXTENSION, AGENT_CARD)
+OUTPUT = "acap-output.schema.json"
 
 
 def schema_bytes(name: str) -> bytes:
     """The exact bytes of a shipped schema file (published byte for byte).
 
     Raises:
-        FileNotFoundError: ``name`` is not one of :data:`ALL`.
+        FileNotFoundError: ``name`` is not one of :data:`ALL` or :data:`OUTPUT`.
     """
     return package_path("schemas", name).read_bytes()
 

@@ -32,6 +32,7 @@ import hashlib
 import json
 import mimetypes
 import os
+import re
 import stat
 import threading
 import time
@@ -136,7 +137,9 @@ class PreviewServer:
         """What a person opens first, as preview URLs: ``[("the card", url), ("where a
         person asks", url), ...]``, from the manifest's card address and the personEntry
         pages of the built card (On Request extension, OR-3.4), in the card's order,
-        each once. Empty when site/ holds no card; never raises."""
+        each once; a ``tel:`` personEntry is named as the phone number it is
+        (``("a phone number to ask", "+34 961 23 45 67")``), never as an address. Empty
+        when site/ holds no card; never raises."""
         man = read_manifest(self.site_dir)
         card_url = man.card if man is not None else None
         if not card_url:
@@ -152,7 +155,12 @@ class PreviewServer:
         except (OSError, ValueError, AttributeError, TypeError, AcapError):
             return out  # a card acap did not write: the card's address is enough
         for entry in dict.fromkeys(e for e in entries if isinstance(e, str)):
-            out.append(("where a person asks", self.preview_url(entry)))
+            phone = _TEL.fullmatch(entry)
+            if phone:  # a number to call: no preview address, the number itself
+                out.append(("a phone number to ask", phone[1].replace("-", " ")
+                            + (f" ({phone[2].lstrip(';')})" if phone[2] else "")))
+            elif entry.lower().startswith("https://"):
+                out.append(("where a person asks", self.preview_url(entry)))
         return out
 
     def stop(self) -> None:
@@ -169,6 +177,12 @@ class PreviewServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+#: A ``tel:`` personEntry as acap writes it (RFC 3966 global number: ``+``, digits and
+#: hyphens, and parameters such as ``;ext=12``), and nothing else: what is printed.
+_TEL = re.compile(r"tel:(\+[0-9][0-9-]{1,40})((?:;[a-z0-9-]{1,20}=[0-9a-z+-]{1,20}){0,3})",
+                  re.IGNORECASE | re.ASCII)
 
 
 def site_hosts(site_dir: Path) -> list[str]:

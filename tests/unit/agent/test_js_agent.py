@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from acap.cli import cli
-from support.agents import PRICE, build_example, connect_args
+from support.agents import PRICE, build_example, connect_args, probe_json
 from support.sdks import JS_DIR
 
 
@@ -50,7 +50,7 @@ def js_agent(config: Path, breaks: str | None = None) -> Iterator[str]:
 def probe(base: str, *args: str) -> tuple[int, dict[str, Any]]:
     result = CliRunner().invoke(cli, ["probe", "https://example.com", *connect_args(base),
                                       "--delay", "0", "--format", "json", *args])
-    return result.exit_code, json.loads(result.stdout)
+    return result.exit_code, probe_json(result.stdout)
 
 
 def test_the_javascript_agent_passes_the_probe_with_no_finding(config: Path,

@@ -25,7 +25,7 @@ from starlette.routing import Route
 from acap.agent import BuiltCard, card_routes
 from acap.agent._probe_net import MAX_RESPONSE
 from acap.cli import cli
-from support.agents import build_example, connect_args, serving
+from support.agents import build_example, connect_args, probe_json, serving
 from support.paths import REPO
 
 CARD = "https://example.com"
@@ -117,7 +117,7 @@ def test_a_trickling_stream_is_cut_at_the_timeout(built: BuiltCard) -> None:
         result = CliRunner().invoke(cli, ["probe", CARD, *connect_args(base), "--delay", "0",
                                           "--streaming", "--max-prompts", "1", "--timeout",
                                           "2", "--deadline", "300", "--format", "json"])
-    doc = json.loads(result.stdout)
+    doc = probe_json(result.stdout)
     assert result.exit_code == 1
     msgs = {f["message"] for f in doc["findings"] if f["rule"] == "PROBE-REQUEST"}
     assert msgs and all("took longer than 2 s (--timeout)" in m for m in msgs), doc["findings"]
@@ -149,7 +149,7 @@ def test_an_agents_escape_bytes_reach_no_format_raw(evil: str, fmt: str) -> None
     assert "RED" in shown and "evil" in shown  # the error is reported ...
     assert not any(c in shown for c in RAW), repr(shown[:400])  # ... but nothing raw
     if fmt == "json":
-        doc = json.loads(result.stdout)  # and the JSON says exactly what the agent said
+        doc = probe_json(result.stdout)  # and the JSON says exactly what the agent said
         errors = [e["error"] for e in doc["exchanges"]]
         assert errors and all("\x1b[2J\x1b[31mRED" in e and "\u202eevil" in e
                               for e in errors), errors
@@ -174,7 +174,7 @@ def test_what_the_deadline_cut_off_is_not_run_never_ok(built: BuiltCard) -> None
                                               "--format", fmt])
             assert result.exit_code == 1
             if fmt == "json":
-                doc = json.loads(result.stdout)
+                doc = probe_json(result.stdout)
                 assert doc["cases"] == []
                 not_run = {n["what"] for n in doc["notJudged"] if n["why"].startswith(
                     "not run: the deadline (2 s)")}
@@ -234,7 +234,7 @@ def test_the_card_is_read_in_every_coding_the_probe_asks_for(built: BuiltCard,
     with serving(app) as base:
         result = CliRunner().invoke(cli, ["probe", CARD, *connect_args(base), "--delay", "0",
                                           "--unary", "--max-prompts", "1", "--format", "json"])
-    doc = json.loads(result.stdout)
+    doc = probe_json(result.stdout)
     assert doc["verified"], doc["findings"]
 
 
@@ -252,7 +252,7 @@ def test_a_coding_the_probe_did_not_ask_for_is_refused(built: BuiltCard, header:
     with serving(Starlette(routes=[Route("/.well-known/agent-card.json", card)])) as base:
         result = CliRunner().invoke(cli, ["probe", CARD, *connect_args(base), "--delay", "0",
                                           "--format", "json"])
-    doc = json.loads(result.stdout)
+    doc = probe_json(result.stdout)
     assert result.exit_code == 1
     assert [f["rule"] for f in doc["findings"]] == ["PROBE-CARD"]
     assert why in doc["findings"][0]["message"]

@@ -42,12 +42,15 @@ def chapel(config: Path) -> Iterator[str]:
 
 
 def probe(*args: str) -> tuple[int, Any]:
-    """Run ``acap probe ... --format json``; returns the exit status and the document."""
+    """Run ``acap probe ... --format json``; returns the exit status and the document's
+    one result (the probe's members) with the document's totals."""
     result = CliRunner().invoke(cli, ["probe", *args, "--delay", "0", "--format", "json"])
     try:
-        return result.exit_code, json.loads(result.stdout)
+        doc = json.loads(result.stdout)
     except ValueError:
         raise AssertionError(result.output) from None
+    [one] = doc["results"]
+    return result.exit_code, {**doc, **one}
 
 
 def rules(doc: dict[str, Any]) -> set[str]:

@@ -28,6 +28,7 @@ from support.agents import (
     connect_args,
     example_module,
     opened,
+    probe_json,
     serving,
     words_received,
 )
@@ -38,7 +39,7 @@ LEAKS = ("£1,395", "1,395", "1395")
 def probe(base: str, *args: str) -> tuple[int, dict[str, Any]]:
     result = CliRunner().invoke(cli, ["probe", "https://example.com", *connect_args(base),
                                       "--delay", "0", "--format", "json", *args])
-    return result.exit_code, json.loads(result.stdout)
+    return result.exit_code, probe_json(result.stdout)
 
 
 def leaked(doc: dict[str, Any]) -> bool:

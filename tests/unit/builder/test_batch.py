@@ -553,7 +553,9 @@ def test_batch_json_counts_every_operator_s_findings(tmp_path: Path) -> None:
                                    str(tmp_path / "site"), "--format", "json"])
     out = json.loads(res.stdout)
     assert (out["errors"], out["warnings"]) == (1, 0)
-    assert [o["built"] for o in out["operators"]] == [False, True]
+    operators = [r for r in out["results"] if r["kind"] == "build"]
+    assert [o["built"] for o in operators] == [False, True]
+    assert [r["kind"] for r in out["results"]][-1] == "batch"
     text = CliRunner().invoke(cli, ["build", str(tmp_path / "ops"), "--site-dir",
                                     str(tmp_path / "site")])
     assert "1 error, 0 warnings in 2 operator files" in text.stderr

@@ -277,13 +277,14 @@ def test_json_format_for_ci(example: Path) -> None:
     # the example's OR-5.5 warning (assistantAccess: true) is reported beside the errors
     assert sorted((f["rule"], f["level"]) for f in doc["findings"]) == [
         ("OR-5.5", "warning"), ("SCHEMA-REQUIRED", "error"), ("SCHEMA-UNKNOWN-KEY", "error")]
-    assert (doc["hosts"], doc["servers"]) == ([], [])  # nothing built
+    [built] = doc["results"]
+    assert (built["hosts"], built["servers"]) == ([], [])  # nothing built
     example.write_text(text.replace("  verison: 1\n", "  version: 1.0.0\n"), encoding="utf-8")
     res = acap("build", "-c", str(example), "--format", "json", "--no-spec-site")
-    doc = json.loads(res.stdout)
-    assert doc["hosts"] == [{"host": "ask.example.com", "acap": "whole"},
-                            {"host": "example.com", "acap": "adds"}]
-    assert doc["servers"] == [f"{example.parent / 'site'}/.servers/example.com"]
+    [built] = json.loads(res.stdout)["results"]
+    assert built["hosts"] == [{"host": "ask.example.com", "acap": "whole"},
+                              {"host": "example.com", "acap": "adds"}]
+    assert built["servers"] == [f"{example.parent / 'site'}/.servers/example.com"]
 
 
 def test_python_dash_m_acap(example: Path) -> None:

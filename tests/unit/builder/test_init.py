@@ -11,9 +11,11 @@ import yaml
 from click.testing import CliRunner
 
 from acap.builder import ACTION_PLACEHOLDER, init_project
+from acap.builder import _init_project as ip
 from acap.builder._init_project import FILES
 from acap.card import verify_card
 from acap.cli import cli, report_text
+from support.languages import WORDS
 from support.publishing import git, snapshot
 
 PROJECT_FILES = sorted(FILES.values())
@@ -88,15 +90,24 @@ def test_the_workflow_uses_the_acap_action_and_current_action_majors(tmp_path: P
     # PyYAML reads the key `on` as YAML 1.1's true; GitHub reads it as "on".
     triggers = data.get("on", data.get(True))
     assert triggers["push"]["branches"] == ["main"]
-    assert data["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    # least privilege: nothing for the workflow, each job what it needs
+    assert data["permissions"] == {}
+    assert data["jobs"]["build"]["permissions"] == {"contents": "read"}
+    assert data["jobs"]["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
     build, deploy = data["jobs"]["build"]["steps"], data["jobs"]["deploy"]["steps"]
     assert [s["uses"] for s in build] == [
         "actions/checkout@v7",
         "SET-ACAP-REPOSITORY-AND-COMMIT-HERE",
     ]
+    assert build[0]["with"] == {"persist-credentials": False}
     assert build[1]["with"] == {"signing-key": "${{ secrets.ACAP_SIGNING_KEY }}"}
     assert data["jobs"]["deploy"]["needs"] == "build"
     assert [s["uses"] for s in deploy] == ["actions/deploy-pages@v5"]
+    # the deploy job runs only when the build says so (not on acap init's placeholders):
+    # the action's output, the build job's output, the deploy job's condition
+    assert build[1]["id"] == "acap"
+    assert data["jobs"]["build"]["outputs"] == {"publish": "${{ steps.acap.outputs.publish }}"}
+    assert data["jobs"]["deploy"]["if"] == "needs.build.outputs.publish == 'true'"
 
 
 def test_the_workflow_says_what_it_deploys_and_what_to_do_for_the_others(
@@ -183,3 +194,74 @@ def test_the_first_build_with_your_own_hosts_replaces_the_placeholder_build(
     other = runner.invoke(cli, ["build"])
     assert other.exit_code == 1
     assert "holds the build of another card, https://dental.example/" in other.stderr
+
+
+# -- acap init --language (issue 23) -----------------------------------------------------------
+
+def _data_shape(node: Any) -> Any:
+    """The structure of YAML data with every text replaced by a marker: what must be the
+    same in every language (keys, ids, URLs, kinds, numbers, true/false, list lengths)."""
+    if isinstance(node, dict):
+        return {k: (v if k in ("id", "kind", "binding", "protocolVersion", "version",
+                               "keyFile", "cname", "website", "url", "personEntry",
+                               "email") else _data_shape(v)) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_data_shape(v) for v in node]
+    return "TEXT" if isinstance(node, str) else node
+
+
+def test_init_speaks_every_language_acap_has_page_words_for() -> None:
+    from acap.builder import init_languages
+    from support.languages import shipped_languages
+
+    assert init_languages() == shipped_languages()  # en first, then the same tags
+
+
+@pytest.mark.parametrize("tag", ["ca", "ca-ES-valencia", "de", "de-CH", "es", "fr", "it",
+                                 "nl", "pt", "pt-BR", "pt-PT"])
+def test_init_language_writes_operator_yaml_in_that_language(tmp_path: Path, tag: str) -> None:
+    """The comments and placeholders are the operator's language, the page is in it, and
+    the project builds with no finding at all: the same structure as the English one."""
+    from acap.builder import BuildOptions, build, init_language
+    from support.pages import page_text
+
+    res = CliRunner().invoke(cli, ["init", str(tmp_path), "--language", tag])
+    assert res.exit_code == 0, res.output
+    text = (tmp_path / "operator.yaml").read_text(encoding="utf-8")
+    english = ip.template_text("operator.yaml")
+    comments = {line.strip() for line in text.splitlines() if line.lstrip().startswith("#")}
+    english_comments = {line.strip() for line in english.splitlines()
+                        if line.lstrip().startswith("#") and len(line.strip()) > 30
+                        and "yaml-language-server" not in line and "acap " not in line
+                        and "http" not in line and ":" not in line.split("#", 2)[-1][:12]}
+    assert not comments & english_comments, sorted(comments & english_comments)
+    data, reference = yaml.safe_load(text), yaml.safe_load(english)
+    assert data["page"] == {"languages": [tag]} and data["contact"]["languages"] == [tag]
+    del data["page"]
+    reference["contact"]["languages"] = [tag]
+    assert _data_shape(data) == _data_shape(reference)
+    assert data["operator"]["name"] != reference["operator"]["name"]  # placeholder translated
+    result = build(BuildOptions(config=tmp_path / "operator.yaml", spec_site=False,
+                                write=False))
+    assert result.report.findings == [], report_text(result.report)
+    page = page_text(result, "example.org/ask/index.html")
+    assert f'<html lang="{tag}"' in page
+    words = yaml.safe_load((WORDS / f"{init_language(tag)}.yaml").read_text("utf-8"))
+    assert words["howHeading"].replace("'", "&#39;") in page
+
+
+def test_init_language_acap_has_no_words_for_is_refused_and_writes_nothing(
+        tmp_path: Path) -> None:
+    res = CliRunner().invoke(cli, ["init", str(tmp_path / "p"), "--language", "cy"])
+    assert res.exit_code == 2
+    assert "acap has no operator.yaml in 'cy'" in res.stderr
+    assert "acap words cy" in res.stderr
+    assert not (tmp_path / "p").exists()
+
+
+def test_english_stays_the_default_and_keeps_its_page_commented(tmp_path: Path) -> None:
+    assert CliRunner().invoke(cli, ["init", str(tmp_path / "a")]).exit_code == 0
+    assert CliRunner().invoke(cli, ["init", str(tmp_path / "b"), "-l", "en-GB"]).exit_code == 0
+    a = (tmp_path / "a" / "operator.yaml").read_text(encoding="utf-8")
+    b = (tmp_path / "b" / "operator.yaml").read_text(encoding="utf-8")
+    assert a == b and "# page:\n#   languages: [en]" in a

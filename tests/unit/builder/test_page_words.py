@@ -33,8 +33,8 @@ def _texts(tag: str) -> dict[str, str]:
     return data
 
 
-def test_acap_ships_seven_languages_besides_english() -> None:
-    assert shipped_languages() == ["en", "de", "es", "fr", "it", "nl", "pt", "pt-PT"]
+def test_acap_ships_eight_languages_besides_english() -> None:
+    assert shipped_languages() == ["en", "ca", "de", "es", "fr", "it", "nl", "pt", "pt-PT"]
 
 
 @pytest.mark.parametrize("tag", shipped_languages()[1:])

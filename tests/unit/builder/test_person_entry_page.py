@@ -774,8 +774,10 @@ def test_a_person_entry_naming_a_pdf_gets_no_page_and_a_warning(tmp_path: Path) 
     assert "ask.example.com/prices.pdf" not in result.files
     [w] = [f for f in result.report.warnings if f.rule == "PAGE-PATH"]
     assert "prices.pdf" in w.message and w.location.line is not None
-    # the other skill still has its page, now listing only itself
-    assert "Service costs" not in scan(page_text(result, TALK)).all_text()
+    # the other skill still has its page; it lists this one too, linked to where it is asked
+    page = scan(page_text(result, TALK))
+    assert "Service costs" in page.all_text()
+    assert "/prices.pdf" in [a.get("href") for a in page.find("a")]
 
 
 def test_a_person_entry_at_a_host_root_is_that_hosts_index(tmp_path: Path) -> None:
@@ -790,3 +792,69 @@ def test_a_person_entry_at_a_host_root_is_that_hosts_index(tmp_path: Path) -> No
     assert "What you can ask us about" in s.all_text()
     assert s.find("a", hreflang="fr")[0]["href"] == "/fr/"
     assert "ask.example.com/fr/index.html" in result.files
+
+
+# -- every on-request skill on the page, and the ones asked by phone (issue 23) ----------------
+
+def test_a_skill_asked_by_phone_only_is_on_the_page_with_its_number(tmp_path: Path) -> None:
+    """The page where a person asks lists every on-request skill: one asked by phone
+    with its number (a tel: link), one asked at another page with a link to it, so that
+    nobody who came for one thing misses that they can phone about another."""
+    data = example_data()
+    pricing = next(s for s in data["skills"] if s["id"] == "service-pricing")
+    by_phone = {**pricing, "id": "repatriation", "name": "Repatriation from abroad",
+                "forPeople": "Bringing someone home from another country.",
+                "personEntry": "tel:+34 961 23 45 67"}
+    elsewhere = {**pricing, "id": "memorials", "name": "Memorial stones",
+                 "forPeople": "Stones and plaques.",
+                 "personEntry": "https://ask.example.com/memorials"}
+    data["skills"] += [by_phone, elsewhere]
+    result = run_build(write_yaml(tmp_path, data))
+    assert result.report.ok, report_text(result.report)
+    page = scan(page_text(result, TALK))
+    text = page.all_text()
+    for name in ("Service costs", "Repatriation from abroad", "Memorial stones"):
+        assert name in text, name
+    tel = [a["href"] for a in page.find("a") if a.get("href", "").startswith("tel:+34")]
+    assert tel == ["tel:+34-961-23-45-67"]
+    assert "Telephone: +34 961 23 45 67" in text
+    assert "/memorials" in [a.get("href") for a in page.find("a")]
+    # and the page at /memorials lists the others, /talk among them
+    other = scan(page_text(result, "ask.example.com/memorials/index.html"))
+    assert "/talk" in [a.get("href") for a in other.find("a")]
+    assert "tel:+34-961-23-45-67" in [a.get("href") for a in other.find("a")]
+
+
+def test_the_phone_line_is_in_the_page_s_language(tmp_path: Path) -> None:
+    data = example_data()
+    data["skills"][1]["personEntry"] = "tel:+34 961 23 45 67"  # service-pricing, by phone
+    data["page"] = {"languages": ["ca"]}
+    result = run_build(write_yaml(tmp_path, data))
+    assert result.report.errors == [], report_text(result.report)
+    text = scan(page_text(result, TALK)).all_text()
+    assert "Telèfon: +34 961 23 45 67" in text
+
+
+def test_valencian_is_named_as_its_speakers_name_it(tmp_path: Path) -> None:
+    """ca-ES-valencia is "valencià" (CLDR's name of the variant), never "catalán" or
+    "català (Espanya, valencià)"; in Spanish "valenciano", in English "Valencian"."""
+    assert words.language_name("ca-ES-valencia", "ca") == "valencià"
+    assert words.language_name("ca-ES-valencia", "ca-ES-valencia") == "valencià"
+    assert words.language_name("ca-ES-valencia", "es") == "valenciano"
+    assert words.language_name("ca-ES-valencia", "en") == "Valencian"
+    assert words.autonym("ca-ES-valencia") == "Valencià"
+    assert words.language_name("ca-valencia", "es") == "valenciano"
+    assert words.language_name("ca", "es") == "catalán"  # plain Catalan stays Catalan
+    assert words.language_name("ca-x-valencia", "es") == "catalán"  # private use: no variant
+    data = example_data()
+    data["page"] = {"languages": ["ca-ES-valencia", "es"]}
+    data["contact"]["languages"] = ["ca-ES-valencia", "es"]
+    result = run_build(write_yaml(tmp_path, data))
+    page = scan(page_text(result, TALK))
+    text = page.all_text()
+    assert "L'atenem en" in text and "valencià, espanyol" in text  # Catalan words, ca.yaml
+    html = page_text(result, TALK)
+    assert '<span aria-current="page" lang="ca-ES-valencia">Valencià</span>' in html
+    assert "catal" not in text.lower()
+    spanish = scan(page_text(result, "ask.example.com/talk/es/index.html")).all_text()
+    assert "valenciano, español" in spanish

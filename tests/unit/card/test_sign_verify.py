@@ -370,8 +370,9 @@ def test_verify_json_output(tmp_path: Path) -> None:
     assert out.exit_code == 0
     doc = json.loads(out.stdout)
     assert doc["ok"] is True
-    assert doc["signatures"] == [{"index": 0, "kid": "chapel-1", "alg": "ES256", "jku": JKU,
-                                  "valid": True, "reason": "valid", "checked": True}]
+    assert doc["results"][0]["signatures"] == [
+        {"index": 0, "kid": "chapel-1", "alg": "ES256", "jku": JKU, "valid": True,
+         "reason": "valid", "checked": True}]
 
 
 def test_verify_usage_error_exits_2() -> None:

@@ -52,7 +52,9 @@ def test_a_token_in_a_git_remote_is_never_printed(tmp_path: Path, fmt: str) -> N
     assert "https://***@127.0.0.1:9/YOU/site.git" in out
     if fmt == "json":
         doc = json.loads(out[:out.rindex("}") + 1])
-        assert doc["hosts"][0]["target"] == "branch gh-pages of https://***@127.0.0.1:9/YOU/site.git"
+        [published] = doc["results"]
+        assert published["hosts"][0]["target"] == \
+            "branch gh-pages of https://***@127.0.0.1:9/YOU/site.git"
     # the same from operator.yaml
     publish_to(config, "example.com", remote=remote)
     do_build(config)

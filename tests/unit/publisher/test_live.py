@@ -159,7 +159,8 @@ def test_connect_to_is_a_route_not_a_redirect(site: Path) -> None:
                                        "--connect-to", f"example.com={local}"])
         assert out.exit_code == 0, out.output
         doc = json.loads(out.stdout)
-        assert [(f["rule"], f["message"]) for f in doc["check"]["findings"]
+        check = next(r for r in doc["results"] if r["kind"] == "card")
+        assert [(f["rule"], f["message"]) for f in check["findings"]
                 if f["rule"] == "CARD-URL"] == []
         text = CliRunner().invoke(cli, ["check", CARD, "--live", "--site-dir", str(site),
                                         "--connect-to", f"example.com={local}"])

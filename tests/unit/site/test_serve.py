@@ -292,3 +292,20 @@ def test_a_port_in_use_is_reported_before_any_build(tmp_path: Path) -> None:
     assert res.exit_code == 1
     assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in res.stderr
     assert not (tmp_path / "site").exists()  # nothing was built
+
+
+def test_a_tel_person_entry_is_named_as_the_phone_number_it_is(tmp_path: Path) -> None:
+    """acap serve once printed ``http://.localhost:8011+34-961-23-45-67`` for a tel:
+    personEntry: a phone number has no preview address; it is named as a number."""
+    config = project(tmp_path, replace={
+        "personEntry: https://ask.example.com/talk   # where a person asks":
+        'personEntry: "tel:+34 961 23 45 67"'})
+    assert build(BuildOptions(config=config, spec_site=False)).ok
+    with start_preview(config.parent / "site", port=0) as server:
+        points = server.entry_points()
+    port = server.port
+    assert points == [
+        ("the card", f"http://example.com.localhost:{port}/.well-known/agent-card.json"),
+        ("a phone number to ask", "+34 961 23 45 67"),
+        ("where a person asks", f"http://ask.example.com.localhost:{port}/talk")]
+    assert not [url for _, url in points if "+34" in url and "localhost" in url]

@@ -128,18 +128,26 @@ class OperatorInfo(NamedTuple):
 
 class Skill(NamedTuple):
     """An entry of ``asks`` or ``staff``: the skill ``id``, ``name`` and ``description``
-    (:class:`Text`).
+    (:class:`Text`), and for an on-request skill asked somewhere else than on this page,
+    where.
 
     ``description`` is what the page says about the skill to the person reading it:
     the skill's ``forPeople`` text, else its description (written for agents) without
     the sentences that only say it is given on request
     (:func:`acap.builder.pages._person_text.clean_description`). It may be empty (false in
     a template's ``{% if %}``) when the description said nothing else.
+
+    ``phone``: the :class:`~acap.card._person_entry.Phone` of a skill whose personEntry
+    is a ``tel:`` number (asked by phone), else ``None``; ``elsewhere``: the address of a
+    skill asked at another page (a path on this host, else the URL), else ``""``. Both
+    empty: the skill is asked here.
     """
 
     id: str
     name: Text
     description: Text
+    phone: Phone | None = None
+    elsewhere: str = ""
 
 
 class Contact(NamedTuple):
@@ -640,7 +648,7 @@ def person_entry_pages(cfg: OperatorConfig, t: templating.Templates) -> Rendered
     if any(f.level == "error" for f in out.findings):
         return out
     pages = entry_pages(cfg)
-    shown = [s for p in pages for _, s in p.skills]
+    shown = [s for _, s in cfg.on_request_skills()]  # every page lists them all
     shown += [s for _, s in cfg.skills() if s.get("reachesStaff") is True]
     shown = list({id(s): s for s in shown}.values())
     out.findings += _translation_warnings(cfg, plan, shown if pages else [])
@@ -660,8 +668,7 @@ def person_entry_pages(cfg: OperatorConfig, t: templating.Templates) -> Rendered
                           other == lang)
                 for other, u in zip(plan.languages, urls, strict=True))
             info = PageInfo(lang, direction(lang), url, urlsplit(url).path or "/", alternates)
-            texts = _Texts(cfg, plan, lang)
-            asks = tuple(texts.skill(s) for _, s in ep.skills)
+            asks = _asks(cfg, _Texts(cfg, plan, lang), ep)
             ctx = _context(cfg, plan, lang, info, asks, ())
             html, found = render_page(cfg, t, "person-entry.html", ctx, ep.host)
             out.findings += found
@@ -670,6 +677,30 @@ def person_entry_pages(cfg: OperatorConfig, t: templating.Templates) -> Rendered
                 twin = html_twin(url)
                 out.files += [(rel, url, data) for rel in (url_to_path(url), twin) if rel]
     return out
+
+
+def _asks(cfg: OperatorConfig, texts: _Texts, page: EntryPage) -> tuple[Skill, ...]:
+    """What the personEntry ``page`` lists: every on-request skill of the operator, in
+    operator.yaml's order, so that a person who came to ask one thing learns what else
+    they can ask and where. A skill asked on this page is plain; one asked by phone
+    carries its number (``phone``); one asked at another page carries that address
+    (``elsewhere``). A personEntry that is neither (reported by the checks) is left out."""
+    here = {id(s) for _, s in page.skills}
+    out = []
+    for _, s in cfg.on_request_skills():
+        skill = texts.skill(s)
+        pe = s.get("personEntry")
+        if id(s) in here:
+            out.append(skill)
+        elif isinstance(pe, str):
+            value = normalise_person_entry(pe)
+            u = urlsplit(value)
+            if u.scheme == "tel" and (phone := parse_phone(value)) is not None:
+                out.append(skill._replace(phone=phone))
+            elif u.scheme == "https" and u.hostname:
+                same = u.hostname.lower() == page.host
+                out.append(skill._replace(elsewhere=(u.path or "/") if same else value))
+    return tuple(out)
 
 
 def _entries(cfg: OperatorConfig, plan: Plan, host: str) -> tuple[Entry, ...]:

@@ -212,9 +212,25 @@ def _cldr_key(tag: str) -> str:
     return "-".join(out)
 
 
+def _variants(tag: str) -> list[str]:
+    """The keys of ``tag``'s language variants in acap's name tables: ``ca-ES-valencia``
+    -> ``["ca-valencia"]`` (a variant subtag: 5 to 8 characters, or a digit and 3, RFC 5646
+    section 2.2.5; extensions and private use after a single letter are not looked at)."""
+    parts = tag.lower().split("-")
+    out = []
+    for p in parts[1:]:
+        if len(p) == 1:  # an extension or private use starts: no variant after it
+            break
+        if 5 <= len(p) <= 8 or (len(p) == 4 and p[0].isdigit()):
+            out.append(f"{parts[0]}-{p}")
+    return out
+
+
 def language_name(tag: str, page_lang: str) -> str | None:
     """The name of language ``tag`` in language ``page_lang`` (CLDR), e.g.
-    ``("en", "fr")`` -> ``"anglais"``; ``fr-CA`` in English -> ``"Canadian French"``.
+    ``("en", "fr")`` -> ``"anglais"``; ``fr-CA`` in English -> ``"Canadian French"``;
+    a variant that is a language as its speakers name it by that name: ``ca-ES-valencia``
+    in Catalan -> ``"valencià"``, in Spanish -> ``"valenciano"`` (scripts/language_names.py).
 
     Falls back to the base language's name, then to the language's own name;
     ``None`` when acap knows neither.
@@ -222,12 +238,18 @@ def language_name(tag: str, page_lang: str) -> str | None:
     key = _cldr_key(tag)
     names = _names_in(_cldr_key(page_lang))
     base = key.split("-", 1)[0]
+    for variant in _variants(tag):
+        if variant in names:
+            return names[variant]
     return names.get(key) or names.get(base) or autonym(tag)
 
 
 def autonym(tag: str) -> str | None:
-    """A language's name in itself, first letter capitalised (``Français``), or ``None``."""
-    info = _language_table().get(_cldr_key(tag).split("-", 1)[0])
+    """A language's name in itself, first letter capitalised (``Français``, ``Valencià``
+    for ``ca-ES-valencia``), or ``None``."""
+    table = _language_table()
+    info = next((table[v] for v in _variants(tag) if v in table), None) or \
+        table.get(_cldr_key(tag).split("-", 1)[0])
     if not info:
         return None
     own = info["autonym"]

@@ -10,7 +10,7 @@ import click
 
 from acap.builder import BuildOptions
 from acap.builder import build as run_build
-from acap.cli._commands._common import FORMATS, reporter
+from acap.cli._commands._common import format_option, reporter
 
 if TYPE_CHECKING:
     from acap.builder.batch import BatchOptions
@@ -46,8 +46,7 @@ if TYPE_CHECKING:
 @click.option("--full", is_flag=True,
               help="Several operator files: rebuild every operator, also those whose files "
                    "and outputs did not change since the last build.")
-@click.option("--format", "fmt", type=FORMATS, default="text", show_default=True,
-              help="How to print findings.")
+@format_option
 def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
           spec_site: bool | None, pages: bool, jobs: int | None, strict: bool, force: bool,
           prune: bool, new_keys: bool, key_dirs: tuple[Path, ...], full: bool,
@@ -77,7 +76,7 @@ def build(configs: tuple[Path, ...], config: Path | None, site_dir: Path | None,
     config = config or (configs[0] if configs else Path("operator.yaml"))
     result = run_build(BuildOptions(config=config, site_dir=site_dir, spec_site=spec_site,
                                     strict=strict, pages=pages, force=force))
-    reporter(fmt).build(result)
+    reporter(fmt, strict).build(result)
     sys.exit(0 if result.ok else 1)
 
 
@@ -86,5 +85,5 @@ def _batch(options: BatchOptions, fmt: str) -> None:
     from acap.builder.batch import build_many
 
     result = build_many(options)
-    reporter(fmt).batch(result, options)
+    reporter(fmt, options.strict).batch(result, options)
     sys.exit(0 if result.outcomes and not result.failed and result.report.ok else 1)

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from acap.cli._commands._common import FORMATS, reporter
+from acap.cli._commands._common import format_option, reporter
 
 
 @click.command("check-reply")
@@ -38,8 +38,7 @@ from acap.cli._commands._common import FORMATS, reporter
               help="Your operator.yaml: a referral that states a value its "
                    "operator.private.yaml lists is an error (OR-5.3).")
 @click.option("--strict", is_flag=True, help="Warnings fail too.")
-@click.option("--format", "fmt", type=FORMATS, default="text", show_default=True,
-              help="How to print findings: text for a person, json for a program.")
+@format_option
 def check_reply(reply: str, card: str, activated: bool | None, request_extensions: str | None,
                 response_extensions: str | None, skill_id: str | None,
                 for_named_person: bool | None, action: bool | None,
@@ -65,5 +64,5 @@ def check_reply(reply: str, card: str, activated: bool | None, request_extension
                            response_extensions=response_extensions, skill_id=skill_id,
                            for_named_person=for_named_person, action=action,
                            safeguards_hold=safeguards_hold, operator=operator)
-    reporter(fmt).reply_check(result, strict)
+    reporter(fmt, strict).reply_check(result, strict)
     sys.exit(0 if result.passes(strict) else 1)

@@ -7,14 +7,24 @@ from pathlib import Path
 
 import click
 
-from acap.builder import ACTION_PLACEHOLDER, action_ref, init_project
+from acap.builder import (
+    ACTION_PLACEHOLDER,
+    action_ref,
+    init_language,
+    init_languages,
+    init_project,
+)
 from acap.cli._reporters import finding_text
 
 
 @click.command()
 @click.argument("folder", type=click.Path(path_type=Path, file_okay=False), default=Path("."),
                 required=False)
-def init(folder: Path) -> None:
+@click.option("--language", "-l", default=None, metavar="LANG",
+              help="Write operator.yaml's comments and placeholders in this language, "
+                   "the language of your page (de, fr, es, ca-ES-valencia ...) "
+                   "[default: English].")
+def init(folder: Path, language: str | None) -> None:
     """Start an operator project in FOLDER (default: here).
 
     \b
@@ -25,7 +35,13 @@ def init(folder: Path) -> None:
     written through a symbolic link.
     """
 
-    result = init_project(folder)
+    if language is not None and init_language(language) is None:
+        raise click.BadParameter(
+            f"acap has no operator.yaml in {language!r}: it has "
+            f"{', '.join(init_languages())}. Start from the nearest, then acap words "
+            f"{language} writes the page's words for you to translate",
+            param_hint="--language")
+    result = init_project(folder, language)
     for f in result.findings:
         click.echo(finding_text(f), err=True)
     for p in result.created:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from acap.cli._commands._common import ALLOW_PRIVATE, FORMATS, reporter
+from acap.cli._commands._common import ALLOW_PRIVATE, format_option, reporter
 from acap.publisher import live_check as run
 
 
@@ -40,8 +40,7 @@ def pairs(values: tuple[str, ...]) -> dict[str, str]:
                    "example.com=http://127.0.0.1:8000 to check acap serve).")
 @click.option("--timeout", type=click.FloatRange(0.1, 120), default=10.0, show_default=True,
               help="Seconds per fetch.")
-@click.option("--format", "fmt", type=FORMATS, default="text", show_default=True,
-              help="How to print findings: text for a person, json for a program.")
+@format_option
 @click.option("--strict", is_flag=True, help="Warnings fail too.")
 @ALLOW_PRIVATE
 def live_check(url: str, site_dir: Path, connect_to: tuple[str, ...], timeout: float, fmt: str,
@@ -57,5 +56,5 @@ def live_check(url: str, site_dir: Path, connect_to: tuple[str, ...], timeout: f
     result = run(url, site_dir=site_dir if site_dir.is_dir() else None,
                  connect_to=pairs(connect_to), timeout=timeout, allow_private=allow_private)
     ok = result.ok and result.report.passes(strict)
-    reporter(fmt).live(result, ok)
+    reporter(fmt, strict).live(result, ok)
     sys.exit(0 if ok else 1)

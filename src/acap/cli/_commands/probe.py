@@ -11,7 +11,7 @@ import click
 from acap.cli._commands.live_check import pairs
 
 #: ``--format`` of ``acap probe``: the reporters' text and JSON, and JUnit XML for CI.
-PROBE_FORMATS = click.Choice(["json", "junit", "text"])
+PROBE_FORMATS = click.Choice(["text", "json", "sarif", "github", "junit"])
 INSTALL = ("acap probe needs the agent extra (it brings a2a-sdk): in your copy of acap's "
            "repository, run pip install '.[agent]' (acap is not on PyPI)")
 
@@ -48,7 +48,8 @@ INSTALL = ("acap probe needs the agent extra (it brings a2a-sdk): in your copy o
                    "assistants may then really be carried out: probe a test instance.")
 @click.option("--strict", is_flag=True, help="Warnings fail too.")
 @click.option("--format", "fmt", type=PROBE_FORMATS, default="text", show_default=True,
-              help="How to print the findings: text, JSON, or JUnit XML for CI.")
+              help="How to print the findings: as every command's --format (text, json, "
+                   "sarif, github), or JUnit XML for CI (junit).")
 def probe(url: str, prompts_file: Path | None, private_values: Path | None,
           connect_to: tuple[str, ...], allow_private: bool, budget: int, delay: float,
           deadline: float, timeout: float, streaming: bool | None, max_prompts: int,
@@ -76,7 +77,7 @@ def probe(url: str, prompts_file: Path | None, private_values: Path | None,
     from acap.agent import ProbeOptions, read_probe_file
     from acap.agent import probe as run  # after the check: as above
     from acap.checks import PrivateValue, read_private_values  # after the check: as above
-    from acap.cli._reporters import PROBE_REPORTERS  # after the check: as above
+    from acap.cli._formats import PROBE_REPORTERS  # after the check: as above
     from acap.findings import Report  # after the check: as above
 
     logging.getLogger("a2a").setLevel(logging.CRITICAL)  # the SDK's tracebacks: not findings
@@ -90,7 +91,7 @@ def probe(url: str, prompts_file: Path | None, private_values: Path | None,
         pv = read_private_values(private_values, str(private_values))
         early.extend(pv.findings)
         values = pv.values
-    reporter = PROBE_REPORTERS[fmt]()
+    reporter = PROBE_REPORTERS[fmt](strict=strict)
     if not early.ok:
         reporter.findings(early)
         sys.exit(1)

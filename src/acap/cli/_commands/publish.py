@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from acap.builder.pages import HOSTING_KINDS
-from acap.cli._commands._common import FORMATS, config_option, reporter
+from acap.cli._commands._common import config_option, format_option, reporter
 from acap.cli._reporters import shown
 from acap.publisher import PublishOptions
 from acap.publisher import publish as run_publish
@@ -48,8 +48,7 @@ from acap.publisher import publish as run_publish
               help="Publish hosts reserved for examples (example.org, *.test ...), for "
                    "trying acap out with its example; without it acap refuses them, so "
                    "that acap init's placeholders never go out to a real server.")
-@click.option("--format", "fmt", type=FORMATS, default="text", show_default=True,
-              help="How to print the result.")
+@format_option
 def publish(config: Path, site_dir: Path | None, hosts: tuple[str, ...], remote: str | None,
             branch: str | None, directory: Path | None, sftp: str | None, create: bool,
             hosting: str | None, dry_run: bool, force: bool, allow_example_hosts: bool,

@@ -7,14 +7,13 @@ import sys
 import click
 
 from acap.card import verify_card
-from acap.cli._commands._common import ALLOW_PRIVATE, FORMATS, reporter
+from acap.cli._commands._common import ALLOW_PRIVATE, format_option, reporter
 
 
 @click.command()
 @click.argument("card")
 @click.option("--jwks", default=None, help="JWKS file or URL [default: the signature's jku].")
-@click.option("--format", "fmt", type=FORMATS, default="text", show_default=True,
-              help="How to print the result: text for a person, json for a program.")
+@format_option
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
               help="Seconds for each whole fetch (the card, the JWKS).")
 @click.option("--connect-to", multiple=True, metavar="HOST=URL",
