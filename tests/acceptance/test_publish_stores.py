@@ -533,3 +533,33 @@ def test_a_branch_deleted_or_reset_during_the_publish_is_left_as_they_left_it(
     assert ("it was deleted" if move == "deleted" else f"it is at {str(first)[:12]}") \
         in err.message
     assert branch_tip(h.root) == (None if move == "deleted" else first)
+
+
+def test_a_file_force_removes_that_someone_rewrites_meanwhile_keeping_its_size_and_time(
+        target: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--force`` removes the hand-made site where acap owns the host whole; acap listed
+    those files and read none. One rewritten while acap uploads, with the same size and
+    its modification time set back (all a listing over SFTP shows), is still seen: acap
+    read it before it began, and checks those bytes before it removes it."""
+    import os
+
+    h = _whole(target)
+    h.website()
+    do_build(h.config)
+    rel = "blog/post.html"
+    theirs = WEBSITE[rel].replace(b"Neu", b"Alt")
+    assert len(theirs) == len(WEBSITE[rel])
+    before = h.served()
+
+    def other_writer() -> None:
+        if h.kind == "branch":
+            h.put({rel: theirs}, "their change")
+            return
+        st = (h.root / rel).stat()
+        (h.root / rel).write_bytes(theirs)
+        os.utime(h.root / rel, ns=(st.st_atime_ns, st.st_mtime_ns))
+    _race(h, monkeypatch, rel, other_writer)
+    res = publish(h.options(force=True))
+    [err] = res.report.errors
+    assert err.rule == "PUBLISH-CHANGED", report_text(res.report)
+    assert h.served() == {**before, rel: theirs}

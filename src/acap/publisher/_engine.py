@@ -409,12 +409,12 @@ def _write(store: Store, job: HostJob, files: Mapping[str, bytes], plan: Plan, v
     intent = _intent_record(job, files, plan, view, mine, record)
     writes = sorted(plan.writes, key=lambda p: (p == CARD, p))  # the card goes last
     try:
+        for rel in plan.removed:  # first: a store may read what it only listed
+            store.remove(rel)
         store.begin(intent.to_bytes(_signer(ring)), job.create)
         job.progress(f"writing {count(len(writes), 'file')}")
         for rel in writes:
             store.stage(rel, files[rel])
-        for rel in plan.removed:
-            store.remove(rel)
         with deferred():
             return store.commit(signed, {p: view.present.get(p) for p in writes},
                                 job.progress)

@@ -28,8 +28,10 @@ changes a file, acap checks that it is still what the survey saw (:class:`Seen`)
   ones the survey read (:meth:`Fs.swap`): on this machine through the folder acap holds
   open, looked at once more (inode, size, times) and renamed over at once, two system
   calls apart; over SFTP while the file is still open, one network round trip apart;
-* a file acap **removes** is first moved into the staging folder, then checked there:
-  one that changed is moved back, and nothing of anyone's is lost.
+* a file acap **removes** is first moved into the staging folder, then checked there
+  against the bytes read before the upload began (a file the survey only listed, one
+  ``--force`` removes, is read then: :meth:`FileStore.remove`): one that changed is
+  moved back, and nothing of anyone's is lost.
 
 A file that changed stops the publish: what it had moved is put back (each only if it
 is still acap's), and so is the record (``PUBLISH-CHANGED``). While the files go out
@@ -442,8 +444,35 @@ class FileStore:
         self._staged.append((rel, tmp, digest(data)))
 
     def remove(self, rel: str) -> None:
-        """See :meth:`acap.publisher._store.Store.remove`."""
+        """See :meth:`acap.publisher._store.Store.remove`. A file the survey listed but did
+        not read (one ``--force`` removes) is read now, while it still has the stamp it
+        was listed with: its removal then checks its bytes, not only a stamp (over SFTP
+        only its size and modification time in whole seconds)."""
+        seen = self._seen.get(rel, Seen())
+        if seen.digest is None and seen.stamp is not None:
+            self._seen[rel] = self._pinned(rel, seen)
         self._removals.append(rel)
+
+    def _pinned(self, rel: str, seen: Seen) -> Seen:
+        """``seen`` with the digest of the file at ``rel``, read now (a file larger than
+        acap reads keeps its stamp alone).
+
+        Raises:
+            TargetRefused: ``PUBLISH-CHANGED``: its stamp is not the one listed.
+        """
+        path = posixpath.join(self.root, rel)
+        try:
+            data: bytes | None = self.fs.read(path, READ_LIMIT)
+        except FileNotFoundError:
+            return seen  # gone meanwhile: nothing to remove (:meth:`_take`)
+        except TargetRefused:
+            mode = self.fs.mode(path)
+            if mode is None or not stat.S_ISREG(mode):
+                raise
+            data = None  # larger than acap reads: its stamp alone
+        if self.fs.stamp(path) != seen.stamp:
+            raise self._changed(rel, seen, FileChanged(path, "it changed"))
+        return Seen(digest(data) if data is not None else None, seen.stamp)
 
     def commit(self, record: bytes, old: Mapping[str, bytes | None],
                say: Callable[[str], None]) -> str | None:
@@ -521,12 +550,14 @@ class FileStore:
 
     def _holds(self, path: str, seen: Seen) -> bool:
         """Whether the file at ``path`` is what ``seen`` says."""
+        if seen.stamp is not None and self.fs.stamp(path) != seen.stamp:
+            return False
         if seen.digest is not None:
             try:
                 return digest(self.fs.read(path, READ_LIMIT)) == seen.digest
             except TargetRefused:
                 return False
-        return seen.stamp is not None and self.fs.stamp(path) == seen.stamp
+        return seen.stamp is not None
 
     def _put_back(self, rel: str, aside: str) -> str | None:
         """Move ``aside`` back to ``rel``, never over a file put there meanwhile.

@@ -292,8 +292,8 @@ class SftpFs:
         return mode if mode is not None else 0
 
     def stamp(self, path: str) -> tuple[int, ...] | None:
-        """Size and modification time (seconds: all SFTP version 3 gives) of ``path``
-        itself; ``None`` when nothing is there."""
+        """Size, modification time (seconds: all SFTP version 3 gives), mode and owner
+        of ``path`` itself; ``None`` when nothing is there."""
         try:
             return _stamp(self.sftp.lstat(path))
         except FileNotFoundError:
@@ -385,7 +385,10 @@ class SftpFs:
 
 
 def _stamp(attrs: paramiko.SFTPAttributes) -> tuple[int, ...]:
-    return attrs.st_size or 0, attrs.st_mtime or 0
+    """What SFTP version 3 tells of a file that writing it changes: its size, and its
+    modification time in whole seconds (with its mode and owner)."""
+    return (attrs.st_size or 0, attrs.st_mtime or 0, attrs.st_mode or 0, attrs.st_uid or 0,
+            attrs.st_gid or 0)
 
 
 def _resolve_root(sftp: paramiko.SFTPClient, path: str) -> str:

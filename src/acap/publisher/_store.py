@@ -124,7 +124,13 @@ class Store(Protocol):
         target serves (never at its place yet)."""
 
     def remove(self, rel: str) -> None:
-        """Remove ``rel`` at :meth:`commit` (after every staged file is in place)."""
+        """Remove ``rel`` at :meth:`commit` (after every staged file is in place). Called
+        right after the survey, before :meth:`begin`: a store that listed ``rel`` without
+        reading it may read it now, to check those bytes before it removes it.
+
+        Raises:
+            TargetRefused: ``PUBLISH-CHANGED``: ``rel`` changed since it was listed.
+        """
 
     def commit(self, record: bytes, old: Mapping[str, bytes | None],
                say: Callable[[str], None]) -> str | None:
