@@ -563,3 +563,38 @@ def test_a_file_force_removes_that_someone_rewrites_meanwhile_keeping_its_size_a
     [err] = res.report.errors
     assert err.rule == "PUBLISH-CHANGED", report_text(res.report)
     assert h.served() == {**before, rel: theirs}
+
+
+def test_files_named_like_acaps_temporary_files_are_never_removed_nor_hidden(
+        target: Harness) -> None:
+    """The attacker trial's case: any ``*.acap-new-*`` file was deleted, and left out of
+    the listing, on its name alone. Now ``x.acap-new-123`` at the target is a file like
+    any other: where acap owns the host whole it is named and refused
+    (``PUBLISH-FOREIGN``); in acap's staging folder, one under a token no record of
+    acap's names is left and named (``PUBLISH-LEFTOVER``)."""
+    h = _whole(target)
+    do_build(h.config)
+    assert publish(h.options(create=True)).ok
+    planted = {"x.acap-new-123": b"someone's notes\n",
+               ".well-known/.agent-card.json.acap-new-1a2b3c": b"{"}
+    h.put(planted, "their files")
+    set_version(h.config, "2.0.0")
+    do_build(h.config)
+    before = h.served()
+    res = publish(h.options())
+    [err] = res.report.errors
+    assert err.rule == "PUBLISH-FOREIGN", report_text(res.report)
+    assert all(rel in err.message for rel in planted)
+    assert h.served() == before
+    if h.kind == "branch":  # a branch has no staging folder
+        return
+    stage = h.root.parent / f".{h.root.name}.acap-stage"
+    stage.mkdir()
+    theirs = {"x.acap-new-123": b"someone's", "0123456789abcdef.new.1": b"not acap's"}
+    for name, data in theirs.items():
+        (stage / name).write_bytes(data)
+    res = publish(h.options(force=True))
+    assert res.ok, report_text(res.report)
+    [note] = _messages(res, "PUBLISH-LEFTOVER", "warning")
+    assert all(name in note for name in theirs)
+    assert {p.name: p.read_bytes() for p in stage.iterdir()} == theirs

@@ -186,6 +186,12 @@ def test_what_a_killed_publish_left_beside_the_folder_is_acaps_and_cleaned(
     assert snapshot(www) == before  # nothing staged is served
     dry = publish(trial(config=config, dir=www, dry_run=True))
     assert sorted(where.rsplit("/", 1)[-1] for where, _why in dry.hosts[0].swept) == left
+    said = CliRunner().invoke(cli, ["publish", "--dry-run", "--allow-example-hosts", "-c",
+                                    str(config), "--dir", str(www)])
+    assert said.exit_code == 0, said.output
+    assert sorted(line for line in said.stdout.splitlines() if "cut short" in line) == [
+        f"  - {stage / name} (left by acap's publish {name[:16]}, which was cut short; a "
+        "record acap signed names it)" for name in left]
     res = publish(trial(config=config, dir=www))
     assert res.ok, report_text(res.report)
     assert not stage.exists() and snapshot(www) == _host_tree(config)
