@@ -157,7 +157,7 @@ class FileRefused(AcapError):
 class FileChanged(AcapError):
     """A file is no longer the one acap looked at a moment before: someone changed,
     replaced or removed it, or put a file where acap found none (see
-    :func:`acap.load.swap_file` and :func:`acap.load.place_file`). Nothing was moved.
+    :func:`acap.load.swap_file` and :func:`acap.load.move_file`). Nothing was moved.
 
     Attributes:
         path: the file as named.

@@ -54,7 +54,6 @@ if TYPE_CHECKING:
     from acap.load._files import file_status as file_status
     from acap.load._files import given_root as given_root
     from acap.load._files import move_file as move_file
-    from acap.load._files import place_file as place_file
     from acap.load._files import read_file as read_file
     from acap.load._files import read_regular as read_regular
     from acap.load._files import remove_file as remove_file

@@ -31,10 +31,11 @@ belongs to: the project folder, a host folder of site/, the folder acap runs in)
   never overwritten): the temporary file is hard-linked to the name, which fails if
   anything, even a dangling link, is there.
 * **moves onto shared ground** (a publish putting its files into a folder a web server
-  serves, where other tools write too): :func:`place_file` never replaces anything
-  (the same hard link), and :func:`swap_file` replaces a file only while it is the one
-  the caller read: read again through the folder it holds open, looked at once more,
-  and renamed over at once (see its docstring for the moment that is left).
+  serves, where other tools write too): :func:`move_file` without ``replace`` never
+  replaces anything (the same hard link), and :func:`swap_file` replaces a file only
+  while it is the one the caller read: read again through the folder it holds open,
+  looked at once more, and renamed over at once (see its docstring for the moment that
+  is left).
 
 Why our own and not a library: Python has no ``openat2`` (``RESOLVE_BENEATH``) and no
 library on the dependency list confines a path to a folder this way; ``os.open`` with
@@ -62,8 +63,8 @@ from acap.errors import FileChanged, FileRefused
 from acap.load._paths import real_path, under
 
 __all__ = ["KEY_FILE_LIMIT", "Root", "file_kind", "file_status", "given_root", "move_file",
-           "place_file", "read_file", "read_regular", "remove_file", "rename_file",
-           "swap_file", "write_check", "write_file"]
+           "read_file", "read_regular", "remove_file", "rename_file", "swap_file",
+           "write_check", "write_file"]
 
 #: Largest file of each kind an operator names that acap reads (bytes): far above any
 #: real one, so that ``/dev/zero`` or a log file named by mistake is refused, not read.
@@ -541,41 +542,22 @@ def rename_file(path: str | os.PathLike[str], new: str | os.PathLike[str], root:
         _sync_folder(place.dir_fd)
 
 
-def move_file(path: str | os.PathLike[str], new: str | os.PathLike[str], root: Root) -> None:
-    """Put the regular file ``path`` at ``new``, in one ``rename``, both inside ``root``
-    and walked part by part without following a link (a publish puts a file it staged
-    beside a web root into its place): a regular file at ``new`` is replaced, folders
-    missing on the way to ``new`` are made.
+def move_file(path: str | os.PathLike[str], new: str | os.PathLike[str], root: Root,
+              replace: bool = True) -> None:
+    """Put the regular file ``path`` at ``new``, both inside ``root`` and walked part by
+    part without following a link (a publish puts a file it staged beside a web root
+    into its place); folders missing on the way to ``new`` are made. With ``replace``,
+    one ``rename``: a regular file at ``new`` is replaced. Without it, nothing there is
+    ever replaced (a hard link, then the old name removed): a file another program puts
+    at ``new`` at any moment is never lost, the link fails.
 
     Raises:
         FileNotFoundError: nothing is at ``path``.
+        FileExistsError: without ``replace``: something (a file, a folder, a link) is at
+            ``new``.
         FileRefused: either lies outside ``root`` or under a link; ``path`` is not a
-            regular file; something else than a regular file is at ``new``.
-        OSError: the rename failed (another file system, permissions ...); nothing moved.
-    """
-    with _Walk(root, path, follow=False) as walk, \
-            _Walk(root, new, make=True, follow=False) as there:
-        place = walk.go()
-        if place.st is None:
-            raise FileNotFoundError(errno.ENOENT, "No such file or directory", os.fspath(path))
-        _writable(path, place)
-        dest = there.go()
-        _writable(new, dest)
-        os.replace(place.name, dest.name, src_dir_fd=place.dir_fd, dst_dir_fd=dest.dir_fd)
-        _sync_folder(dest.dir_fd)
-
-
-def place_file(path: str | os.PathLike[str], new: str | os.PathLike[str], root: Root) -> None:
-    """Put the regular file ``path`` at ``new`` without ever replacing anything there (a
-    hard link, then the old name removed), both inside ``root`` and walked part by
-    part without following a link; folders missing on the way to ``new`` are made. A
-    file another program puts at ``new`` at any moment is never lost: the link fails.
-
-    Raises:
-        FileNotFoundError: nothing is at ``path``.
-        FileExistsError: something (a file, a folder, a link) is at ``new``.
-        FileRefused: either lies outside ``root`` or under a link; ``path`` is not a
-            regular file.
+            regular file; with ``replace``, something else than a regular file is at
+            ``new``.
         OSError: the move failed (another file system, permissions ...); nothing moved.
     """
     with _Walk(root, path, follow=False) as walk, \
@@ -585,9 +567,13 @@ def place_file(path: str | os.PathLike[str], new: str | os.PathLike[str], root: 
             raise FileNotFoundError(errno.ENOENT, "No such file or directory", os.fspath(path))
         _writable(path, place)
         dest = there.go()
-        if dest.st is not None:
+        if replace:
+            _writable(new, dest)
+            os.replace(place.name, dest.name, src_dir_fd=place.dir_fd, dst_dir_fd=dest.dir_fd)
+        elif dest.st is not None:
             raise FileExistsError(errno.EEXIST, "File exists", os.fspath(new))
-        _link_new(dest, place.name, place.dir_fd)
+        else:
+            _link_new(dest, place.name, place.dir_fd)
         _sync_folder(dest.dir_fd)
 
 

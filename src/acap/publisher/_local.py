@@ -19,7 +19,6 @@ from acap.load import (
     Root,
     file_status,
     move_file,
-    place_file,
     read_file,
     remove_file,
     swap_file,
@@ -115,9 +114,9 @@ class LocalFs:
             raise self._refused(dst, exc) from exc
 
     def place(self, src: str, dst: str) -> None:
-        """One move that never replaces anything (:func:`acap.load.place_file`)."""
+        """One move that never replaces anything (:func:`acap.load.move_file`, not ``replace``)."""
         try:
-            place_file(src, dst, self.root)
+            move_file(src, dst, self.root, replace=False)
         except FileRefused as exc:
             raise self._refused(dst, exc) from exc
 
