@@ -3,12 +3,15 @@ failure before the last rename leaves every file, and acap's record, as they wer
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from jsonschema import Draft202012Validator
 
+from acap import schemas
 from acap.cli import cli, report_text
 from acap.publisher import PublishOptions, _local, publish
 from acap.publisher._fs import STAGED, FileStore
@@ -192,6 +195,12 @@ def test_what_a_killed_publish_left_beside_the_folder_is_acaps_and_cleaned(
     assert sorted(line for line in said.stdout.splitlines() if "cut short" in line) == [
         f"  - {stage / name} (left by acap's publish {name[:16]}, which was cut short; a "
         "record acap signed names it)" for name in left]
+    out = CliRunner().invoke(cli, ["publish", "--dry-run", "--allow-example-hosts", "-c",
+                                   str(config), "--dir", str(www), "--format", "json"])
+    doc = json.loads(out.stdout)
+    assert list(Draft202012Validator(schemas.schema(schemas.OUTPUT)).iter_errors(doc)) == []
+    assert sorted(d["path"] for d in doc["results"][0]["hosts"][0]["leftovers"]) == \
+        [str(stage / name) for name in left]
     res = publish(trial(config=config, dir=www))
     assert res.ok, report_text(res.report)
     assert not stage.exists() and snapshot(www) == _host_tree(config)
