@@ -349,15 +349,17 @@ class FileStore:
         return [self._leftover(e) for e in sorted(entries)]
 
     def _leftover(self, entry: Entry) -> Leftover:
+        """One entry of the staging folder; read only when it has a name acap gives (no
+        other can be acap's: a folder full of anything else costs no reading)."""
         path = posixpath.join(self.stage_at, entry.name)
         named = STAGED.fullmatch(entry.name)
         regular = stat.S_ISREG(entry.mode)
+        if named is None:
+            return Leftover(entry.name, self.fs.shown(path), regular, None, None, False)
         data = None
         if regular:
             with contextlib.suppress(TargetRefused):  # too large: proves nothing by content
                 data = self.fs.read(path, READ_LIMIT)
-        if named is None:
-            return Leftover(entry.name, self.fs.shown(path), regular, data, None, False)
         return Leftover(entry.name, self.fs.shown(path), regular, data, named["token"],
                         not named["kind"].startswith("gone"))
 

@@ -14,7 +14,8 @@ anyone's. An entry there is acap's (:func:`sort_leftovers`) when
   host (the record of a publish cut before it was put in place). Every publish writes
   that record before it stages a byte, so no name of its own is ever unrecorded; or
 * its **content** is a file acap published there: its SHA-256 is one such a record
-  lists (a file a cut publish was removing, moved there first).
+  lists (a file a cut publish was removing, moved there first), under a name acap
+  gives there (no other is read).
 
 Anything else stays where it is, named in a ``PUBLISH-LEFTOVER`` warning; a dry run
 lists what would be removed, and why.

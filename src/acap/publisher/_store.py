@@ -30,7 +30,8 @@ class Leftover:
         name: its name in the staging area.
         shown: where it is, as messages name it.
         regular: it is a regular file.
-        data: its bytes (a regular file no larger than any acap writes), else ``None``.
+        data: its bytes (a regular file no larger than any acap writes, with a name acap
+            gives there), else ``None``.
         token: the publish token its name starts with, when it is a name acap makes
             there (:attr:`Store.staging`), else ``None``.
         written: the name is one acap gives a file it writes itself (a staged file, a
