@@ -161,7 +161,8 @@ def test_a_publish_interrupted_mid_upload_leaves_nothing_served_and_the_next_com
     else:
         assert served == before
         if sig != "KILL":  # rolled back: the record as it was, nothing staged left
-            assert h.record() == record and not _staging(h).exists()
+            assert h.record() == record
+            assert not _staging(h).exists(), sorted(os.listdir(_staging(h)))
     left = _temp_repos_of(proc.pid)
 
     again = publish(h.options())

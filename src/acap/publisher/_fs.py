@@ -666,7 +666,13 @@ class FileStore:
 
     def _drop_stage(self) -> None:
         """Remove what this publish left in the staging folder, then the folder if nothing
-        else is in it (what anyone else left there stays; never through a link)."""
+        else is in it (what anyone else left there stays; never through a link). A write
+        cut short (Ctrl-C) leaves its temporary file (``.<token>.new.3.<8 hex>.acap-tmp``,
+        :func:`acap.load.write_file`): one under this publish's token is its own too."""
+        with contextlib.suppress(TargetRefused, *STORE_ERRORS):
+            self._mine.update(e.name for e in self.fs.names(self.stage_at)
+                              if (m := STAGED.fullmatch(e.name)) is not None and m["tmp"]
+                              and m["token"] == self.staging and stat.S_ISREG(e.mode))
         for name in sorted(self._mine):
             with contextlib.suppress(TargetRefused, *STORE_ERRORS):
                 self.fs.unlink(posixpath.join(self.stage_at, name))

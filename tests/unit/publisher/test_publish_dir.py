@@ -272,3 +272,31 @@ def test_dry_run_into_a_directory_writes_nothing(tmp_path: Path) -> None:
     assert added == sorted(_host_tree(config))
     assert ".well-known/agent-card.json" in added
     assert not www.exists()
+
+
+def test_a_write_cut_by_ctrl_c_leaves_nothing_staged(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C can land inside :func:`acap.load.write_file` after it made its temporary file
+    (``.<token>.new.2.<8 hex>.acap-tmp``) and before it cleans it: the rollback removes
+    that too (it carries this publish's token), and the site and record are as before."""
+    config = project(tmp_path, overlay=False)
+    do_build(config)
+    www = tmp_path / "www"
+    assert publish(trial(config=config, dir=www)).ok
+    before, record = snapshot(www), record_path(www).read_bytes()
+    set_version(config, "6.0.0")
+    do_build(config)
+    add_to_site(config.parent / "site", "example.com/new.html", b"<p>new</p>\n")
+    real = _local.LocalFs.write
+
+    def cut(fs: _local.LocalFs, path: str, data: bytes) -> None:
+        if ".new." in path and not data.startswith(b'{\n "publishedBy"'):
+            Path(f"{path.rsplit('/', 1)[0]}/.{path.rsplit('/', 1)[1]}.1a2b3c4d.acap-tmp") \
+                .write_bytes(data[:10])
+            raise KeyboardInterrupt
+        real(fs, path, data)
+    monkeypatch.setattr(_local.LocalFs, "write", cut)
+    with pytest.raises(KeyboardInterrupt):
+        publish(trial(config=config, dir=www))
+    assert not (tmp_path / ".www.acap-stage").exists()
+    assert snapshot(www) == before and record_path(www).read_bytes() == record
