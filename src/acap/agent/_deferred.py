@@ -30,7 +30,7 @@ from a2a.auth.user import User
 from a2a.server.context import ServerCallContext
 from a2a.types import Message, Part, Role, SendMessageRequest, Task
 
-from acap.agent._guard import Entitlement, find_leak
+from acap.agent._guard import Entitlement, Rule
 from acap.checks import PrivateValue
 from acap.replies import OnRequestSkill
 
@@ -130,7 +130,7 @@ class DeferredActions:
             raise LookupError(f"no action waits on staff with task id {task_id!r}")
         if not text.strip():
             raise ValueError("say something to the caller: what was done, or why not")
-        leak = find_leak([text], False, action.entitlement, self._skills, self._values)
+        leak = Rule(action.entitlement, self._skills, self._values).judge_text(text)
         if leak is not None:
             raise ValueError(f"the text gives {leak.why}, which the caller is not entitled "
                              f"to: say it to the person at {leak.skill.person_entry}")
