@@ -254,12 +254,15 @@ class Leak:
         return (self.kind, self.shown or self.why)
 
 
-def _streams(reading: Reading, before: tuple[str, str]) -> tuple[str, str, str]:
-    """``(texts, content, apart)``: the Parts' texts joined, everything but the protocol's
-    own members joined, every string on its own line."""
+def _streams(reading: Reading, before: tuple[str, str]) -> tuple[str, ...]:
+    """``(texts, content, spaced, apart)``: the Parts' texts joined, everything but the
+    protocol's own members joined (``£1,`` then ``395``), and again with a space between
+    strings (a currency in one, its number in the next: ``GBP``, ``1395``), every string on
+    its own line."""
     texts = before[0] + "".join(p.text for p in reading.pieces if p.kind == "text")
     content = before[1] + "".join(p.text for p in reading.pieces if p.kind != "field")
-    return texts, content, "\n".join(p.text for p in reading.pieces)
+    spaced = " ".join([before[1][-64:], *(p.text for p in reading.pieces if p.kind != "field")])
+    return texts, content, spaced, "\n".join(p.text for p in reading.pieces)
 
 
 def _views(reading: Reading, before: tuple[str, str]) -> list[str]:
@@ -404,7 +407,7 @@ def find_leaks(reading: Reading, values: Sequence[PrivateValue], *, any_amount: 
         for a in _data_amounts(d):
             judge.amount(a, d.pointer)
     if unsure:
-        for text in _streams(reading, before)[1:]:
+        for text in _streams(reading, before)[1:3]:
             judge.unsure(fold(text))
     for pointer, why in reading.unreadable:
         judge.add(Leak("unreadable", "warning", why, pointer=pointer))
