@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -30,7 +31,6 @@ from a2a.types import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
-
 from google.protobuf.json_format import MessageToDict, ParseDict
 from google.protobuf.struct_pb2 import Value
 
@@ -307,7 +307,8 @@ def test_every_leak_reaches_the_caller_as_the_referral(config: Path, leak: str, 
         assert msg.metadata[EXT]["skillId"] == "service-pricing"
     withheld = [r.getMessage() for r in caplog.records if "withheld" in r.getMessage()]
     assert withheld and "referral to https://ask.example.com/talk" in withheld[0]
-    assert not any(v in r.getMessage() for r in caplog.records for v in LEAKS)  # never logged
+    logged = [re.sub(r"task [0-9a-f-]{32,36}", "task", r.getMessage()) for r in caplog.records]
+    assert not any(v in m for m in logged for v in LEAKS)  # never logged (but a random task id)
 
 
 def test_the_chunks_of_a_stream_are_held_until_judged(config: Path) -> None:
