@@ -604,3 +604,28 @@ def test_a_public_answer_with_amounts_in_data_and_split_numbers_goes_through(
     assert parts[0].text == "00; parking:"
     assert MessageToDict(parts[1].data) == {"amount": 2, "currency": "GBP", "per": "hour"}
     assert events[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
+
+
+@pytest.mark.parametrize("reply, why", [
+    ({"parts": [{"text": "word " * (60 * 1024)}]}, "more than 256 KiB of text"),
+    ({"parts": [{"raw": "AAEC/w==", "mediaType": "application/octet-stream"}]},
+     "raw bytes (application/octet-stream)"),
+    ({"parts": [{"raw": "AAEC/w=="}]}, "raw bytes (no media type)"),
+    ({"parts": [{"url": "https://files.example.com/prices.pdf"}]}, "a file by URL"),
+])
+def test_what_the_guard_cannot_read_is_withheld_where_anything_is_kept(
+        reply: dict[str, Any], why: str) -> None:
+    """Oversize text, bytes of no text type, a file by URL: withheld from a caller a private
+    value is kept from, even answering a public skill; sent to one nothing is kept from."""
+    from acap.agent._guard import Entitlement, Rule
+    from acap.checks import PrivateValue
+    from acap.replies import OnRequestSkill, reading_of
+
+    skill = OnRequestSkill("service-pricing", "https://ask.example.com/talk")
+    value = PrivateValue("service-pricing", PRICE, "operator.private.yaml", 2)
+    reading = reading_of({"messageId": "m-1", "role": "ROLE_AGENT", **reply})
+    public = Entitlement(amounts=True, unreadable=True)
+    withheld = Rule(public, {skill.id: skill}, [value]).judge(reading)
+    assert withheld is not None and withheld.skill == skill and why in withheld.why
+    entitled = Entitlement(frozenset({skill.id}), amounts=True, unreadable=True)
+    assert Rule(entitled, {skill.id: skill}, [value]).judge(reading) is None
