@@ -88,11 +88,6 @@ def _chunks(context: RequestContext) -> list[Any]:
                                   status=TaskStatus(state=TaskState.TASK_STATE_COMPLETED))]
 
 
-def _data(context: RequestContext) -> list[Any]:
-    return [new_data_message({"cremation": {"price": "GBP 1395"}},
-                             context_id=context.context_id)]
-
-
 def _raw(context: RequestContext) -> list[Any]:
     return [new_raw_message(b"Price list: direct cremation 1,395 pounds",
                             context_id=context.context_id, media_type="text/plain")]
@@ -249,7 +244,7 @@ def _referral(events: list[Any]) -> Any:
 LEAKY = {"unrecognised question": (_price_message, _never),
          "public answer": (_price_message, _public),
          "streamed chunks": (_chunks, _public),
-         "JSON data": (_data, _never),
+         "JSON data": (_in_data({"cremation": {"price": "GBP 1395"}}), _never),
          "raw text bytes": (_raw, _public),
          "metadata": (_metadata, _public),
          "raising classifier": (_price_message, _raises),
