@@ -339,3 +339,35 @@ def test_the_hidden_price_never_reaches_the_probe_through_the_guard(plain_card: 
     assert (code, doc["findings"]) == (0, []), doc["findings"]
     seen = _seen(doc)
     assert not any(v in seen for v in (*HIDDEN_SPELLINGS, *LEAKS)), seen
+
+
+def _with_data(built: BuiltCard) -> Any:
+    """The chapel's own (correct) reply, an amount of money added in a data part."""
+    from google.protobuf.json_format import ParseDict
+    from google.protobuf.struct_pb2 import Value
+
+    def answer(context: RequestContext) -> Any:
+        reply = BrokenChapel(built, None).reply(context)
+        msg = reply.status.message if isinstance(reply, Task) else reply
+        msg.parts.append(Part(data=ParseDict({"deposit": {"amount": 250, "currency": "GBP"}},
+                                             Value())))
+        return reply
+    return answer
+
+
+@pytest.mark.parametrize("card, skill, rule", [
+    ("opened", "service-pricing", "OR-5.4"),  # opened, asked by a caller acting for nobody
+    ("plain", "arrangement-booking", "OR-5.7"),  # an action referred
+])
+def test_an_amount_in_data_is_judged_under_the_skills_own_rule(
+        plain_card: Path, opened_card: Path, card: str, skill: str, rule: str) -> None:
+    """The same ids as for words: OR-5.4 for information opened to assistants, OR-5.7 for
+    an action."""
+    built = BuiltCard.from_project(opened_card if card == "opened" else plain_card)
+    with serving(create_app(Bare(built, skill, _with_data(built)), built)) as base:
+        code, doc = probe(base, "--unary")
+    errors = [f for f in doc["findings"] if f["level"] == "error"]
+    assert code == 1, doc["findings"]
+    assert {f["rule"] for f in errors} == {rule}, errors
+    assert all("amount of money (GBP 250)" in f["message"] and skill in f["message"]
+               and "/data/deposit/amount" in f["location"]["pointer"] for f in errors), errors
