@@ -141,3 +141,54 @@ def test_the_python_api_says_the_same(agent: Server) -> None:
     assert sorted((f.rule, f.level) for f in res.report) == [("SIG-JKU-ORIGIN", "warning"),
                                                               ("SIG-KEYS", "error")]
     assert not res.ok
+
+
+@pytest.mark.parametrize("args", [("check",), ("verify",), ("check", "--live")],
+                         ids=["check", "verify", "check-live"])
+def test_plain_http_on_this_machine_names_allow_private(agent: Server, args: tuple[str, ...],
+                                                        ) -> None:
+    """Without --allow-private, http://127.0.0.1:PORT is refused before any request, and the
+    hint says what a developer's own server needs (never "check https://127.0.0.1...")."""
+    out = acap(args[0], agent.url(CARD_PATH), *args[1:])
+    assert out.exit_code == 1
+    assert agent.requests == []
+    assert "only https URLs are fetched" in out.stderr
+    hint = next(line.strip() for line in out.stderr.splitlines() if "hint:" in line)
+    assert hint == (f"hint: a server on this machine (acap serve, an agent you are "
+                    f"developing): add --allow-private to read it from {agent.base}, or check "
+                    f"it as it will be served: acap verify https://HOST{CARD_PATH} "
+                    f"--connect-to HOST={agent.base}")
+    assert "check https://127.0.0.1" not in out.stderr
+    done = acap(args[0], agent.url(CARD_PATH), *args[1:], "--allow-private")  # as hinted
+    assert agent.requests[0] == CARD_PATH
+    assert "only https URLs are fetched" not in done.stderr
+
+
+def test_plain_http_elsewhere_keeps_the_https_hint() -> None:
+    """A plain http URL on another machine is never fetched, --allow-private or not: its
+    hint is the https URL."""
+    out = acap("check", "http://192.0.2.7/.well-known/agent-card.json")
+    assert "hint: cards are fetched over https only (A2A §8.2 publishes them at " \
+        "https://HOST/.well-known/agent-card.json): check " \
+        "https://192.0.2.7/.well-known/agent-card.json" in out.stderr
+    assert "--allow-private to read it" not in out.stderr
+
+
+def test_check_live_does_not_leave_the_signatures_to_verify(agent: Server) -> None:
+    """--live checks the signatures: its note and its JSON do not list SIG-INVALID as left
+    to acap verify (they did, beside 'signature 0: valid'); without --live they do."""
+    live = acap("check", "https://example.com/.well-known/agent-card.json", "--live",
+                "--connect-to", f"example.com={agent.base}")
+    assert "signature 0: kid chapel-1, alg ES256: valid" in live.stdout, live.stderr
+    [note] = [line for line in live.stderr.splitlines() if line.startswith("note:")]
+    assert "SIG-INVALID" not in note
+    as_json = json.loads(acap("check", "https://example.com/.well-known/agent-card.json",
+                              "--live", "--connect-to", f"example.com={agent.base}",
+                              "--format", "json").stdout)
+    card = next(r for r in as_json["results"] if r["kind"] == "card")
+    assert "SIG-INVALID" not in [s["rule"] for s in card["skipped"]]
+    assert card["skipped"]  # the rest is still listed
+    plain = json.loads(acap("check", agent.url(CARD_PATH), "--allow-private",
+                            "--format", "json").stdout)
+    assert {"rule": "SIG-INVALID", "checked": "none",
+            "reason": "signatures are checked by acap verify"} in plain["results"][0]["skipped"]
