@@ -88,18 +88,15 @@ def _blocks() -> list[tuple[str, str]]:
 def _schema_members(node: Any) -> dict[str, list[Any]]:
     """Every member name the output schema describes, with each place's subschema."""
     out: dict[str, list[Any]] = {}
-
-    def walk(n: Any) -> None:
+    todo = [node]
+    while todo:
+        n = todo.pop()
         if isinstance(n, dict):
             for name, sub in (n.get("properties") or {}).items():
                 out.setdefault(name, []).append(sub)
-            for v in n.values():
-                walk(v)
+            todo.extend(n.values())
         elif isinstance(n, list):
-            for v in n:
-                walk(v)
-
-    walk(node)
+            todo.extend(n)
     return out
 
 
