@@ -172,7 +172,8 @@ class OnRequestExecutor(AgentExecutor):
         self.skill_of = skill_of
         self.for_named_person = for_named_person or asserts_named_person
         self._skills = built.skills
-        self.deferred = deferred or DeferredActions(self._skills, built.private_values)
+        self.deferred = deferred or DeferredActions(self._skills, built.private_values,
+                                                    built.languages)
 
     # -- what is asked, by whom ---------------------------------------------------------
     def _classify(self, context: RequestContext) -> str | None:
