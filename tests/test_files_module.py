@@ -82,6 +82,8 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("publisher/_sftp.py", "_upload", ".open"): _SFTP,
     ("publisher/_sftp.py", "SftpFs.read", ".open"): _SFTP,
     ("publisher/_sftp.py", "SftpFs.move", ".rename"): _SFTP,
+    ("publisher/_sftp.py", "SftpFs.place", ".rename"): _SFTP,
+    ("publisher/_sftp.py", "SftpFs.swap", ".open"): _SFTP,
 }
 
 

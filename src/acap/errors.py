@@ -20,9 +20,10 @@ defined; it never leaves :mod:`acap.publisher`.
 
 from __future__ import annotations
 
-__all__ = ["AcapError", "CanonicalizationError", "CardBuildError", "FetchError", "FileRefused",
-           "GitError", "JsonTextError", "KeyProblem", "KeyTextProblem", "KeysUnavailable",
-           "ReplyError", "SitePathError", "TemplateLinkOutside", "TemplateRefused"]
+__all__ = ["AcapError", "CanonicalizationError", "CardBuildError", "FetchError", "FileChanged",
+           "FileRefused", "GitError", "JsonTextError", "KeyProblem", "KeyTextProblem",
+           "KeysUnavailable", "ReplyError", "SitePathError", "TemplateLinkOutside",
+           "TemplateRefused"]
 
 
 class AcapError(Exception):
@@ -151,6 +152,22 @@ class FileRefused(AcapError):
         self.outside = outside
         self.link = link
         self.too_large = too_large
+
+
+class FileChanged(AcapError):
+    """A file is no longer the one acap looked at a moment before: someone changed,
+    replaced or removed it, or put a file where acap found none (see
+    :func:`acap.load.swap_file` and :func:`acap.load.move_file`). Nothing was moved.
+
+    Attributes:
+        path: the file as named.
+        reason: what changed, in plain words, without the path (``"it changed"``).
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
 
 
 class TemplateRefused(AcapError):

@@ -12,6 +12,7 @@ and leaves nothing behind.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -26,6 +27,7 @@ import pytest
 
 from acap.cli import report_text
 from acap.publisher import publish
+from acap.publisher._fs import STAGED
 from support.paths import REPO
 from support.publishing import branch_tip, change, do_build, project
 from support.servers import Sshd, slow_link
@@ -86,8 +88,12 @@ def _uploading(h: Harness, said: list[str]) -> Callable[[], bool]:
     push under way."""
     if h.kind == "branch":
         return lambda: any("pushing" in line for line in said)
-    return lambda: _staging(h).is_dir() and any(p.name.isdigit()
-                                                 for p in _staging(h).iterdir())
+    def staged() -> bool:
+        with contextlib.suppress(FileNotFoundError):  # the folder may go meanwhile
+            return any((m := STAGED.fullmatch(p.name)) is not None
+                       and m["kind"].startswith("new.") for p in _staging(h).iterdir())
+        return False
+    return staged
 
 
 def _wait(until: Callable[[], bool], proc: subprocess.Popen[str], said: list[str]) -> None:
@@ -155,7 +161,8 @@ def test_a_publish_interrupted_mid_upload_leaves_nothing_served_and_the_next_com
     else:
         assert served == before
         if sig != "KILL":  # rolled back: the record as it was, nothing staged left
-            assert h.record() == record and not _staging(h).exists()
+            assert h.record() == record
+            assert not _staging(h).exists(), sorted(os.listdir(_staging(h)))
     left = _temp_repos_of(proc.pid)
 
     again = publish(h.options())

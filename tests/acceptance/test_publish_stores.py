@@ -12,7 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +23,7 @@ from acap.findings import Finding
 from acap.keys import SigningKey, generate_private_key
 from acap.publisher import PublishResult, publish
 from acap.site import PublishRecord
-from support.publishing import change, do_build, project, set_version, snapshot
+from support.publishing import add_to_site, change, do_build, project, set_version, snapshot
 from support.servers import Sshd
 from support.stores import STORES, WEBSITE, Harness
 
@@ -406,3 +408,193 @@ def test_a_second_computer_whose_key_is_lost_rotates_on_purpose(target: Harness,
     (tmp_path / "live-jwks.json").write_bytes(h.served()[".well-known/jwks.json"])
     assert verify_card(str(cached), str(tmp_path / "live-jwks.json")).ok
     _intact(h)
+
+
+# -- another writer between acap's survey and its commit ------------------------------------
+
+#: What another person or tool does to the target while acap publishes: the path it
+#: touches and its bytes (``None``: it deletes the file). acap replaces the card, adds
+#: ``new.html`` and removes ``old.html``; on a folder the act comes just before acap
+#: changes that path (after the files before it went in place: they must be put back),
+#: on a branch between acap's fetch and its push.
+RACES = {"edits the card acap replaces": (CARD, b'{"theirs": true}\n'),
+         "deletes the card acap replaces": (CARD, None),
+         "creates the page acap adds": ("new.html", b"<p>their new page</p>\n"),
+         "edits the page acap removes": ("old.html", b"<p>their edit</p>\n")}
+
+
+def _race(h: Harness, monkeypatch: pytest.MonkeyPatch, rel: str, act: Callable[[], None]
+          ) -> list[str]:
+    """Run ``act`` once, as another writer, at the moment acap is about to change ``rel``
+    (a folder: just before the move that puts it in place, replaces it or takes it away;
+    a branch: just before the push). Returns what acap had done before (paths)."""
+    from acap.publisher import _git_branch, _local, _sftp
+
+    done: list[str] = []
+    if h.kind == "branch":
+        real_commit = _git_branch.BranchStore.commit
+
+        def commit(store: Any, *args: Any) -> Any:
+            act()
+            return real_commit(store, *args)
+        monkeypatch.setattr(_git_branch.BranchStore, "commit", commit)
+        return done
+    fs = _local.LocalFs if h.kind == "dir" else _sftp.SftpFs
+    acted: list[bool] = []
+    for method in ("place", "swap", "move"):
+        real = getattr(fs, method)
+
+        def racing(self: Any, src: str, dst: str, *more: Any, real: Any = real) -> None:
+            path = src if ".acap-stage/" in dst else dst  # a removal moves it away first
+            if not acted and path == f"{h.root}/{rel}":
+                acted.append(True)
+                act()
+            elif not acted and path.startswith(f"{h.root}/"):
+                done.append(path[len(str(h.root)) + 1:])
+            real(self, src, dst, *more)
+        monkeypatch.setattr(fs, method, racing)
+    return done
+
+
+@pytest.mark.parametrize("race", list(RACES))
+def test_a_file_another_writer_changes_during_the_publish_is_theirs_and_the_site_as_it_was(
+        target: Harness, monkeypatch: pytest.MonkeyPatch, race: str) -> None:
+    """The attacker trial's case: a file changed by someone else between acap's look at the
+    target and its commit was overwritten or deleted. Now acap stops (``PUBLISH-CHANGED``,
+    naming the file), puts back what this publish had changed, and the other writer's
+    change stands: the target is the previous site with their change, nothing else."""
+    rel, theirs = RACES[race]
+    h = target
+    h.website()
+    do_build(h.config)
+    add_to_site(h.config.parent / "site", "example.com/old.html", b"<p>acap's old page</p>\n")
+    assert publish(h.options()).ok
+    set_version(h.config, "2.0.0")
+    do_build(h.config)  # the card changes, old.html is built no more
+    add_to_site(h.config.parent / "site", "example.com/new.html", b"<p>acap's new page</p>\n")
+    before, record = h.served(), h.record()
+    expected = {**before, rel: theirs} if theirs is not None else \
+        {p: b for p, b in before.items() if p != rel}
+
+    def other_writer() -> None:
+        (h.put({rel: theirs}, "their change") if theirs is not None else h.delete(rel))
+    done = _race(h, monkeypatch, rel, other_writer)
+    res = publish(h.options())
+    [err] = res.report.errors
+    assert err.rule == "PUBLISH-CHANGED", report_text(res.report)
+    if h.kind == "branch":
+        assert err.message.startswith(f"example.com: {h.describe()} changed while acap was "
+                                      "publishing (it was at ")
+        assert "acap never force-pushes, so its push was refused" in err.message
+    else:
+        assert f"{h.root}/{rel}" in err.message and "while acap was publishing" in err.message
+        assert "acap stopped and put back what this publish had changed" in err.message
+        if rel != "new.html":  # what went in place before (new.html first, the card last)
+            assert "new.html" in done
+    assert h.served() == expected  # their bytes (or their deletion), the rest as before
+    if h.kind != "branch":
+        assert h.record() == record
+        assert not (h.root.parent / f".{h.root.name}.acap-stage").exists()
+    _intact(h)
+
+    monkeypatch.undo()  # the next publish reads the target as it is now: theirs stays
+    again = publish(h.options())
+    assert not any(f.rule == "PUBLISH-CHANGED" for f in again.report.findings)
+    if theirs is not None:  # (a card of acap's someone deleted, acap puts back)
+        assert h.served()[rel] == theirs, report_text(again.report)
+    _intact(h)
+
+
+@pytest.mark.parametrize("move", ["deleted", "reset"])
+def test_a_branch_deleted_or_reset_during_the_publish_is_left_as_they_left_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, move: str) -> None:
+    """Moves a plain push would not notice: the branch deleted (the push would make it
+    again) or reset to an older commit (acap's commit would still be a fast-forward of
+    it). The push names the tip acap read, so git refuses it (``PUBLISH-CHANGED``)."""
+    from support.publishing import branch_tip, git
+
+    h = Harness("branch", project(tmp_path), tmp_path / "pages.git")
+    h.website()
+    first = branch_tip(h.root)
+    do_build(h.config)
+    assert publish(h.options()).ok
+    set_version(h.config, "2.0.0")
+    do_build(h.config)
+
+    def other_writer() -> None:
+        if move == "deleted":
+            git("update-ref", "-d", "refs/heads/gh-pages", cwd=h.root)
+        else:
+            git("update-ref", "refs/heads/gh-pages", str(first), cwd=h.root)
+    _race(h, monkeypatch, CARD, other_writer)
+    res = publish(h.options())
+    [err] = res.report.errors
+    assert err.rule == "PUBLISH-CHANGED", report_text(res.report)
+    assert ("it was deleted" if move == "deleted" else f"it is at {str(first)[:12]}") \
+        in err.message
+    assert branch_tip(h.root) == (None if move == "deleted" else first)
+
+
+def test_a_file_force_removes_that_someone_rewrites_meanwhile_keeping_its_size_and_time(
+        target: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--force`` removes the hand-made site where acap owns the host whole; acap listed
+    those files and read none. One rewritten while acap uploads, with the same size and
+    its modification time set back (all a listing over SFTP shows), is still seen: acap
+    read it before it began, and checks those bytes before it removes it."""
+    import os
+
+    h = _whole(target)
+    h.website()
+    do_build(h.config)
+    rel = "blog/post.html"
+    theirs = WEBSITE[rel].replace(b"Neu", b"Alt")
+    assert len(theirs) == len(WEBSITE[rel])
+    before = h.served()
+
+    def other_writer() -> None:
+        if h.kind == "branch":
+            h.put({rel: theirs}, "their change")
+            return
+        st = (h.root / rel).stat()
+        (h.root / rel).write_bytes(theirs)
+        os.utime(h.root / rel, ns=(st.st_atime_ns, st.st_mtime_ns))
+    _race(h, monkeypatch, rel, other_writer)
+    res = publish(h.options(force=True))
+    [err] = res.report.errors
+    assert err.rule == "PUBLISH-CHANGED", report_text(res.report)
+    assert h.served() == {**before, rel: theirs}
+
+
+def test_files_named_like_acaps_temporary_files_are_never_removed_nor_hidden(
+        target: Harness) -> None:
+    """The attacker trial's case: any ``*.acap-new-*`` file was deleted, and left out of
+    the listing, on its name alone. Now ``x.acap-new-123`` at the target is a file like
+    any other: where acap owns the host whole it is named and refused
+    (``PUBLISH-FOREIGN``); in acap's staging folder, one under a token no record of
+    acap's names is left and named (``PUBLISH-LEFTOVER``)."""
+    h = _whole(target)
+    do_build(h.config)
+    assert publish(h.options(create=True)).ok
+    planted = {"x.acap-new-123": b"someone's notes\n",
+               ".well-known/.agent-card.json.acap-new-1a2b3c": b"{"}
+    h.put(planted, "their files")
+    set_version(h.config, "2.0.0")
+    do_build(h.config)
+    before = h.served()
+    res = publish(h.options())
+    [err] = res.report.errors
+    assert err.rule == "PUBLISH-FOREIGN", report_text(res.report)
+    assert all(rel in err.message for rel in planted)
+    assert h.served() == before
+    if h.kind == "branch":  # a branch has no staging folder
+        return
+    stage = h.root.parent / f".{h.root.name}.acap-stage"
+    stage.mkdir()
+    theirs = {"x.acap-new-123": b"someone's", "0123456789abcdef.new.1": b"not acap's"}
+    for name, data in theirs.items():
+        (stage / name).write_bytes(data)
+    res = publish(h.options(force=True))
+    assert res.ok, report_text(res.report)
+    [note] = _messages(res, "PUBLISH-LEFTOVER", "warning")
+    assert all(name in note for name in theirs)
+    assert {p.name: p.read_bytes() for p in stage.iterdir()} == theirs

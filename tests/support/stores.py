@@ -223,3 +223,12 @@ class Harness:
         git("commit", "-q", *(["--allow-empty"] if allow_empty else []), "-m", message,
             cwd=self.work)
         git("push", "-q", "-f", str(self.root), "HEAD:gh-pages", cwd=self.work)
+
+    def delete(self, rel: str, message: str = "a page removed") -> None:
+        """A file removed by someone else."""
+        if self.kind != "branch":
+            (self.root / rel).unlink()
+            return
+        self._sync()
+        (self.work / rel).unlink()
+        self._commit(message)

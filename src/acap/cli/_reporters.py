@@ -614,6 +614,8 @@ class TextReporter(Reporter):
                                     ("-", h.plan.removed)):
                     for p in paths:
                         self.out(f"  {sign} {shown(p)}")
+            for where, why in h.swept if dry_run else []:
+                self.out(f"  - {shown(where)} ({why})")
         if not result.ok and not result.hosts:
             self.err("nothing was published")
 
@@ -729,6 +731,7 @@ class JsonReporter(Reporter):
             "added": h.plan.added if h.plan else [],
             "changed": h.plan.changed if h.plan else [],
             "removed": h.plan.removed if h.plan else [],
+            "leftovers": [{"path": where, "why": why} for where, why in h.swept],
         } for h in result.hosts]))
 
     def reply_check(self, result: ReplyCheck, strict: bool) -> None:

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from acap.load._files import read_regular as read_regular
     from acap.load._files import remove_file as remove_file
     from acap.load._files import rename_file as rename_file
+    from acap.load._files import swap_file as swap_file
     from acap.load._files import write_check as write_check
     from acap.load._files import write_file as write_file
     from acap.load._json import IJSON_MAX_INT as IJSON_MAX_INT

@@ -30,6 +30,12 @@ belongs to: the project folder, a host folder of site/, the folder acap runs in)
   with ``O_EXCL | O_NOFOLLOW``; ``exclusive`` writes never replace anything (a key is
   never overwritten): the temporary file is hard-linked to the name, which fails if
   anything, even a dangling link, is there.
+* **moves onto shared ground** (a publish putting its files into a folder a web server
+  serves, where other tools write too): :func:`move_file` without ``replace`` never
+  replaces anything (the same hard link), and :func:`swap_file` replaces a file only
+  while it is the one the caller read: read again through the folder it holds open,
+  looked at once more, and renamed over at once (see its docstring for the moment that
+  is left).
 
 Why our own and not a library: Python has no ``openat2`` (``RESOLVE_BENEATH``) and no
 library on the dependency list confines a path to a folder this way; ``os.open`` with
@@ -48,17 +54,17 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from acap.errors import FileRefused
+from acap.errors import FileChanged, FileRefused
 from acap.load._paths import real_path, under
 
 __all__ = ["KEY_FILE_LIMIT", "Root", "file_kind", "file_status", "given_root", "move_file",
-           "read_file", "read_regular", "remove_file", "rename_file", "write_check",
-           "write_file"]
+           "read_file", "read_regular", "remove_file", "rename_file", "swap_file",
+           "write_check", "write_file"]
 
 #: Largest file of each kind an operator names that acap reads (bytes): far above any
 #: real one, so that ``/dev/zero`` or a log file named by mistake is refused, not read.
@@ -456,13 +462,15 @@ def _write_temporary(place: _Place, data: bytes, mode: int | None) -> str:
     return tmp
 
 
-def _link_new(place: _Place, tmp: str) -> None:
-    """Give the temporary file its name without replacing anything there: a hard link
-    fails on any existing name (a dangling link too); then the temporary name goes.
-    Where the file system has no hard links, a rename after looking (a name made in
-    between would be replaced: the rare case of such a file system)."""
+def _link_new(place: _Place, tmp: str, tmp_dir_fd: int | None = None) -> None:
+    """Give the temporary file ``tmp`` (in ``tmp_dir_fd``, by default the same folder) the
+    name of ``place`` without replacing anything there: a hard link fails on any
+    existing name (a dangling link too); then the temporary name goes. Where the file
+    system has no hard links, a rename after looking (a name made in between would be
+    replaced: the rare case of such a file system)."""
+    src_fd = place.dir_fd if tmp_dir_fd is None else tmp_dir_fd
     try:
-        os.link(tmp, place.name, src_dir_fd=place.dir_fd, dst_dir_fd=place.dir_fd,
+        os.link(tmp, place.name, src_dir_fd=src_fd, dst_dir_fd=place.dir_fd,
                 follow_symlinks=False)
     except FileExistsError:
         raise
@@ -472,10 +480,10 @@ def _link_new(place: _Place, tmp: str) -> None:
         try:
             os.stat(place.name, dir_fd=place.dir_fd, follow_symlinks=False)
         except FileNotFoundError:
-            os.rename(tmp, place.name, src_dir_fd=place.dir_fd, dst_dir_fd=place.dir_fd)
+            os.rename(tmp, place.name, src_dir_fd=src_fd, dst_dir_fd=place.dir_fd)
             return
         raise FileExistsError(errno.EEXIST, "File exists", place.shown) from exc
-    _unlink(place.dir_fd, tmp)
+    _unlink(src_fd, tmp)
 
 
 def write_check(path: str | os.PathLike[str], root: Root) -> None:
@@ -534,17 +542,23 @@ def rename_file(path: str | os.PathLike[str], new: str | os.PathLike[str], root:
         _sync_folder(place.dir_fd)
 
 
-def move_file(path: str | os.PathLike[str], new: str | os.PathLike[str], root: Root) -> None:
-    """Put the regular file ``path`` at ``new``, in one ``rename``, both inside ``root``
-    and walked part by part without following a link (a publish puts a file it staged
-    beside a web root into its place): a regular file at ``new`` is replaced, folders
-    missing on the way to ``new`` are made.
+def move_file(path: str | os.PathLike[str], new: str | os.PathLike[str], root: Root,
+              replace: bool = True) -> None:
+    """Put the regular file ``path`` at ``new``, both inside ``root`` and walked part by
+    part without following a link (a publish puts a file it staged beside a web root
+    into its place); folders missing on the way to ``new`` are made. With ``replace``,
+    one ``rename``: a regular file at ``new`` is replaced. Without it, nothing there is
+    ever replaced (a hard link, then the old name removed): a file another program puts
+    at ``new`` at any moment is never lost, the link fails.
 
     Raises:
         FileNotFoundError: nothing is at ``path``.
+        FileExistsError: without ``replace``: something (a file, a folder, a link) is at
+            ``new``.
         FileRefused: either lies outside ``root`` or under a link; ``path`` is not a
-            regular file; something else than a regular file is at ``new``.
-        OSError: the rename failed (another file system, permissions ...); nothing moved.
+            regular file; with ``replace``, something else than a regular file is at
+            ``new``.
+        OSError: the move failed (another file system, permissions ...); nothing moved.
     """
     with _Walk(root, path, follow=False) as walk, \
             _Walk(root, new, make=True, follow=False) as there:
@@ -553,9 +567,96 @@ def move_file(path: str | os.PathLike[str], new: str | os.PathLike[str], root: R
             raise FileNotFoundError(errno.ENOENT, "No such file or directory", os.fspath(path))
         _writable(path, place)
         dest = there.go()
-        _writable(new, dest)
+        if replace:
+            _writable(new, dest)
+            os.replace(place.name, dest.name, src_dir_fd=place.dir_fd, dst_dir_fd=dest.dir_fd)
+        elif dest.st is not None:
+            raise FileExistsError(errno.EEXIST, "File exists", os.fspath(new))
+        else:
+            _link_new(dest, place.name, place.dir_fd)
+        _sync_folder(dest.dir_fd)
+
+
+def swap_file(path: str | os.PathLike[str], new: str | os.PathLike[str], root: Root,
+              same: Callable[[bytes], bool], limit: int) -> None:
+    """Put the regular file ``path`` over the regular file at ``new`` in one rename, only
+    while the file at ``new`` is the one the caller read before: its bytes, read again
+    through the folder this walk holds open, are ones ``same`` accepts, and it is still
+    that file (the same inode, size, modification and change times) when looked at once
+    more, just before the rename.
+
+    What is left between that last look and the rename is two system calls on the same
+    open folder: POSIX has no rename that happens only if a file still holds given
+    bytes, and a program holding the file open may write into it at any moment.
+
+    Args:
+        path: the file to put in place.
+        new: the file it replaces.
+        root: the folder both lie in.
+        same: says whether the bytes at ``new`` are the ones the caller read.
+        limit: the most bytes read at ``new``.
+
+    Raises:
+        FileChanged: nothing, or no regular file, is at ``new``, or ``same`` refuses its
+            bytes, or it changed while it was read; nothing moved.
+        FileNotFoundError: nothing is at ``path``.
+        FileRefused: either lies outside ``root`` or under a link; ``path`` is not a
+            regular file.
+        OSError: the rename failed; nothing moved.
+    """
+    with _Walk(root, path, follow=False) as walk, _Walk(root, new, follow=False) as there:
+        place = walk.go()
+        if place.st is None:
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", os.fspath(path))
+        _writable(path, place)
+        try:
+            dest = there.go()
+        except (FileNotFoundError, NotADirectoryError):
+            raise FileChanged(os.fspath(new), "it was removed") from None
+        _unchanged(new, dest, same, limit)
         os.replace(place.name, dest.name, src_dir_fd=place.dir_fd, dst_dir_fd=dest.dir_fd)
         _sync_folder(dest.dir_fd)
+
+
+def _stamp(st: os.stat_result) -> tuple[int, ...]:
+    """What any write, rename or removal of a file changes (its change time, set by the
+    kernel, cannot be set back by a program)."""
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def _unchanged(path: str | os.PathLike[str], place: _Place, same: Callable[[bytes], bool],
+               limit: int) -> None:
+    """Raise :class:`FileChanged` unless ``place`` holds a regular file whose bytes
+    ``same`` accepts and that did not change while it was read (see :func:`swap_file`)."""
+    if place.st is None:
+        raise FileChanged(os.fspath(path), "it was removed")
+    if not stat.S_ISREG(place.st.st_mode):
+        raise FileChanged(os.fspath(path), f"it is {file_kind(place.st.st_mode) or 'no file'} "
+                          "now")
+    try:
+        fd = os.open(place.name, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | _CLOEXEC,
+                     dir_fd=place.dir_fd)
+    except OSError as exc:
+        raise FileChanged(os.fspath(path), "it was replaced while acap read it") from exc
+    try:
+        before = os.fstat(fd)
+        if _stamp(before)[:2] != _stamp(place.st)[:2]:  # another file since the walk looked
+            raise FileChanged(os.fspath(path), "it was replaced while acap read it")
+        chunks, left = [], limit + 1
+        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit or not same(data):
+        raise FileChanged(os.fspath(path), "it changed")
+    try:
+        now = os.stat(place.name, dir_fd=place.dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        raise FileChanged(os.fspath(path), "it was removed") from None
+    if _stamp(now) != _stamp(before):
+        raise FileChanged(os.fspath(path), "it changed")
 
 
 def remove_file(path: str | os.PathLike[str], root: Root) -> None:

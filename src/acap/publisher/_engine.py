@@ -15,12 +15,17 @@ For one host at one target, :func:`publish_host`:
    own card and JWKS); plans what to add, change and remove; and refuses to replace or
    remove anything else without ``force`` (``PUBLISH-FOREIGN``; a page of the website
    where acap would put its page: ``SITE-PAGE-TAKEN``);
-6. writes: a record of what is about to change (so that even ``kill -9`` leaves a
-   record that says which files are acap's), every file staged outside what the target
-   serves, then all of them put in place at once (the card last) with the signals that
-   stop a publish held (:mod:`acap.publisher._signals`), the removals, and the final
-   record, signed; a failure or an interruption before that rolls back. acap keeps a
-   copy of the record in the project (:class:`~acap.publisher._trust.RecordCopies`).
+6. sorts what an interrupted publish left in the store's staging area: only what acap
+   can prove it made is removed, the rest is named (:mod:`acap.publisher._leftovers`);
+7. writes: a record of what is about to change (so that even ``kill -9`` leaves a
+   record that says which files are acap's, and names this publish's staging token),
+   every file staged outside what the target serves, then all of them put in place at
+   once (the card last) with the signals that stop a publish held
+   (:mod:`acap.publisher._signals`), the removals, and the final record, signed; each
+   file only while it is still what step 4 read (another tool's change made meanwhile
+   stops the publish, ``PUBLISH-CHANGED``); a failure or an interruption before that
+   rolls back. acap keeps a copy of the record in the project
+   (:class:`~acap.publisher._trust.RecordCopies`).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from acap.publisher import _hosting
+from acap.publisher._leftovers import Leftovers, sort_leftovers
 from acap.publisher._plan import ForeignFiles, Plan, Published, TargetRefused, count, digest
 from acap.publisher._plan import make_plan as plan_of
 from acap.publisher._plan import names as listed
@@ -146,16 +152,19 @@ def publish_host(store: Store, job: HostJob, ring: KeyRing, copies: RecordCopies
         plan = _plan(job, files, view, mine)
         _refuse(where, job, files, plan, view, mine, trust)
         job.notes += _website_notes(where, job, files, view, mine)
+        left = sort_leftovers(store.leftovers(), trust.record, ring, job.host)
+        job.notes += left.notes(where)
         if job.dry_run:
-            return Published(plan, "dry run", notes=job.notes)
-        final = _final_record(job, files, plan, mine)
+            return Published(plan, "dry run", notes=job.notes, swept=left.shown())
+        final = _final_record(job, files, plan, mine, store.staging)
         signed = final.to_bytes(_signer(ring))
+        _sweep(store, job, left)
         commit = _write(store, job, files, plan, view, mine, (final, signed), trust, ring)
         said = copies.save(job.host, where, signed)
         if said:
             job.progress(said)
         outcome = "up to date" if plan.empty and view.exists else "published"
-        return Published(plan, outcome, commit, job.notes)
+        return Published(plan, outcome, commit, job.notes, left.shown())
 
 
 def _root_exists(store: Store, job: HostJob) -> bool:
@@ -354,14 +363,15 @@ def _signer(ring: KeyRing) -> RecordSigner:
     return ring.signer
 
 
-def _final_record(job: HostJob, files: Mapping[str, bytes], plan: Plan,
-                  mine: Mine) -> PublishRecord:
+def _final_record(job: HostJob, files: Mapping[str, bytes], plan: Plan, mine: Mine,
+                  staging: str | None) -> PublishRecord:
     """The record once ``plan`` is done: every file acap publishes there (beside a
     website, only those it wrote or owned: a file the website had already, byte for byte,
-    stays the website's)."""
+    stays the website's), and the store's staging token."""
     written = set(plan.writes)
     mine_now = {p for p in files if not job.overlay or p in written or p in mine.owned}
-    return PublishRecord(job.host, {p: (digest(files[p]),) for p in sorted(mine_now)})
+    return PublishRecord(job.host, {p: (digest(files[p]),) for p in sorted(mine_now)},
+                         staging=staging)
 
 
 def _intent_record(job: HostJob, files: Mapping[str, bytes], plan: Plan, view: View,
@@ -373,7 +383,16 @@ def _intent_record(job: HostJob, files: Mapping[str, bytes], plan: Plan, view: V
         now = view.present[rel]
         if now is not None and digest(now) not in out.setdefault(rel, []):
             out[rel].append(digest(now))
-    return PublishRecord(job.host, {p: tuple(d) for p, d in out.items() if d})
+    return PublishRecord(job.host, {p: tuple(d) for p, d in out.items() if d},
+                         staging=final.staging)
+
+
+def _sweep(store: Store, job: HostJob, left: Leftovers) -> None:
+    """Remove what an interrupted publish left that acap proved its own."""
+    for _name, where, why in left.sweep:
+        job.progress(f"removing {where} ({why})")
+    if left.sweep:
+        store.sweep([name for name, _where, _why in left.sweep])
 
 
 def _write(store: Store, job: HostJob, files: Mapping[str, bytes], plan: Plan, view: View,
@@ -390,13 +409,12 @@ def _write(store: Store, job: HostJob, files: Mapping[str, bytes], plan: Plan, v
     intent = _intent_record(job, files, plan, view, mine, record)
     writes = sorted(plan.writes, key=lambda p: (p == CARD, p))  # the card goes last
     try:
-        store.begin(intent.to_bytes(_signer(ring)), job.create,
-                    sorted(set(files) | mine.owned))
+        for rel in plan.removed:  # first: a store may read what it only listed
+            store.remove(rel)
+        store.begin(intent.to_bytes(_signer(ring)), job.create)
         job.progress(f"writing {count(len(writes), 'file')}")
         for rel in writes:
             store.stage(rel, files[rel])
-        for rel in plan.removed:
-            store.remove(rel)
         with deferred():
             return store.commit(signed, {p: view.present.get(p) for p in writes},
                                 job.progress)

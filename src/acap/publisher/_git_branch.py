@@ -4,9 +4,14 @@ Everything happens in a throw-away bare repository in a temporary folder, with i
 index file (``GIT_INDEX_FILE``): the user's working tree, index and repository are never
 read or written. The branch's tip is fetched; the new tree is the tip's with acap's files
 added, changed and removed (:func:`acap.publisher._engine.publish_host` decides which);
-it becomes a new commit whose parent is the tip (history kept), pushed as a plain
-fast-forward. git's own guarantees give "all or nothing": a refused or interrupted push
-changes no ref on the remote. acap never force-pushes.
+it becomes a new commit whose parent is the tip (history kept), pushed as a fast-forward
+of that tip. git's own guarantees give "all or nothing": a refused or interrupted push
+changes no ref on the remote. acap never force-pushes: its commit is always a child of
+the tip it read, and the push names that tip as the one it replaces (git's
+``--force-with-lease=<ref>:<tip>``, which on a fast-forward adds only that check), so a
+branch someone pushed to, deleted or created after acap read it refuses the push and
+nothing changes (``PUBLISH-CHANGED``): another tool's commit is never lost, nor ever
+overwritten by a publish that did not see it.
 
 acap's record of the publish (:class:`acap.site.PublishRecord`, signed) goes into the
 commit's message (the trailer ``Published-record``, base64url): the record of a branch
@@ -38,6 +43,7 @@ from acap._package import __version__
 from acap.errors import FileRefused, GitError
 from acap.load import Root, read_file, write_file
 from acap.publisher._plan import TargetRefused
+from acap.publisher._store import Leftover
 from acap.site import MAX_DEPTH
 
 #: Default branch GitHub Pages publishes from.
@@ -169,6 +175,8 @@ class BranchStore:
     """
 
     default_hosting = "github-pages"
+    #: A branch stages nothing at the target: the push moves it all at once.
+    staging = None
 
     def __init__(self, remote: str, branch: str, host: str, date: int | None = None,
                  shown: str | None = None) -> None:
@@ -300,7 +308,15 @@ class BranchStore:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def begin(self, intent: bytes, create: bool, paths: list[str]) -> None:
+    def leftovers(self) -> list[Leftover]:
+        """Nothing: an interrupted push leaves nothing at the remote (the temporary
+        repository of a publish cut by ``kill -9`` is removed by the next one)."""
+        return []
+
+    def sweep(self, names: list[str]) -> None:
+        """Nothing to remove (:meth:`leftovers`)."""
+
+    def begin(self, intent: bytes, create: bool) -> None:
         """Nothing to do: the record goes out with the commit (and the branch with the
         push, when it is new)."""
 
@@ -317,8 +333,9 @@ class BranchStore:
     def commit(self, record: bytes, old: Mapping[str, bytes | None],
                say: Callable[[str], None]) -> str | None:
         """Make the new tree and commit (the record in its message), and push it as a
-        plain fast-forward of the tip read: if the branch moved meanwhile, git refuses
-        and nothing changes."""
+        fast-forward of the tip read, that tip named as the one it replaces: if the
+        branch moved meanwhile (or was deleted, or made), git refuses and nothing
+        changes (``PUBLISH-CHANGED``, see the module docstring)."""
         tree = self._tree()
         when = self.date if self.date is not None else commit_date(None)
         ident = {"GIT_AUTHOR_NAME": AUTHOR_NAME, "GIT_AUTHOR_EMAIL": AUTHOR_EMAIL,
@@ -332,9 +349,39 @@ class BranchStore:
         commit = self.repo.run(args, what="make the commit", stdin=msg.encode("utf-8"),
                                extra_env=ident).strip()
         say(f"pushing {commit[:12]} to {self.branch}")
-        self.repo.run(["push", "--porcelain", "--", self.remote, f"{commit}:{self.ref}"],
-                      what=f"push to {self.branch} at {self.shown}")
+        # The lease is the tip this publish read ("" for a branch that was not there):
+        # acap's commit is its child, so the push is a fast-forward and the lease only
+        # makes git refuse it when the branch is no longer at that tip.
+        lease = f"--force-with-lease={self.ref}:{self.tip or ''}"
+        try:
+            self.repo.run(["push", "--porcelain", lease, "--", self.remote,
+                           f"{commit}:{self.ref}"], what=f"push to {self.branch} at {self.shown}")
+        except GitError:
+            self._moved()
+            raise
         return commit
+
+    def _moved(self) -> None:
+        """After a refused push: raise ``PUBLISH-CHANGED`` when the branch is no longer at
+        the tip this publish read (else the push failed for another reason)."""
+        try:
+            listing = self.repo.run(["ls-remote", "--", self.remote, self.ref],
+                                    what=f"read {self.shown}")
+        except GitError:
+            return
+        now = next((line.partition("\t")[0] for line in listing.splitlines()
+                    if line.partition("\t")[2] == self.ref), None)
+        if now == self.tip:
+            return
+        was = f"at {self.tip[:12]}" if self.tip else "not there"
+        became = f"it is at {now[:12]}" if now else "it was deleted"
+        raise TargetRefused(
+            f"{self.describe()} changed while acap was publishing (it was {was} when acap "
+            f"read it; {became}: someone else pushed to it): acap never force-pushes, so its "
+            "push was refused and the branch is as they left it",
+            "run acap publish again: it reads the branch as it is now (a file acap published "
+            "that their commit changed shows as changed since, any other as not acap's) and "
+            "says what to do", "PUBLISH-CHANGED")
 
     def _tree(self) -> str:
         """The tip's tree with the staged files and removals."""

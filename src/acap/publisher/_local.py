@@ -11,11 +11,20 @@ after acap looked.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from acap.errors import FileRefused
-from acap.load import Root, file_status, move_file, read_file, remove_file, write_file
-from acap.publisher._fs import FileStore, refused
+from acap.load import (
+    Root,
+    file_status,
+    move_file,
+    read_file,
+    remove_file,
+    swap_file,
+    write_file,
+)
+from acap.publisher._fs import READ_LIMIT, Entry, FileStore, refused
 from acap.publisher._plan import TargetRefused
 
 
@@ -61,10 +70,19 @@ class LocalFs:
             return None
         return st.st_mode if st is not None else None
 
-    def names(self, folder: str) -> list[tuple[str, int]]:
-        """``(name, lstat mode)`` of each entry of ``folder``."""
+    def stamp(self, path: str) -> tuple[int, ...] | None:
+        """Inode, size and modification time (ns) of ``path`` itself; ``None``: nothing."""
+        try:
+            st = file_status(path, self.root)
+        except FileRefused as exc:
+            raise self._refused(path, exc) from exc
+        return _stamp(st) if st is not None else None
+
+    def names(self, folder: str) -> list[Entry]:
+        """Each entry of ``folder`` (``lstat``)."""
         with os.scandir(folder) as it:
-            return [(e.name, e.stat(follow_symlinks=False).st_mode) for e in it]
+            return [Entry(e.name, st.st_mode, _stamp(st))
+                    for e in it for st in (e.stat(follow_symlinks=False),)]
 
     def read(self, path: str, limit: int) -> bytes:
         """The regular file at ``path`` (:func:`acap.load.read_file`)."""
@@ -95,6 +113,22 @@ class LocalFs:
         except FileRefused as exc:
             raise self._refused(dst, exc) from exc
 
+    def place(self, src: str, dst: str) -> None:
+        """One move that never replaces anything (:func:`acap.load.move_file`, not ``replace``)."""
+        try:
+            move_file(src, dst, self.root, replace=False)
+        except FileRefused as exc:
+            raise self._refused(dst, exc) from exc
+
+    def swap(self, src: str, dst: str, same: Callable[[bytes], bool]) -> None:
+        """One rename over ``dst`` while it holds bytes ``same`` accepts, read again
+        through the folder held open and looked at once more just before
+        (:func:`acap.load.swap_file`)."""
+        try:
+            swap_file(src, dst, self.root, same, READ_LIMIT)
+        except FileRefused as exc:
+            raise self._refused(dst, exc) from exc
+
     def unlink(self, path: str) -> None:
         """Remove the file (:func:`acap.load.remove_file`)."""
         try:
@@ -110,6 +144,11 @@ class LocalFs:
     def rmdir(self, path: str) -> None:
         """``os.rmdir``."""
         os.rmdir(path)
+
+
+def _stamp(st: os.stat_result) -> tuple[int, ...]:
+    """What writing a file changes and a rename keeps (its change time a rename sets)."""
+    return st.st_ino, st.st_size, st.st_mtime_ns
 
 
 def directory_store(target: Path) -> FileStore:

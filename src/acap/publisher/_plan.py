@@ -97,12 +97,16 @@ class Published:
         commit: the new commit, for targets that make commits.
         notes: warnings the publish gives (a record that was missing, a folder that
             holds no website ...), as ``(rule, message, hint)``.
+        swept: ``(where, why)`` of each thing an interrupted publish left that acap
+            proved its own and removed (in a dry run: would remove;
+            :mod:`acap.publisher._leftovers`).
     """
 
     plan: Plan
     outcome: str
     commit: str | None = None
     notes: list[tuple[str, str, str]] = field(default_factory=list)
+    swept: list[tuple[str, str]] = field(default_factory=list)
 
 
 class ForeignFiles(AcapError):
@@ -125,11 +129,12 @@ class TargetRefused(AcapError):
     symbolic link, a folder where a file goes, folders nested deeper than acap walks),
     it does not exist (without ``--create``), an SFTP server's key is unknown or
     changed, the server refused the login, or it holds a card or record signed with a
-    key this computer lacks. Nothing was changed.
+    key this computer lacks; or a file (a branch) at the target changed while acap
+    published, after acap had read it. Nothing was changed (by acap).
 
     Attributes:
         rule: the finding's rule id (``PUBLISH-TARGET``, ``PUBLISH-HOST-KEY``,
-            ``PUBLISH-FAILED``, ``PUBLISH-KEY``).
+            ``PUBLISH-FAILED``, ``PUBLISH-KEY``, ``PUBLISH-CHANGED``).
     """
 
     def __init__(self, message: str, hint: str, rule: str = "PUBLISH-TARGET") -> None:

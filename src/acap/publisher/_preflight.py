@@ -83,8 +83,8 @@ def _host_files(root: Path, report: Report) -> Iterator[tuple[str, bytes]]:
         report.add(Finding("PUBLISH-INTEGRITY", "error", str(exc), Location(str(root)),
                            "run acap build"))
         return
-    for rel, mode in entries:
-        if stat.S_ISDIR(mode):
+    for rel, entry in entries:
+        if stat.S_ISDIR(entry.mode):
             continue
         shown = str(root / rel)
         try:

@@ -97,6 +97,8 @@ class HostResult:
             ``"held back"`` (the card's host, when a host the card names failed).
         commit: the new commit (branch targets), if one was made.
         detail: the reason of a failure (git's own message included).
+        swept: ``(where, why)`` of what an interrupted publish left that acap proved its
+            own and removed (a dry run: would remove).
     """
 
     target: Target
@@ -104,6 +106,7 @@ class HostResult:
     outcome: str = "failed"
     commit: str | None = None
     detail: str = ""
+    swept: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass(repr=False)
@@ -337,7 +340,8 @@ class _Run:
                       progress=lambda msg: self.say(t.host, msg))
         try:
             done = publish_host(store_for(t, self.checked.cfg), job, self.ring, self.copies)
-            hr.plan, hr.outcome, hr.commit = done.plan, done.outcome, done.commit
+            hr.plan, hr.outcome, hr.commit, hr.swept = (done.plan, done.outcome, done.commit,
+                                                        done.swept)
         except (ForeignFiles, TargetRefused, GitError, OSError) as exc:
             self._failed(t, hr, exc)
         for rule, msg, hint in job.notes:

@@ -29,17 +29,20 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import errno
 import hashlib
 import posixpath
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
-from acap.publisher._fs import FileStore, refused
+from acap.errors import FileChanged
+from acap.load import file_kind
+from acap.publisher._fs import READ_LIMIT, Entry, FileStore, refused
 from acap.publisher._plan import TargetRefused
 
 if TYPE_CHECKING:
@@ -288,24 +291,36 @@ class SftpFs:
             return None
         return mode if mode is not None else 0
 
-    def names(self, folder: str) -> list[tuple[str, int]]:
-        """``(name, lstat mode)`` of each entry of ``folder``."""
-        return [(a.filename, a.st_mode or 0) for a in self.sftp.listdir_attr(folder)]
+    def stamp(self, path: str) -> tuple[int, ...] | None:
+        """Size, modification time (seconds: all SFTP version 3 gives), mode and owner
+        of ``path`` itself; ``None`` when nothing is there."""
+        try:
+            return _stamp(self.sftp.lstat(path))
+        except FileNotFoundError:
+            return None
+
+    def names(self, folder: str) -> list[Entry]:
+        """Each entry of ``folder`` (the attributes a listing carries are ``lstat``'s)."""
+        return [Entry(a.filename, a.st_mode or 0, _stamp(a))
+                for a in self.sftp.listdir_attr(folder)]
 
     def read(self, path: str, limit: int) -> bytes:
         """The regular file at ``path``, checked again once open (not a link swapped in)."""
         with self.sftp.open(path, "rb") as fh:
-            st = fh.stat()
-            if not stat.S_ISREG(st.st_mode or 0):
-                raise refused(self, path, st.st_mode or 0)
-            size = st.st_size or 0
-            if size > limit:
-                raise TargetRefused(f"{path} on the server is larger ({size} bytes) than any "
-                                    "file acap writes: it is not acap's",
-                                    "move it, or publish into another folder")
-            if size:
-                fh.prefetch(size)
-            data: bytes = fh.read(limit + 1)
+            return self._read_open(fh, path, limit)
+
+    def _read_open(self, fh: paramiko.SFTPFile, path: str, limit: int) -> bytes:
+        st = fh.stat()
+        if not stat.S_ISREG(st.st_mode or 0):
+            raise refused(self, path, st.st_mode or 0)
+        size = st.st_size or 0
+        if size > limit:
+            raise TargetRefused(f"{path} on the server is larger ({size} bytes) than any "
+                                "file acap writes: it is not acap's",
+                                "move it, or publish into another folder")
+        if size:
+            fh.prefetch(size)
+        data: bytes = fh.read(limit + 1)
         return data
 
     def write(self, path: str, data: bytes) -> None:
@@ -328,6 +343,34 @@ class SftpFs:
                 self.sftp.remove(dst)
             self.sftp.rename(src, dst)
 
+    def place(self, src: str, dst: str) -> None:
+        """SFTP version 3 ``rename``, which refuses a name that exists (OpenSSH makes it
+        a hard link, then removes the old name)."""
+        try:
+            self.sftp.rename(src, dst)
+        except OSError:
+            if self.mode(dst) is not None:
+                raise FileExistsError(errno.EEXIST, "File exists", dst) from None
+            raise
+
+    def swap(self, src: str, dst: str, same: Callable[[bytes], bool]) -> None:
+        """Read ``dst`` again (a regular file, the one ``lstat`` shows) and, while it is
+        still open, rename ``src`` over it (:meth:`move`): the rename follows the read's
+        answer by one round trip."""
+        mode = self.mode(dst)
+        if mode is None:
+            raise FileChanged(self.shown(dst), "it was removed")
+        if not stat.S_ISREG(mode):
+            raise FileChanged(self.shown(dst), f"it is {file_kind(mode) or 'no file'} now")
+        with self.sftp.open(dst, "rb") as fh:
+            try:
+                data = self._read_open(fh, dst, READ_LIMIT)
+            except TargetRefused:
+                raise FileChanged(self.shown(dst), "it is not the file acap read") from None
+            if not same(data):
+                raise FileChanged(self.shown(dst), "it changed")
+            self.move(src, dst)
+
     def unlink(self, path: str) -> None:
         """SFTP ``remove``."""
         self.sftp.remove(path)
@@ -339,6 +382,13 @@ class SftpFs:
     def rmdir(self, path: str) -> None:
         """SFTP ``rmdir``."""
         self.sftp.rmdir(path)
+
+
+def _stamp(attrs: paramiko.SFTPAttributes) -> tuple[int, ...]:
+    """What SFTP version 3 tells of a file that writing it changes: its size, and its
+    modification time in whole seconds (with its mode and owner)."""
+    return (attrs.st_size or 0, attrs.st_mtime or 0, attrs.st_mode or 0, attrs.st_uid or 0,
+            attrs.st_gid or 0)
 
 
 def _resolve_root(sftp: paramiko.SFTPClient, path: str) -> str:

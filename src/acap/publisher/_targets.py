@@ -399,8 +399,8 @@ def project_content(folder: Path) -> str | None:
     for name in ("operator.yaml", ".acap"):
         if (folder / name).exists():
             return f"it is an acap project (it holds {name})"
-    for rel, mode in walk(LocalFs(str(folder)), str(folder), set()):
-        held = _held(folder, rel, mode)
+    for rel, entry in walk(LocalFs(str(folder)), str(folder), set()):
+        held = _held(folder, rel, entry.mode)
         if held:
             return held
     return None

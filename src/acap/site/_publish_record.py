@@ -13,12 +13,16 @@ own copy in the project's ``.acap/published/``)::
 
     {"publishedBy": "acap", "acap": "0.1.0", "host": "example.com",
      "files": {".well-known/agent-card.json": ["<sha256 hex>"], ...},
+     "staging": "4f1c2a9e0b7d3e55",
      "signature": {"protected": "<base64url>", "signature": "<base64url>"}}
 
 Each path lists the SHA-256 of every content acap may have left there: one after a
 publish that finished; the old and the new one in the record written before the files
 go out, so that a publish interrupted half-way (even by ``kill -9``) leaves a record
-that still says which files are acap's. Nothing in it is private: the files are public
+that still says which files are acap's. ``staging`` (a folder target only) is the random
+token every name of that publish's staging folder starts with, written into the record
+before anything is staged: what an interrupted publish left there is acap's to remove
+because a record acap signed names it. Nothing in it is private: the files are public
 once published.
 
 This module is the record's one reader (:meth:`PublishRecord.from_bytes`) and writer
@@ -50,6 +54,8 @@ RECORD_LIMIT = 1024 * 1024
 #: folders down); a target is never walked deeper either.
 MAX_DEPTH = 64
 _HEX = re.compile(r"[0-9a-f]{64}")
+#: A publish's staging token (``secrets.token_hex(8)``).
+_TOKEN = re.compile(r"[0-9a-f]{16}")
 #: Algorithms a record may be signed with (those of :class:`acap.keys.SigningKey`).
 _ALGS = ("ES256", "ES384", "ES512", "EdDSA", "RS256", "PS256")
 
@@ -121,6 +127,8 @@ class PublishRecord:
         kid: the kid of the key that signed it (``None`` until signed or when read
             from an unsigned record).
         signature: ``{"protected", "signature"}`` as stored (empty when unsigned).
+        staging: the publish's staging token (16 hex digits), or ``None`` (a target
+            that stages nothing: a git branch).
     """
 
     host: str
@@ -128,11 +136,15 @@ class PublishRecord:
     acap: str = __version__
     kid: str | None = None
     signature: Mapping[str, str] = field(default_factory=dict)
+    staging: str | None = None
 
     def payload(self) -> dict[str, Any]:
         """The signed part, as JSON data (everything but the signature)."""
-        return {"publishedBy": "acap", "acap": self.acap, "host": self.host,
-                "files": {p: list(d) for p, d in sorted(self.files.items())}}
+        out: dict[str, Any] = {"publishedBy": "acap", "acap": self.acap, "host": self.host,
+                               "files": {p: list(d) for p, d in sorted(self.files.items())}}
+        if self.staging is not None:
+            out["staging"] = self.staging
+        return out
 
     def same_files(self, other: PublishRecord | None) -> bool:
         """True when ``other`` records the same host and files (whoever signed it)."""
@@ -172,15 +184,17 @@ class PublishRecord:
             raise RecordProblem(f"it is not JSON ({exc})") from None
         if not isinstance(doc, dict) or doc.get("publishedBy") != "acap":
             raise RecordProblem("it is not a record of acap's")
-        extra = set(doc) - {"publishedBy", "acap", "host", "files", "signature"}
+        extra = set(doc) - {"publishedBy", "acap", "host", "files", "staging", "signature"}
         host, files, version = doc.get("host"), doc.get("files"), doc.get("acap")
+        staging = doc.get("staging")
         if isinstance(files, list):
             raise RecordProblem("it lists its files without their SHA-256, as only an acap "
                                 "before signed records did (or someone else)")
         if extra or not isinstance(host, str) or not isinstance(version, str) \
-                or not isinstance(files, dict):
+                or not isinstance(files, dict) or not _token(staging):
             raise RecordProblem("it is not in the format acap writes")
-        return cls(host.lower(), _files(files), version, *_signature(doc.get("signature")))
+        return cls(host.lower(), _files(files), version, *_signature(doc.get("signature")),
+                   staging=staging)
 
     def signed_by(self, keys: Mapping[str, Mapping[str, Any]]) -> str:
         """Verify the signature with the key ``keys`` holds under its kid.
@@ -205,6 +219,11 @@ class PublishRecord:
             raise RecordProblem(f"its signature (kid {self.kid}) does not verify: someone "
                                 "changed it, or another key made it")
         return self.kid
+
+
+def _token(staging: object) -> bool:
+    """Whether ``staging`` is absent or a staging token."""
+    return staging is None or (isinstance(staging, str) and bool(_TOKEN.fullmatch(staging)))
 
 
 def _files(files: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:

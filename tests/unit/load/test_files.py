@@ -11,14 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from acap.errors import FileRefused
+from acap.errors import FileChanged, FileRefused
 from acap.load import (
     Root,
     file_status,
     given_root,
+    move_file,
     read_file,
     read_regular,
     rename_file,
+    swap_file,
     write_file,
 )
 from acap.load import _files as files_module
@@ -331,3 +333,61 @@ def test_read_regular_confines_by_real_path_and_walks_it_without_links(tmp_path:
     with pytest.raises(FileRefused) as caught:
         read_regular(folder / "k", 100, inside=[folder])
     assert caught.value.outside
+
+
+def test_a_move_that_may_not_replace_leaves_whatever_is_there(tmp_path: Path) -> None:
+    """A publish adding a file: a file, or even a dangling link, someone put at the name
+    meanwhile stays, and so does the staged file."""
+    folder, root = _project(tmp_path)
+    staged = folder / "stage" / "n.1"
+    staged.parent.mkdir()
+    staged.write_bytes(b"acap's")
+    (folder / "www").mkdir()
+    (folder / "www" / "taken.html").write_bytes(b"theirs")
+    (folder / "www" / "dangling").symlink_to("nowhere")
+    for name in ("taken.html", "dangling"):
+        with pytest.raises(FileExistsError):
+            move_file(staged, folder / "www" / name, root, replace=False)
+    assert (folder / "www" / "taken.html").read_bytes() == b"theirs"
+    assert os.readlink(folder / "www" / "dangling") == "nowhere"
+    move_file(staged, folder / "www" / "new" / "page.html", root, replace=False)
+    assert (folder / "www" / "new" / "page.html").read_bytes() == b"acap's"
+    assert not staged.exists()
+
+
+@pytest.mark.parametrize("there", ["same", "other bytes", "removed", "a link",
+                                   "rewritten while read"])
+def test_a_swap_replaces_only_the_bytes_the_caller_read(tmp_path: Path, there: str) -> None:
+    """``swap_file`` puts a file over another only while that one holds the bytes read
+    before; "rewritten while read": another writer rewrites it (same size) while
+    ``swap_file`` reads it, and the look after the read sees it."""
+    folder, root = _project(tmp_path)
+    staged, dest = folder / "n.1", folder / "page.html"
+    staged.write_bytes(b"new")
+    dest.write_bytes(b"old")
+
+    def same(data: bytes) -> bool:
+        if there == "rewritten while read":
+            dest.write_bytes(b"OLD")
+        return data == b"old"
+    if there == "other bytes":
+        dest.write_bytes(b"theirs")
+    if there == "removed":
+        dest.unlink()
+    if there == "a link":
+        dest.unlink()
+        dest.symlink_to(staged)
+    if there == "same":
+        swap_file(staged, dest, root, same, 100)
+        assert dest.read_bytes() == b"new" and not staged.exists()
+        return
+    with pytest.raises(FileChanged) as caught:
+        swap_file(staged, dest, root, same, 100)
+    assert caught.value.path == str(dest)
+    assert caught.value.reason == {"other bytes": "it changed", "removed": "it was removed",
+                                   "a link": "it is a symbolic link now",
+                                   "rewritten while read": "it changed"}[there]
+    assert staged.read_bytes() == b"new"  # nothing moved
+    if there != "removed":
+        assert os.readlink(dest) == str(staged) if there == "a link" else \
+            dest.read_bytes() in (b"theirs", b"OLD")

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -184,17 +185,19 @@ def test_an_overlay_cut_in_the_middle_leaves_every_file_as_it_was(
     do_build(config)
     renamed: list[str] = []
     failed: list[str] = []
-    real = _local.LocalFs.move
+    for method in ("place", "swap"):  # a new file put in place, and one replaced
+        real = getattr(_local.LocalFs, method)
 
-    def flaky(fs: _local.LocalFs, tmp: str, dest: str) -> None:
-        if dest.startswith(str(www) + "/") and len(renamed) == 2 and not failed:
-            failed.append(dest)
-            raise OSError(5, "Input/output error", dest)
-        real(fs, tmp, dest)
-        if dest.startswith(str(www) + "/") and not failed:
-            renamed.append(dest)
+        def flaky(fs: _local.LocalFs, tmp: str, dest: str, *more: Any,
+                  real: Any = real) -> None:
+            if len(renamed) == 2 and not failed:
+                failed.append(dest)
+                raise OSError(5, "Input/output error", dest)
+            real(fs, tmp, dest, *more)
+            if not failed:
+                renamed.append(dest)
 
-    monkeypatch.setattr(_local.LocalFs, "move", flaky)
+        monkeypatch.setattr(_local.LocalFs, method, flaky)
     res = publish(trial(config=config, dir=www))
     assert len(renamed) == 2  # two files were in place when it failed
     assert [f.rule for f in res.report.errors] == ["PUBLISH-FAILED"]
@@ -211,14 +214,14 @@ def _unreplaceable(path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[], 
     if subprocess.run(["chattr", "+i", str(path)], capture_output=True,
                       check=False).returncode == 0:
         return lambda: subprocess.run(["chattr", "-i", str(path)], check=True)
-    real = _local.LocalFs.move
+    real = _local.LocalFs.swap
 
-    def refuse(fs: _local.LocalFs, tmp: str, dest: str) -> None:
+    def refuse(fs: _local.LocalFs, tmp: str, dest: str, same: Any) -> None:
         if dest == str(path):
             raise PermissionError(1, "Operation not permitted", dest)
-        real(fs, tmp, dest)
+        real(fs, tmp, dest, same)
 
-    monkeypatch.setattr(_local.LocalFs, "move", refuse)
+    monkeypatch.setattr(_local.LocalFs, "swap", refuse)
     return monkeypatch.undo
 
 

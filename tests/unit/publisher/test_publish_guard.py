@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -81,7 +82,8 @@ def test_force_replaces_a_foreign_folder_and_records_the_publish(tmp_path: Path)
     assert record.parent == www.parent and record.name == ".www.acap-published.json"
     data = json.loads(record.read_text("utf-8"))
     assert data["publishedBy"] == "acap" and data["host"] == "example.com"
-    assert set(data) == {"publishedBy", "acap", "host", "files", "signature"}  # nothing else
+    assert set(data) == {"publishedBy", "acap", "host", "files", "staging", "signature"}
+    assert re.fullmatch(r"[0-9a-f]{16}", data["staging"])  # the publish's staging token
     assert data["files"] == {rel: [hashlib.sha256(b).hexdigest()]  # what acap put there
                              for rel, b in snapshot(www).items()}
     # From now on acap deletes what it published there, and only that: a page it published
