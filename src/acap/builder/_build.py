@@ -151,6 +151,8 @@ def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildC
         # those errors already said); the card is built only when there is none.
         _guarded(ctx, "the requirement checks",
                  lambda c: c.report.extend(check_operator(c.cfg)))
+        if options.pages:
+            _guarded(ctx, "the page checks", _page_checks)
     if ctx.report.ok:
         for step in STEPS:
             _guarded(ctx, f"the build step {step.__name__}", step)
@@ -160,6 +162,19 @@ def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildC
         for final in FINAL_CHECKS:
             _guarded(ctx, f"the final check {final.__name__}", final)
     return ctx
+
+
+def _page_checks(ctx: BuildContext) -> None:
+    """What the page steps judge from operator.yaml alone (a telephone number, a
+    personEntry acap writes no page for: :func:`acap.builder.pages.page_findings`), said
+    with the requirement checks so that one run reports them beside the other mistakes;
+    a value loading or the schema already reported is not judged again."""
+    from acap.builder.pages import page_findings  # start-up: imports Jinja2's markupsafe
+
+    cfg = ctx.cfg
+    reported = {f.location.pointer for f in cfg.findings if f.level == "error"}
+    ctx.report.extend(f for f in page_findings(cfg) if f.location.pointer not in reported
+                      or f.location.pointer is None)
 
 
 def name_findings(cfg: OperatorConfig) -> list[Finding]:

@@ -52,7 +52,7 @@ from acap.builder.pages._words import (
     parse_words,
     words_names,
 )
-from acap.card import Phone, normalise_person_entry
+from acap.card import Phone, normalise_person_entry, origin_of
 from acap.card import parse_phone as _parse_phone
 from acap.checks import operator_country, phone_hint
 from acap.errors import SitePathError, TemplateRefused
@@ -401,7 +401,10 @@ def not_a_page_findings(cfg: OperatorConfig) -> Iterator[Finding]:
         pe = s.get("personEntry")
         if not isinstance(pe, str):
             continue
-        u = urlsplit(normalise_person_entry(pe))
+        try:
+            u = urlsplit(normalise_person_entry(pe))
+        except ValueError:
+            continue  # URL-FORM's
         if u.scheme != "https" or (u.hostname or "").lower() not in hosts:
             continue
         try:
@@ -414,6 +417,49 @@ def not_a_page_findings(cfg: OperatorConfig) -> Iterator[Finding]:
                           cfg.at(ptr + "/personEntry"),
                           "end the address with / or .html, or with no file name "
                           "(https://ask.example.com/talk)")
+
+
+def page_findings(cfg: OperatorConfig) -> list[Finding]:
+    """What the pages' checks judge from operator.yaml alone, before anything is built
+    (:func:`contact_findings`, :func:`not_a_page_findings`, :func:`not_built_findings`):
+    said in the same run as the requirement checks, not after the card is built."""
+    return [*contact_findings(cfg), *not_a_page_findings(cfg), *not_built_findings(cfg)]
+
+
+def not_built_findings(cfg: OperatorConfig) -> Iterator[Finding]:
+    """``PAGE-NOT-BUILT`` (warning): an https personEntry on an origin the operator
+    declares as its own (``ownOrigins``) but on a host acap does not build (not in
+    ``hosts``, not the card's): acap writes no page there, yet the signed card sends
+    people to it. Said once per address, at its first personEntry, so that the operator
+    makes sure the page exists (``acap check URL --live`` fetches it once published) or
+    lets acap build it (``hosts:``). A personEntry on an origin not declared at all is
+    OR-3.4's error, not this."""
+    hosts = cfg.hosts
+    own = {origin_of(o) for o in cfg.own_origins}
+    seen: set[str] = set()
+    for ptr, s in cfg.on_request_skills():
+        pe = s.get("personEntry")
+        if not isinstance(pe, str):
+            continue
+        value = normalise_person_entry(pe)
+        try:
+            u = urlsplit(value)
+            host = (u.hostname or "").lower()
+        except ValueError:
+            continue  # URL-FORM's
+        if u.scheme != "https" or not host or host in hosts or value in seen \
+                or origin_of(value) not in own:
+            continue
+        seen.add(value)
+        add = (f"add {host}: {{}} under hosts:" if isinstance(cfg.data.get("hosts"), dict)
+               else f"add hosts: {{{host}: {{}}}} at the top level")
+        yield Finding("PAGE-NOT-BUILT", "warning",
+                      f"acap builds no page at {value}: {host} is one of your origins "
+                      "(ownOrigins), not a host acap builds, so the signed card sends people "
+                      "to a page you must provide yourself", cfg.at(ptr + "/personEntry"),
+                      f"make sure {value} exists and is where a person can ask (once it is "
+                      f"published, acap check {cfg.card_url} --live fetches it); if acap "
+                      f"should build that page, {add} and publish {host} too")
 
 
 def language_url(url: str, tag: str) -> str:
@@ -513,8 +559,12 @@ def _staff(cfg: OperatorConfig, texts: _Texts) -> tuple[Skill, ...]:
 def contact_findings(cfg: OperatorConfig) -> Iterator[Finding]:
     """``contact.phone`` must be a number in international form (it becomes a ``tel:``
     link); a ``contact.email`` that is not a plain address, and ``contact.languages``
-    that are not language tags, are warnings."""
-    c = cfg.data.get("contact") or {}
+    that are not language tags, are warnings. Read from a file of any shape (these run
+    with the requirement checks, on a file with schema errors too: a value of another
+    type is the schema's to report)."""
+    c = cfg.data.get("contact")
+    if not isinstance(c, dict):
+        return
     if isinstance(c.get("phone"), str) and parse_phone(c["phone"]) is None:
         yield Finding("PAGE-PHONE", "error",
                       f"contact.phone '{c['phone']}' is not a telephone number in "
@@ -526,8 +576,11 @@ def contact_findings(cfg: OperatorConfig) -> Iterator[Finding]:
                       f"contact.email '{email}' is not a plain email address; the page shows "
                       "it as text, without a link", cfg.at("/contact/email"),
                       "write the address alone, e.g. ask@example.com")
-    for i, tag in enumerate(c.get("languages") or ()):
-        problem = tag_problem(str(tag))
+    languages = c.get("languages")
+    for i, tag in enumerate(languages if isinstance(languages, list) else ()):
+        if not isinstance(tag, str):
+            continue
+        problem = tag_problem(tag)
         if problem is None and not known_language(str(tag)):
             problem = f"acap knows no name for the language '{tag}'"
         if problem:
@@ -643,8 +696,6 @@ def person_entry_pages(cfg: OperatorConfig, t: templating.Templates) -> Rendered
     out = Rendered()
     plan = plan_languages(cfg, t)
     out.findings += plan.findings
-    out.findings += contact_findings(cfg)
-    out.findings += not_a_page_findings(cfg)
     if any(f.level == "error" for f in out.findings):
         return out
     pages = entry_pages(cfg)
