@@ -297,30 +297,38 @@ def live_check(url: str, *, site_dir: Path | None = Path("site"),
     # The card's own findings (CARD-*, the member judgements) are acap check's to say,
     # which --live runs on the same bytes: here only what is about the signatures.
     result.report.extend(f for f in res.report if f.rule.startswith(("SIG-", "KEY-")))
-    if not any(s.valid for s in result.signatures):
-        return result  # a card that does not verify steers acap nowhere
-    pages = person_entry_urls(cf.data)
-    for page in pages[:MAX_PERSON_ENTRIES]:
-        host = (_https_host(page) or "").lower()
-        if route and host not in route:  # a preview checked: no fetch of the live web
-            result.person_entries[page] = HttpFacts(page, error=f"not fetched: --connect-to "
-                                                    f"gives no address for {host}")
-            continue
-        facts, found = person_entry_findings(
-            page, lambda u: fetch(u, timeout=timeout, max_bytes=max_bytes, connect_to=route,
-                                  allow_private=allow_private, same_origin=True,
-                                  accept="text/html"))
-        result.person_entries[page] = facts
-        result.report.extend(found)
-    for page in pages[MAX_PERSON_ENTRIES:]:
-        result.person_entries[page] = HttpFacts(page, error=f"not fetched: acap fetches at "
-                                                f"most {MAX_PERSON_ENTRIES} personEntry pages")
+    check_person_entries(result, person_entry_urls(cf.data), route, lambda u: fetch(
+        u, timeout=timeout, max_bytes=max_bytes, connect_to=route, allow_private=allow_private,
+        same_origin=True, accept="text/html"))
     return result
 
 
 #: The most personEntry pages one live check fetches (a card may list many skills;
 #: most share one page). Those past it are listed, with why they were not fetched.
 MAX_PERSON_ENTRIES = 8
+
+
+def check_person_entries(result: LiveCheck, pages: list[str], route: Mapping[str, str],
+                         get: Any) -> None:
+    """Fetch the first :data:`MAX_PERSON_ENTRIES` of ``pages`` (the card's personEntry
+    URLs) with ``get`` into ``result`` (:func:`person_entry_findings`), only when one of
+    ``result.signatures`` is valid (a card that does not verify steers acap nowhere);
+    with ``route`` (``--connect-to``), a host it gives no address for is not fetched from
+    the live web, and each page not fetched is listed with why."""
+    if not any(s.valid for s in result.signatures):
+        return
+    for page in pages[:MAX_PERSON_ENTRIES]:
+        host = (_https_host(page) or "").lower()
+        if route and host not in route:  # a preview checked: no fetch of the live web
+            result.person_entries[page] = HttpFacts(page, error=f"not fetched: --connect-to "
+                                                    f"gives no address for {host}")
+            continue
+        facts, found = person_entry_findings(page, get)
+        result.person_entries[page] = facts
+        result.report.extend(found)
+    for page in pages[MAX_PERSON_ENTRIES:]:
+        result.person_entries[page] = HttpFacts(page, error=f"not fetched: acap fetches at "
+                                                f"most {MAX_PERSON_ENTRIES} personEntry pages")
 
 
 def person_entry_urls(card: Any) -> list[str]:
