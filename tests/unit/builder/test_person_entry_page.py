@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from acap.builder.pages import (
     _audit as audit,
@@ -400,6 +401,27 @@ def test_an_untranslated_text_is_marked_with_its_language_and_warned(tmp_path: P
     assert {"lang": "en"} in fr.find("h3")  # Book an arrangement meeting, in English
     assert fr.find("p", lang="en")
     assert "Coût des services" in fr.all_text()
+
+
+def test_the_translation_hint_shows_the_block_to_write(tmp_path: Path) -> None:
+    """Fresh-operator trial (LOW): "add them under page.translations.fr" did not say how.
+    The hint shows the block, in the form operator.yaml reads; with its texts filled in,
+    the warning goes."""
+    cfg = _two_languages(tmp_path, skills={"service-pricing": {"name": "Coût des services"}})
+    [w] = [f for f in run_build(cfg).report.warnings if f.rule == "PAGE-TRANSLATION"]
+    line = next(i for i, t in enumerate(cfg.read_text().splitlines(), 1) if t.strip() == "fr:")
+    assert w.location.line == line
+    example = ("fr: {skills: {service-pricing: {forPeople: ...}, arrangement-booking: "
+               "{name: ..., forPeople: ...}, speak-to-staff: {name: ..., description: ...}}}")
+    assert w.hint == ("add them under page: translations:, in French, for example: "
+                      + example)
+    block = yaml.safe_load(example.replace("...", "Texte"))["fr"]
+    data = yaml.safe_load(cfg.read_text(encoding="utf-8"))
+    for sid, texts in block["skills"].items():  # what the hint shows, added to what is there
+        data["page"]["translations"]["fr"]["skills"].setdefault(sid, {}).update(texts)
+    again = run_build(write_yaml(tmp_path, data))
+    assert again.report.ok and not [f for f in again.report.warnings
+                                    if f.rule == "PAGE-TRANSLATION"]
 
 
 def test_a_language_acap_has_no_words_for_is_an_error_on_its_line(tmp_path: Path) -> None:

@@ -616,9 +616,39 @@ def _translation_warnings(cfg: OperatorConfig, plan: Plan, shown: list[dict[str,
         hit = _ci_get(page.get("translations") or {}, lang)
         loc = cfg.at(pointer_join("/page/translations", hit[0]), key=True) if hit else \
             cfg.at(f"/page/languages/{i}")
+        name = language_name(lang, "en") or lang
         yield Finding("PAGE-TRANSLATION", "warning",
                       f"the {lang} page shows {', '.join(missing)} in {base}", loc,
-                      f"add them under page.translations.{lang}")
+                      f"add them under page: translations:, in {name}, for example: "
+                      f"{translation_example(lang, missing)}")
+
+
+def translation_example(lang: str, missing: list[str]) -> str:
+    """The block of ``page.translations`` that would give ``lang`` what ``missing``
+    names (``intro``, ``hours``, ``skills.<id>.name``, ``skills.<id>.description``),
+    as one line of YAML with ``...`` for each text: ``de: {intro: ..., skills:
+    {quotes: {name: ...}}}``. A skill id that YAML would not read as plain text is
+    quoted (JSON's quoting, which YAML reads)."""
+    top: list[str] = []
+    skills: dict[str, list[str]] = {}
+    for item in missing:
+        if item.startswith("skills."):
+            sid, key = item[len("skills."):].rsplit(".", 1)
+            skills.setdefault(sid, []).append(f"{key}: ...")
+        else:
+            top.append(f"{item}: ...")
+    if skills:
+        top.append("skills: {" + ", ".join(
+            f"{_yaml_key(sid)}: {{{', '.join(keys)}}}" for sid, keys in skills.items()) + "}")
+    return f"{_yaml_key(lang)}: {{{', '.join(top)}}}"
+
+
+def _yaml_key(text: str) -> str:
+    """``text`` as a YAML key in a flow mapping: as it is when it is letters, digits and
+    ``-``/``_`` (a skill id, a language tag), else quoted."""
+    import json  # start-up: only for a translation hint
+
+    return text if re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", text) else json.dumps(text)
 
 
 @dataclass
