@@ -493,6 +493,28 @@ def test_an_incomplete_words_file_names_the_missing_key(tmp_path: Path) -> None:
     assert lines[f.location.line - 1].startswith("howHeadin:")
 
 
+def test_every_file_s_mistakes_are_said_in_one_run(tmp_path: Path) -> None:
+    """Fresh-operator trial (LOW): a mistake in operator.yaml hid the words file's until
+    the next run. Both are said at once, each at its file and line; the words file's
+    error alone, once operator.yaml is fixed, is the same finding."""
+    data = example_data()
+    data["page"] = {"languages": ["de"]}
+    data["operator"]["webiste"] = data["operator"].pop("website")
+    cfg = write_yaml(tmp_path, data)
+    (tmp_path / "templates" / "words").mkdir(parents=True)
+    de = _words_en().replace("howHeading: How to ask\n", "howHeadin: So fragen Sie uns\n")
+    (tmp_path / "templates" / "words" / "de.yaml").write_text(de, encoding="utf-8")
+    result = run_build(cfg)
+    typo = next(i for i, t in enumerate(cfg.read_text().splitlines(), 1) if "webiste:" in t)
+    words = next(i for i, t in enumerate(de.splitlines(), 1) if t.startswith("howHeadin:"))
+    where = {(f.rule, Path(f.location.file).name, f.location.line) for f in result.report.errors}
+    assert {("SCHEMA-UNKNOWN-KEY", cfg.name, typo), ("PAGE-WORDS", "de.yaml", words)} <= where
+    data["operator"]["website"] = data["operator"].pop("webiste")
+    fixed = run_build(write_yaml(tmp_path, data))
+    assert {(f.rule, Path(f.location.file).name, f.location.line)
+            for f in fixed.report.errors} == {w for w in where if w[1] == "de.yaml"}
+
+
 @pytest.mark.parametrize(("page", "rule", "says"), [
     ({"languages": ["en_GB"]}, "PAGE-LANGUAGE", "'en_GB' is not a language tag"),
     ({"languages": ["en-"]}, "PAGE-LANGUAGE", "'en-' is not a language tag"),

@@ -426,6 +426,16 @@ def page_findings(cfg: OperatorConfig) -> list[Finding]:
     return [*contact_findings(cfg), *not_a_page_findings(cfg), *not_built_findings(cfg)]
 
 
+def language_errors(cfg: OperatorConfig, *, tenant: bool) -> list[Finding]:
+    """The errors of :func:`plan_languages` (``page.languages``, ``page.translations``,
+    the words files of ``templates/words/``), for a build that another error already
+    stops before its page step: said in the same run, so that the operator fixes every
+    file at once. ``tenant``: the templates are a batch tenant's (sandboxed as in the
+    page step)."""
+    t = templating.templates(templating.override_dir_for(cfg.base_dir), tenant=tenant)
+    return [f for f in plan_languages(cfg, t).findings if f.level == "error"]
+
+
 def not_built_findings(cfg: OperatorConfig) -> Iterator[Finding]:
     """``PAGE-NOT-BUILT`` (warning): an https personEntry on an origin the operator
     declares as its own (``ownOrigins``) but on a host acap does not build (not in
