@@ -181,6 +181,12 @@ def said_about_the_person(path: str, query: str, fragment: str) -> list[Problem]
     return out
 
 
+#: OR-3.8's fix: a path that says nothing about the person, in any language (the
+#: operator's page may well not be English: a Valencian clinic's /consulta is as neutral).
+NEUTRAL_PATH = ("use a neutral path such as /talk or /ask, or a word of your page's language "
+                "that says nothing about the person (/consulta, /contacte)")
+
+
 def _revealing(where: str, text: str) -> list[Problem]:
     """OR-3.8 in one part (``path`` or ``fragment``) of an https personEntry."""
     out: list[Problem] = []
@@ -188,14 +194,13 @@ def _revealing(where: str, text: str) -> list[Problem]:
     if found and is_text_example(found[0]):
         out.append(Problem("OR-3.8", "error", f"its {where} has '{found[0]}', the text's own "
                            "example of a word that reveals the person's circumstances to "
-                           "anyone who sees the address", "use a neutral path such as /talk "
-                           "or /ask"))
+                           "anyone who sees the address", NEUTRAL_PATH))
     elif found:
         out.append(Problem("OR-3.8", "warning", f"its {where} has '{found[0]}', which may "
                            "reveal the person's circumstances to anyone who sees the address "
                            f"(a guess from acap's word list, entry '{found[1].entry}')",
-                           "if it says something about the person, use a neutral path such as "
-                           "/talk; if it names only your business, this can stay"))
+                           f"if it says something about the person, {NEUTRAL_PATH}; if it "
+                           "names only your business, this can stay"))
     if _TEMPLATE.search(text):
         out.append(Problem("OR-3.8", "warning", f"its {where} looks like a template filled in "
                            "for each caller (a guess)", "use one fixed address for everyone"))

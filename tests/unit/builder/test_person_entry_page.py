@@ -896,7 +896,12 @@ def test_valencian_is_named_as_its_speakers_name_it(tmp_path: Path) -> None:
     result = run_build(write_yaml(tmp_path, data))
     page = scan(page_text(result, TALK))
     text = page.all_text()
-    assert "L'atenem en" in text and "valencià, espanyol" in text  # Catalan words, ca.yaml
+    # Catalan words (ca.yaml); Spanish as Catalan and Valencian speakers name it, not
+    # CLDR's "espanyol" (fresh-operator trial)
+    assert "L'atenem en" in text and "valencià, castellà" in text
+    assert "espanyol" not in text
+    assert words.language_name("es", "ca") == "castellà"
+    assert words.language_name("es-MX", "ca") == "espanyol de Mèxic"  # CLDR's, as it was
     html = page_text(result, TALK)
     assert '<span aria-current="page" lang="ca-ES-valencia">Valencià</span>' in html
     assert "catal" not in text.lower()

@@ -269,3 +269,16 @@ def test_por_does_not_make_portuguese_spanish() -> None:
 
     assert text_language("Falamos por telefone para marcar consultas") is None
     assert text_language("Hablar con nuestro equipo por teléfono") == "es"
+
+
+def test_the_neutral_path_hint_is_not_only_english() -> None:
+    """A Valencian or Spanish page's neutral path is a word of its own language: the hint
+    says so, for the certain error and for the guess alike."""
+    from acap.checks._person_entry_rules import said_about_the_person
+
+    [guess] = said_about_the_person("/embarazadas", "", "")
+    [certain] = said_about_the_person("/duelo", "", "")
+    assert (guess.rule, guess.level, certain.level) == ("OR-3.8", "warning", "error")
+    for p in (guess, certain):
+        assert "or a word of your page's language that says nothing about the person " \
+               "(/consulta, /contacte)" in p.hint
