@@ -438,8 +438,9 @@ def language_errors(cfg: OperatorConfig, *, tenant: bool) -> list[Finding]:
 
 def not_built_findings(cfg: OperatorConfig) -> Iterator[Finding]:
     """``PAGE-NOT-BUILT`` (warning): an https personEntry on an origin the operator
-    declares as its own (``ownOrigins``) but on a host acap does not build (not in
-    ``hosts``, not the card's): acap writes no page there, yet the signed card sends
+    declares as its own (``ownOrigins``, or operator.website when the card is on another
+    host: ``cardHost``) but on a host acap does not build (not in ``hosts``, not the
+    card's): acap writes no page there, yet the signed card sends
     people to it. Said once per address, at its first personEntry, so that the operator
     makes sure the page exists (``acap check URL --live`` fetches it once published) or
     lets acap build it (``hosts:``). A personEntry on an origin not declared at all is
@@ -463,10 +464,12 @@ def not_built_findings(cfg: OperatorConfig) -> Iterator[Finding]:
         seen.add(value)
         add = (f"add {host}: {{}} under hosts:" if isinstance(cfg.data.get("hosts"), dict)
                else f"add hosts: {{{host}: {{}}}} at the top level")
+        declared = ("your website's host (operator.website)" if host == cfg.website_host
+                    else "one of your origins (ownOrigins)")
         yield Finding("PAGE-NOT-BUILT", "warning",
-                      f"acap builds no page at {value}: {host} is one of your origins "
-                      "(ownOrigins), not a host acap builds, so the signed card sends people "
-                      "to a page you must provide yourself", cfg.at(ptr + "/personEntry"),
+                      f"acap builds no page at {value}: {host} is {declared}, not a host "
+                      "acap builds, so the signed card sends people to a page you must "
+                      "provide yourself", cfg.at(ptr + "/personEntry"),
                       f"make sure {value} exists and is where a person can ask (once it is "
                       f"published, acap check {cfg.card_url} --live fetches it); if acap "
                       f"should build that page, {add} and publish {host} too")
