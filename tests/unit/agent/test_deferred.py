@@ -170,8 +170,10 @@ def test_staff_cannot_send_what_the_caller_is_not_entitled_to(
     async def go(base: str) -> None:
         async with sdk_client(base, card) as client:
             task = (await ask(client, NOTICE, named=True))[-1].task
-        with pytest.raises(ValueError, match=r"operator\.private\.yaml line 2"):
-            await runtime.deferred.complete(task.id, "Done. A cremation is £1,395, by the way.")
+        for said in ("Done. A cremation is £1,395, by the way.",
+                     "Done. A cremation is &pound;１,３９５.", "Done: 139500 pence."):
+            with pytest.raises(ValueError, match=r"operator\.private\.yaml line 2"):
+                await runtime.deferred.complete(task.id, said)
         with pytest.raises(LookupError):
             await runtime.deferred.complete("no-such-task", "Done.")
         assert [a.task_id for a in runtime.deferred.pending()] == [task.id]
@@ -199,7 +201,12 @@ def test_the_example_agents_staff_routes(config: Path) -> None:
         assert [(p["task"], p["skill"]) for p in listed] == [(task_id, "memorial-notice")]
         r = httpx.post(f"{base}/staff/pending/{task_id}", headers=staff,
                        json={"done": True, "text": "Published."})
-        assert r.json() == {"task": task_id, "state": TaskState.TASK_STATE_COMPLETED}
+        # A2A's JSON names the state (TASK_STATE_COMPLETED), never the proto enum's number
+        assert r.json() == {"task": task_id, "state": "TASK_STATE_COMPLETED"}
         assert httpx.get(f"{base}/staff/pending", headers=staff).json() == []
+        declined = asyncio.run(go())
+        r = httpx.post(f"{base}/staff/pending/{declined}", headers=staff,
+                       json={"done": False, "text": "We could not publish it; please call us."})
+        assert r.json() == {"task": declined, "state": "TASK_STATE_REJECTED"}
     with serving(mod.app(config)) as base:
         assert httpx.get(f"{base}/staff/pending").status_code == 404
