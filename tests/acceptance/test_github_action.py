@@ -172,8 +172,10 @@ def test_the_action_builds_checks_and_gathers_the_card_host(runner_python: Path,
     init_project(project)
     (project / "operator.yaml").write_bytes((REPO / "operator.yaml").read_bytes())
     _own_hosts(project / "operator.yaml")
+    (project / "public").mkdir()  # the website the card goes beside (it has a home page)
+    (project / "public" / "index.html").write_bytes(b"<h1>Chapel</h1>\n")
     temp = tmp_path / "temp"
-    proc = _run_build_step(runner_python, project, temp, _pem())
+    proc = _run_build_step(runner_python, project, temp, _pem(), website="public")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     outputs = dict(line.split("=", 1) for line in
                    (temp / "output").read_text(encoding="utf-8").splitlines())
@@ -272,3 +274,44 @@ def test_a_website_folder_is_deployed_with_the_card_beside_it(runner_python: Pat
     assert (folder / ".well-known/agent-card.json").is_file()
     assert {p.name for p in www.rglob("*")} == {"index.html", "impressum.html", "css",
                                                 "site.css"}
+
+
+def test_a_card_host_with_no_home_page_is_never_deployed(runner_python: Path,
+                                                         tmp_path: Path) -> None:
+    """Fresh-operator trial (MEDIUM): acap init's workflow deployed to Pages a folder with
+    acap's files and no home page, which takes the operator's website's address. The card
+    host is the operator's website (overlay, as acap init writes it) and no ``website:``
+    is given: the run is green, deploys nothing, its warning says why and the three ways
+    on; the folder for Pages is not even written (no PUBLISH-TARGET warning about it).
+    With overlay: false acap writes the home page, and the run deploys."""
+    project = tmp_path / "project"
+    init_project(project)
+    _own_hosts(project / "operator.yaml")
+    temp = tmp_path / "temp"
+    proc = _run_build_step(runner_python, project, temp, _pem())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    outputs = dict(line.split("=", 1) for line in
+                   (temp / "output").read_text(encoding="utf-8").splitlines())
+    assert (outputs["publish"], outputs["folder"]) == ("false", "")
+    assert not any((temp / "acap-pages").iterdir())
+    [warning] = [line for line in proc.stdout.splitlines() if line.startswith("::warning")]
+    said = warning.split("::", 2)[2].split("%0A")
+    assert said[0].startswith("Built and checked, not deployed: praxis-beispiel.de would "
+                              "have no home page on GitHub Pages")
+    assert "acap never replaces a website" in said[0]
+    assert "with: website: public" in said[1]
+    assert "acap publish --host praxis-beispiel.de --sftp sftp://LOGIN@SERVER/~/public_html" \
+        in said[2]
+    assert "hosts: praxis-beispiel.de: overlay: false" in said[3]
+    assert "PUBLISH-TARGET" not in proc.stdout
+    # acap's pages are all of the host: it writes index.html, and the run deploys
+    config = project / "operator.yaml"
+    text = config.read_text(encoding="utf-8")
+    assert "\n  praxis-beispiel.de:\n" in text
+    config.write_text(text.replace("\n  praxis-beispiel.de:\n",
+                                   "\n  praxis-beispiel.de:\n    overlay: false\n", 1),
+                      encoding="utf-8")
+    proc = _run_build_step(runner_python, project, tmp_path / "temp2", _pem())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "publish=true" in (tmp_path / "temp2" / "output").read_text(encoding="utf-8")
+    assert (tmp_path / "temp2" / "acap-pages" / "index.html").is_file()

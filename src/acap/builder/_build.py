@@ -151,6 +151,8 @@ def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildC
         # those errors already said); the card is built only when there is none.
         _guarded(ctx, "the requirement checks",
                  lambda c: c.report.extend(check_operator(c.cfg)))
+        if options.pages:
+            _guarded(ctx, "the page checks", _page_checks)
     if ctx.report.ok:
         for step in STEPS:
             _guarded(ctx, f"the build step {step.__name__}", step)
@@ -160,6 +162,27 @@ def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildC
         for final in FINAL_CHECKS:
             _guarded(ctx, f"the final check {final.__name__}", final)
     return ctx
+
+
+def _page_checks(ctx: BuildContext) -> None:
+    """What the page steps judge from operator.yaml alone (a telephone number, a
+    personEntry acap writes no page for: :func:`acap.builder.pages.page_findings`), said
+    with the requirement checks so that one run reports them beside the other mistakes;
+    a value loading or the schema already reported is not judged again. When the build
+    is stopped already, the page step's language and words-file errors too
+    (:func:`acap.builder.pages.language_errors`): every file's mistakes in one run."""
+    from acap.builder.pages import language_errors, page_findings  # start-up: Jinja2
+
+    cfg = ctx.cfg
+    reported = {f.location.pointer for f in cfg.findings if f.level == "error"}
+    ctx.report.extend(f for f in page_findings(cfg) if f.location.pointer not in reported
+                      or f.location.pointer is None)
+    # Stopped already (the page step will not run): its language and words-file errors
+    # too, unless page: itself has an error (then its shape is not what they read) or
+    # templates/ was refused (a link out of it: reading it again says so again).
+    if not ctx.report.ok and not any((f.location.pointer or "").startswith("/page")
+                                     or f.rule == "PAGE-TEMPLATE" for f in ctx.report.errors):
+        ctx.report.extend(language_errors(cfg, tenant=ctx.options.key_dirs is not None))
 
 
 def name_findings(cfg: OperatorConfig) -> list[Finding]:

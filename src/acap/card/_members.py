@@ -311,7 +311,19 @@ def _names(card: dict[str, Any], reported: set[str], add: Add) -> None:
         reported.add(ptr)
         add("A2A-UNKNOWN-FIELD", "warning", f"{dotted(ptr)} is not an A2A 1.0 field: receivers "
             "ignore it (A2A §5.7) and the SDKs drop it before they verify, so no signature "
-            "covers it", ptr, "remove it, or move it into an extension's params")
+            "covers it", ptr, _unknown_hint(ptr))
+
+
+def _unknown_hint(ptr: str) -> str:
+    """The fix of a member A2A 1.0 does not define: the nearest field of its message
+    (a typo: ``exampls`` -> ``examples``), else remove or move it."""
+    import difflib  # start-up: only for a did-you-mean
+
+    fields = _tables().get(_message_at(ptr), ({}, frozenset()))[0]
+    name = ptr.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+    near = difflib.get_close_matches(name, list(fields), n=1, cutoff=0.75)
+    return (f"did you mean {near[0]}? (as written, it is ignored)" if near
+            else "remove it, or move it into an extension's params")
 
 
 def _empty_members(empties: list[str], nulls: set[str], skip: set[str], add: Add) -> None:

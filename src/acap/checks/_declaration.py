@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from acap.checks._facts import Subject, as_dict, as_list, is_near_extension_uri
@@ -221,7 +221,8 @@ def _params(sub: Subject, ptr: str, ext: dict[str, Any]) -> Iterator[Finding]:
     for key in params:
         if key != "skills":
             yield sub.finding("OR-3.2", "warning", f"params.{key} is not part of the On Request "
-                              "extension (v1)", f"{ptr}/params/{key}", "remove it")
+                              "extension (v1)", f"{ptr}/params/{key}", _unknown_key_hint(
+                                  key, ("skills",)))
     entries = params.get("skills")
     if entries == []:
         return  # no skill on request: OR-3.2's "one entry per on-request skill" is zero
@@ -237,6 +238,15 @@ def _params(sub: Subject, ptr: str, ext: dict[str, Any]) -> Iterator[Finding]:
         yield from _entry(sub, f"{ptr}/params/skills/{j}", j, e, skill_ids, seen)
 
 
+def _unknown_key_hint(key: str, known: Iterable[str]) -> str:
+    """The fix of a member the extension does not define: the nearest one it does (a
+    typo, ``personEntri`` -> ``personEntry``: as written, it is ignored), else remove it."""
+    import difflib  # start-up: only for a did-you-mean
+
+    near = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.75)
+    return f"did you mean {near[0]}? (as written, it is ignored)" if near else "remove it"
+
+
 def _entry(sub: Subject, eptr: str, j: int, e: Any, skill_ids: set[str],
            seen: dict[str, int | None]) -> Iterator[Finding]:
     """OR-3.2, OR-3.3, OR-3.5, OR-3.6 for one entry of params.skills (``seen``: the ids
@@ -248,7 +258,8 @@ def _entry(sub: Subject, eptr: str, j: int, e: Any, skill_ids: set[str],
     for key in e:
         if key not in _ENTRY_FIELDS:
             yield sub.finding("OR-3.2", "warning", f"params.skills[{j}].{key} is not part of "
-                              "the On Request extension (v1)", f"{eptr}/{key}", "remove it")
+                              "the On Request extension (v1)", f"{eptr}/{key}",
+                              _unknown_key_hint(key, _ENTRY_FIELDS))
     sid = e.get("id")
     if not isinstance(sid, str) or not sid:
         yield sub.finding("OR-3.3", "error", f"params.skills[{j}] has no id", eptr,

@@ -129,6 +129,8 @@ class Subject:
         country: returns the operator's country (ISO 3166 region, for a hint that
             suggests a telephone number), or ``None``; worked out on the first call
             (:mod:`acap.checks._country`).
+        hosts_written: operator.yaml has a ``hosts:`` mapping (a hint that adds a host
+            says to add it there, not to write a second ``hosts:``); ``False`` in a card.
     """
 
     source: Source
@@ -142,6 +144,7 @@ class Subject:
     reported: set[str] = field(default_factory=set)
     not_judged: list[tuple[str, str]] = field(default_factory=list)
     country: Callable[[], str | None] = field(default=lambda: None)
+    hosts_written: bool = False
 
     def at(self, pointer: str, *, key: bool = False) -> Location:
         """The location of ``pointer`` (of its key with ``key=True``, where known)."""
@@ -251,7 +254,8 @@ def from_operator(cfg: OperatorConfig) -> Subject:
                       own_origins=cfg.own_origins if _origins_known(cfg, reported) else None,
                       provider_url=cfg.website or None,
                       card_url=cfg.card_url if cfg.card_host else None, reported=reported,
-                      country=cache(lambda: operator_country(cfg.data)))
+                      country=cache(lambda: operator_country(cfg.data)),
+                      hosts_written=isinstance(cfg.data.get("hosts"), dict))
     for i, (ptr, s) in enumerate(cfg.skills()):
         kind = _kind(s, ptr, reported)
         subject.skills.append(SkillFacts(

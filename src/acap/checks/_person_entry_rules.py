@@ -181,6 +181,12 @@ def said_about_the_person(path: str, query: str, fragment: str) -> list[Problem]
     return out
 
 
+#: OR-3.8's fix: a path that says nothing about the person, in any language (the
+#: operator's page may well not be English: a Valencian clinic's /consulta is as neutral).
+NEUTRAL_PATH = ("use a neutral path such as /talk or /ask, or a word of your page's language "
+                "that says nothing about the person (/consulta, /contacte)")
+
+
 def _revealing(where: str, text: str) -> list[Problem]:
     """OR-3.8 in one part (``path`` or ``fragment``) of an https personEntry."""
     out: list[Problem] = []
@@ -188,14 +194,13 @@ def _revealing(where: str, text: str) -> list[Problem]:
     if found and is_text_example(found[0]):
         out.append(Problem("OR-3.8", "error", f"its {where} has '{found[0]}', the text's own "
                            "example of a word that reveals the person's circumstances to "
-                           "anyone who sees the address", "use a neutral path such as /talk "
-                           "or /ask"))
+                           "anyone who sees the address", NEUTRAL_PATH))
     elif found:
         out.append(Problem("OR-3.8", "warning", f"its {where} has '{found[0]}', which may "
                            "reveal the person's circumstances to anyone who sees the address "
                            f"(a guess from acap's word list, entry '{found[1].entry}')",
-                           "if it says something about the person, use a neutral path such as "
-                           "/talk; if it names only your business, this can stay"))
+                           f"if it says something about the person, {NEUTRAL_PATH}; if it "
+                           "names only your business, this can stay"))
     if _TEMPLATE.search(text):
         out.append(Problem("OR-3.8", "warning", f"its {where} looks like a template filled in "
                            "for each caller (a guess)", "use one fixed address for everyone"))
@@ -240,6 +245,30 @@ def site_path_problems(path: str, is_card: bool = False) -> list[Problem]:
     return []
 
 
+def _own_origin_hint(origin: str, port: int | None, sub: Subject) -> str:
+    """The fix of an operator.yaml personEntry on an origin not declared as the
+    operator's: a page of the operator's own website; else, only where the operator
+    controls that origin, one of two declarations that mean different things: ``hosts:``
+    (acap builds the page there, and publishes that host) or ``ownOrigins:`` (the page is
+    the operator's already, and acap builds nothing there: the build then says the
+    operator must make sure it exists). A host with a port of its own cannot be a host
+    acap builds (a host folder has no port): only ``ownOrigins`` is offered."""
+    host = origin.split("://", 1)[-1]
+    own = (f"if that page is already yours and acap should not build it, declare the "
+           f"origin at the top level: ownOrigins: [{origin}] (beside any origin already "
+           "listed there)")
+    start = ("give the address of a page on your own website (it may link to this one); "
+             f"only if you control {origin}, that is, you decide what it shows (a page of "
+             "yours on a booking platform is the platform's, not yours), declare it in "
+             "operator.yaml")
+    if port is not None and port != 443:
+        return f"{start}: {own}"
+    build_it = (f"add it under hosts: as a line {host}: {{}} (indented like the other hosts)"
+                if sub.hosts_written else f"add at the top level: hosts: {{{host}: {{}}}}")
+    return (f"{start}, in one of two ways: if acap should build the page there, {build_it} "
+            f"and publish {host} too; {own}")
+
+
 def origin_problems(value: str, sub: Subject) -> list[Problem]:
     """OR-3.4: an https personEntry is on an origin the operator controls. operator.yaml
     declares the operator's origins (its website, hosts and ``ownOrigins``): another
@@ -259,11 +288,7 @@ def origin_problems(value: str, sub: Subject) -> list[Problem]:
         if origin in {_FINAL_DOT.sub("", origin_of(o) or o) for o in sub.own_origins}:
             return []
         return [Problem("OR-3.4", "error", f"{origin} is not one of the websites you declare as "
-                        "your own", "give the address of a page on your own website (it may "
-                        "link to this one); only if you control this address, that is, you "
-                        "decide what it shows (a page of yours on a booking platform is the "
-                        "platform's, not yours), declare it at the top level of operator.yaml: "
-                        f"ownOrigins: [{origin}] (beside any origin already listed there)")]
+                        "your own", _own_origin_hint(origin, parts.port, sub))]
     host = parts.hostname.rstrip(".")
     bases = set()
     for url in (sub.provider_url, sub.card_url):

@@ -80,12 +80,13 @@ def _is_url(file: str) -> bool:
 
 def _relative(file: str) -> str | None:
     """``file`` (as a finding names it) relative to :func:`_base`, with ``/``; ``None``
-    when it lies outside it or is no file (``<stdin>``)."""
+    when it lies outside it or is no file (``<stdin>``, ``command line``: a place that
+    names no file, which GitHub would show as a file of that name)."""
     if file.startswith("<"):
         return None
     try:
         path = Path(file).resolve()
-        return path.relative_to(_base()).as_posix()
+        return path.relative_to(_base()).as_posix() if path.is_file() else None
     except (OSError, ValueError):  # outside, or a name no path can have (NUL)
         return None
 

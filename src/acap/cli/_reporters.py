@@ -573,6 +573,12 @@ class TextReporter(Reporter):
             self.out(f"signature {s.index}: kid {shown(s.kid or '-')}, "
                      f"alg {shown(s.alg or '-')}: "
                      + ("valid" if s.valid else f"{s.state} ({shown(s.reason)})"))
+        for f in result.person_entries.values():
+            self.out(f"personEntry {shown(f.url)}")
+            if f.status is None:
+                row("error", f.error, False)
+            else:
+                row("HTTP status", f.status, f.status == 200)
 
     def verification(self, result: Verification) -> None:
         safe = shown  # kid, alg, reason quote the card
@@ -701,7 +707,8 @@ class JsonReporter(Reporter):
                            result.ok and result.report.passes(self.strict),
                            card=vars(result.card),
                            jwks=[vars(f) for f in result.jwks.values()],
-                           signatures=[vars(s) for s in result.signatures])
+                           signatures=[vars(s) for s in result.signatures],
+                           personEntries=[vars(f) for f in result.person_entries.values()])
 
     def card_check(self, result: CardCheck, live: LiveCheck | None = None) -> None:
         self._doc(self._card_check(result), *([self._live(live)] if live is not None else []))

@@ -424,7 +424,25 @@ def _type_hint(e: _Err) -> str:
         example = "2" if want == "integer" else "2.5"
         return (f"remove the quotes: write {type_words(want)} such as {example}" if quoted
                 else f"write {type_words(want)} such as {example}")
+    if want == "object":
+        return _object_hint(e)
     return f"write {type_words(want)}"
+
+
+def _object_hint(e: _Err) -> str:
+    """How to write keys and values where ``e`` found another type: the schema's
+    ``x-example`` (the exact form, e.g. ``sftp: {host: ..., user: ..., path: ...}``),
+    else the keys it requires, written as a mapping on one line."""
+    key = pointer_tokens(e.ptr)[-1] if e.ptr else ""
+    example = e.schema.get("x-example")
+    required = [str(r) for r in e.schema.get("required") or ()]
+    if isinstance(example, str):
+        form = example
+    elif required:
+        form = "{" + ", ".join(f"{r}: ..." for r in required) + "}"
+    else:
+        return "write keys and values"
+    return f"write keys and values: {key}: {form}" if key else f"write keys and values: {form}"
 
 
 def _type(e: _Err) -> list[Finding]:

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from acap.builder.pages import APACHE_NO_HEADERS_TYPE
 from acap.card import JkuKeys, SignatureCheck, Verifier, jwks_from_bytes
@@ -92,6 +93,8 @@ class LiveCheck(Result):
         signatures: one result per signature of the card.
         report: findings (``LIVE-*``, ``SIG-*``, ``CARD-*``).
         file: the card as fetched (for ``acap check --live`` to check its content).
+        person_entries: facts about each https personEntry page of a verified card,
+            by URL (:func:`person_entry_findings`).
     """
 
     card: HttpFacts
@@ -99,6 +102,7 @@ class LiveCheck(Result):
     signatures: list[SignatureCheck] = field(default_factory=list)
     report: Report = field(default_factory=Report)
     file: JsonDocument | None = None
+    person_entries: dict[str, HttpFacts] = field(default_factory=dict)
 
     def _succeeded(self) -> bool:
         """A signature of the card verified."""
@@ -293,4 +297,96 @@ def live_check(url: str, *, site_dir: Path | None = Path("site"),
     # The card's own findings (CARD-*, the member judgements) are acap check's to say,
     # which --live runs on the same bytes: here only what is about the signatures.
     result.report.extend(f for f in res.report if f.rule.startswith(("SIG-", "KEY-")))
+    check_person_entries(result, person_entry_urls(cf.data), route, lambda u: fetch(
+        u, timeout=timeout, max_bytes=max_bytes, connect_to=route, allow_private=allow_private,
+        same_origin=True, accept="text/html"))
     return result
+
+
+#: The most personEntry pages one live check fetches (a card may list many skills;
+#: most share one page). Those past it are listed, with why they were not fetched.
+MAX_PERSON_ENTRIES = 8
+
+
+def check_person_entries(result: LiveCheck, pages: list[str], route: Mapping[str, str],
+                         get: Any) -> None:
+    """Fetch the first :data:`MAX_PERSON_ENTRIES` of ``pages`` (the card's personEntry
+    URLs) with ``get`` into ``result`` (:func:`person_entry_findings`), only when one of
+    ``result.signatures`` is valid (a card that does not verify steers acap nowhere);
+    with ``route`` (``--connect-to``), a host it gives no address for is not fetched from
+    the live web, and each page not fetched is listed with why."""
+    if not any(s.valid for s in result.signatures):
+        return
+    for page in pages[:MAX_PERSON_ENTRIES]:
+        host = (_https_host(page) or "").lower()
+        if route and host not in route:  # a preview checked: no fetch of the live web
+            result.person_entries[page] = HttpFacts(page, error=f"not fetched: --connect-to "
+                                                    f"gives no address for {host}")
+            continue
+        facts, found = person_entry_findings(page, get)
+        result.person_entries[page] = facts
+        result.report.extend(found)
+    for page in pages[MAX_PERSON_ENTRIES:]:
+        result.person_entries[page] = HttpFacts(page, error=f"not fetched: acap fetches at "
+                                                f"most {MAX_PERSON_ENTRIES} personEntry pages")
+
+
+def person_entry_urls(card: Any) -> list[str]:
+    """The distinct https personEntry addresses (with a host) of a card's On Request
+    declaration, in the card's order (a ``tel:`` number is not fetched); ``[]`` for any
+    other shape."""
+    from acap.card import is_extension_uri  # start-up: only for a live check
+
+    out: list[str] = []
+    caps = card.get("capabilities") if isinstance(card, dict) else None
+    exts = caps.get("extensions") if isinstance(caps, dict) else None
+    for ext in exts if isinstance(exts, list) else ():
+        if not isinstance(ext, dict) or not is_extension_uri(ext.get("uri")):
+            continue
+        params = ext.get("params")
+        skills = params.get("skills") if isinstance(params, dict) else None
+        for entry in skills if isinstance(skills, list) else ():
+            pe = entry.get("personEntry") if isinstance(entry, dict) else None
+            if isinstance(pe, str) and _https_host(pe) and pe not in out:
+                out.append(pe)
+    return out
+
+
+def _https_host(url: str) -> str | None:
+    """The host of an https URL, or ``None`` (another scheme, no host, not a URL)."""
+    try:
+        u = urlsplit(url)
+        return u.hostname if u.scheme.lower() == "https" and u.hostname else None
+    except ValueError:
+        return None
+
+
+def person_entry_findings(url: str, get: Any) -> tuple[HttpFacts, list[Finding]]:
+    """Whether the personEntry page at ``url`` is there (OR-3.4: the address where a
+    person asks): ``LIVE-PERSON-ENTRY``, an error when it answers 404 or 410 (the card
+    sends people to a page that does not exist), a warning for any other answer than
+    200 or a failed fetch (the server may answer acap otherwise than a browser: a
+    guess). Fetched by ``get`` (:func:`acap.load._fetch.fetch`, redirects kept on the
+    page's origin), only for a card whose signature verified with its live keys.
+
+    Returns:
+        ``(facts, findings)``.
+    """
+    loc = Location(url)
+    try:
+        resp = get(url)
+    except FetchError as exc:
+        return HttpFacts(url, error=exc.reason), [Finding(
+            "LIVE-PERSON-ENTRY", "warning", f"cannot fetch the personEntry page: {exc.reason}",
+            loc, "make sure the page where a person asks is published at this address")]
+    facts = _facts(url, resp)
+    if resp.status == 200:
+        return facts, []
+    gone = resp.status in (404, 410)
+    return facts, [Finding(
+        "LIVE-PERSON-ENTRY", "error" if gone else "warning",
+        f"the personEntry page answers HTTP {resp.status}" + (
+            ": the signed card sends people to a page that does not exist" if gone else
+            " (a guess that it is missing: the server may answer a browser otherwise)"),
+        loc, "publish the page where a person asks at this address (acap build writes it "
+        "for a host acap builds; on an origin in ownOrigins it is yours to provide)")]

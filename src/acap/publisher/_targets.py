@@ -221,6 +221,35 @@ def resolve_targets(cfg: Any, options: PublishOptions, site_hosts: list[str],
     return targets
 
 
+#: The forms of an SFTP target acap accepts, as its hints show them: operator.yaml's
+#: ``hosts.<host>.publish.sftp`` (keys and values, :meth:`SftpAddress.from_config`) and
+#: ``--sftp`` (a URL, :func:`acap.publisher._sftp.parse_sftp_url`). Not ``user@server:folder``
+#: (scp's form), which neither reads.
+SFTP_KEY_FORM = "sftp: {host: SERVER, user: LOGIN, path: public_html}"
+SFTP_URL_FORM = "sftp://LOGIN@SERVER/~/public_html"
+
+
+#: scp's ``LOGIN@SERVER:FOLDER`` (no password, no scheme): the form people know from
+#: scp and rsync, which ``--sftp`` does not read; the hint rewrites it as a URL.
+_SCP_FORM = re.compile(r"([^@:/\s]+)@([^@:/\s]+):(\S+)")
+
+
+def sftp_hint(given: str) -> str:
+    """The fix of an ``--sftp`` value acap cannot read: the accepted forms, and
+    ``given`` rewritten as one when it is scp's ``LOGIN@SERVER:FOLDER`` (a folder not
+    starting with ``/`` is in the login folder: ``/~/``)."""
+    forms = (f"write it as {SFTP_URL_FORM} (/~/ is the folder you land in when you log "
+             "in; sftp://LOGIN@SERVER/var/www/site is a full path); in operator.yaml the "
+             f"same target is {SFTP_KEY_FORM}")
+    m = _SCP_FORM.fullmatch(given.strip())
+    if not m:
+        return forms
+    login, server, folder = m.groups()
+    url = f"sftp://{login}@{server}" + (folder if folder.startswith("/") else f"/~/{folder}")
+    return (f"acap reads a URL, not scp's LOGIN@SERVER:FOLDER: --sftp {url}; in "
+            f"operator.yaml: sftp: {{host: {server}, user: {login}, path: {folder}}}")
+
+
 def _configured_hosts(cfg: Any, site_hosts: list[str], configured: dict[str, dict[str, Any]],
                       report: Report) -> list[str]:
     """The built hosts operator.yaml gives a target; warnings for the others, and for
@@ -231,7 +260,7 @@ def _configured_hosts(cfg: Any, site_hosts: list[str], configured: dict[str, dic
                 "PUBLISH-TARGET", "warning", f"site/{h}/ is not published: operator.yaml "
                 f"gives no hosts.{h}.publish", cfg.at("/hosts", key=True),
                 f"add hosts: {h}: publish: remote: <git URL> (or dir: <folder>, or "
-                f"sftp: ...), or run acap publish --host {h} --remote <git URL>"))
+                f"{SFTP_KEY_FORM}), or run acap publish --host {h} --remote <git URL>"))
     for h in configured:
         if h not in site_hosts:
             report.add(Finding(
@@ -244,8 +273,8 @@ def _configured_hosts(cfg: Any, site_hosts: list[str], configured: dict[str, dic
             "PUBLISH-TARGET", "error", "no publish target: operator.yaml names none for "
             "the hosts built (" + ", ".join(site_hosts) + ")", cfg.at("/hosts", key=True),
             "add hosts: <host>: publish: with dir: <folder of your website>, "
-            "sftp: <user@server:folder> or remote: <git URL>; or run acap publish "
-            "--dir <folder>, --sftp <user@server:folder> or --remote <git URL>"))
+            f"{SFTP_KEY_FORM} or remote: <git URL>; or run acap publish "
+            f"--dir <folder>, --sftp {SFTP_URL_FORM} or --remote <git URL>"))
     return hosts
 
 
@@ -297,9 +326,9 @@ def _warn_left_out(cfg: Any, options: PublishOptions, site_hosts: list[str], car
         if h in configured:
             hint = f"acap publish --host {h} publishes it to its target in operator.yaml"
         else:
-            what = {"--remote": "git URL", "--dir": "folder"}.get(flag, "sftp URL")
+            what = {"--remote": "<git URL>", "--dir": "<folder>"}.get(flag, SFTP_URL_FORM)
             hint = (f"publish it to a target of its own: acap publish --host {h} {flag} "
-                    f"<{what}> (or set hosts.{h}.publish in operator.yaml)")
+                    f"{what} (or set hosts.{h}.publish in operator.yaml)")
         report.add(Finding("PUBLISH-TARGET", "warning", msg, Location("command line"), hint))
 
 
@@ -356,8 +385,7 @@ def _command_line_target(cfg: Any, base: Target, pub: dict[str, Any],
     if address is None:
         report.add(Finding("PUBLISH-TARGET", "error",
                            f"--sftp {redacted(options.sftp or '')}: {problem}", cli,
-                           "write it as sftp://NAME@SERVER/FOLDER (sftp://NAME@SERVER"
-                           "/~/public_html for a folder in your login folder)"))
+                           sftp_hint(options.sftp or "")))
         return None
     given = pub.get("sftp")
     return _with(base, "sftp", cli, sftp=address.with_files(

@@ -118,7 +118,9 @@ def test_the_workflow_says_what_it_deploys_and_what_to_do_for_the_others(
                     if line.startswith("#"))
     assert "deploys the folder of the card's host only" in said
     assert "acap publish --host HOST --sftp URL" in said
-    assert "If your website already lives on the card's host" in said
+    # it says it never replaces a website, and what it does instead
+    assert "It never replaces your website: if the card's host would have no home page" in said
+    assert "the run is green, deploys nothing, and its warning says how to go on" in said
 
 
 def test_the_workflow_names_the_commit_acap_was_installed_from(

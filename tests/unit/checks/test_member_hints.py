@@ -51,3 +51,32 @@ def test_null_is_unset_not_a_type_error() -> None:
     assert ("A2A-TYPE" not in {r for r, _, _ in found})
     assert ("A2A-EMPTY", "warning", "/documentationUrl") in found
     assert ("A2A-EMPTY", "warning", "/provider") in found
+
+
+def test_a_typo_d_member_of_a_card_gets_a_did_you_mean(tmp_path: Any) -> None:
+    """Fresh-operator trial (LOW): a misspelt member was only "remove it", though it was
+    meant as a field the reader then misses. The nearest field is named, at its line, for
+    A2A's members and for the On Request entries alike; a member near nothing keeps
+    "remove it"."""
+    from acap.checks import check_card
+
+    card = copy.deepcopy(BASE)
+    card["skills"][0]["exampls"] = card["skills"][0].pop("examples", ["When are you open?"])
+    [ext] = [e for e in card["capabilities"]["extensions"] if "on-request" in e["uri"]]
+    entry = ext["params"]["skills"][0]
+    entry["assistantAcess"] = False
+    entry["zzz"] = 1
+    path = tmp_path / "card.json"
+    text = json.dumps(card, indent=2)
+    path.write_text(text, encoding="utf-8")
+    lines = text.splitlines()
+
+    def line(key: str) -> int:
+        return next(i for i, t in enumerate(lines, 1) if t.strip().startswith(f'"{key}"'))
+
+    found = {(f.rule, f.location.line): f.hint for f in check_card(str(path)).report}
+    assert found[("A2A-UNKNOWN-FIELD", line("exampls"))] == \
+        "did you mean examples? (as written, it is ignored)"
+    assert found[("OR-3.2", line("assistantAcess"))] == \
+        "did you mean assistantAccess? (as written, it is ignored)"
+    assert found[("OR-3.2", line("zzz"))] == "remove it"

@@ -87,10 +87,13 @@ def test_a_personentry_on_a_booking_platform_is_declared_only_if_you_control_it(
                   "of the websites you declare as your own")
     assert f.hint == (
         "give the address of a page on your own website (it may link to this one); only if "
-        "you control this address, that is, you decide what it shows (a page of yours on a "
-        "booking platform is the platform's, not yours), declare it at the top level of "
-        "operator.yaml: ownOrigins: [https://www.doctolib.de] (beside any origin already "
-        "listed there)")
+        "you control https://www.doctolib.de, that is, you decide what it shows (a page of "
+        "yours on a booking platform is the platform's, not yours), declare it in "
+        "operator.yaml, in one of two ways: if acap should build the page there, add it "
+        "under hosts: as a line www.doctolib.de: {} (indented like the other hosts) and "
+        "publish www.doctolib.de too; if that page is already yours and acap should not "
+        "build it, declare the origin at the top level: ownOrigins: [https://www.doctolib.de] "
+        "(beside any origin already listed there)")
     # the rule's text on the spec site explains the choice
     statement = requirement("OR-3.4").statement
     assert "booking platform" in statement and "only if it controls" in statement

@@ -243,3 +243,42 @@ def test_funeral_words_reveal_circumstances(path: str) -> None:
                                   "/mortal", "/bury", "/ask"])
 def test_everyday_words_do_not(path: str) -> None:
     assert revealing_word(path) is None, path
+
+
+# Fresh-operator trial (LOW): Spanish and Catalan/Valencian forms the lists missed.
+@pytest.mark.parametrize("path", [
+    "/embarazadas", "/info-embarazada", "/enfermas", "/tanatorio", "/velatorio",
+    "/pesame", "/condolencias", "/malaltes", "/soterrament", "/tanatori", "/condol",
+    "/pesam", "/embarassades",
+])
+def test_spanish_and_valencian_forms_reveal_circumstances(path: str) -> None:
+    assert revealing_word(path) is not None, path
+
+
+@pytest.mark.parametrize("path", ["/pregunte-por-precios", "/por", "/enfermeria",
+                                  "/consulta", "/pregunteu", "/preus", "/cita-previa",
+                                  "/pesas", "/portal"])
+def test_neutral_spanish_and_catalan_paths_do_not(path: str) -> None:
+    assert revealing_word(path) is None, path
+
+
+def test_por_does_not_make_portuguese_spanish() -> None:
+    """'por' is as common in Portuguese as in Spanish: it told nothing, and made a
+    Portuguese card's words read as Spanish (OR-5.10 then looked for Spanish words)."""
+    from acap.checks._words import text_language
+
+    assert text_language("Falamos por telefone para marcar consultas") is None
+    assert text_language("Hablar con nuestro equipo por teléfono") == "es"
+
+
+def test_the_neutral_path_hint_is_not_only_english() -> None:
+    """A Valencian or Spanish page's neutral path is a word of its own language: the hint
+    says so, for the certain error and for the guess alike."""
+    from acap.checks._person_entry_rules import said_about_the_person
+
+    [guess] = said_about_the_person("/embarazadas", "", "")
+    [certain] = said_about_the_person("/duelo", "", "")
+    assert (guess.rule, guess.level, certain.level) == ("OR-3.8", "warning", "error")
+    for p in (guess, certain):
+        assert "or a word of your page's language that says nothing about the person " \
+               "(/consulta, /contacte)" in p.hint

@@ -76,11 +76,37 @@ def test_a_personentry_elsewhere_shows_the_ownorigins_list_form(tmp_path: Path) 
     [f] = build_text(tmp_path, text)
     assert (f.rule, f.location.line) == ("OR-3.4", 16)
     assert f.hint is not None
-    assert f.hint.endswith("declare it at the top level of operator.yaml: "
+    assert f.hint.endswith("declare the origin at the top level: "
                            "ownOrigins: [https://termine.zahnarzt-mueller.de] (beside any "
                            "origin already listed there)")
-    assert build_text(tmp_path, text + "ownOrigins: [https://termine.zahnarzt-mueller.de]\n") \
-        == []
+    # followed, it builds; acap builds no page there, and says so
+    [w] = build_text(tmp_path, text + "ownOrigins: [https://termine.zahnarzt-mueller.de]\n")
+    assert (w.rule, w.level, w.location.line) == ("PAGE-NOT-BUILT", "warning", 16)
+    page = "https://termine.zahnarzt-mueller.de/fragen"
+    assert w.message == (f"acap builds no page at {page}: termine.zahnarzt-mueller.de is one "
+                         "of your origins (ownOrigins), not a host acap builds, so the signed "
+                         "card sends people to a page you must provide yourself")
+    assert w.hint == (f"make sure {page} exists and is where a person can ask (once it is "
+                      "published, acap check https://zahnarzt-mueller.de/.well-known/"
+                      "agent-card.json --live fetches it); if acap should build that page, "
+                      "add hosts: {termine.zahnarzt-mueller.de: {}} at the top level and "
+                      "publish termine.zahnarzt-mueller.de too")
+    # the other way the OR-3.4 hint offers, followed: acap builds the page there
+    assert "add at the top level: hosts: {termine.zahnarzt-mueller.de: {}}" in f.hint
+    built = text + "hosts: {termine.zahnarzt-mueller.de: {}}\n"
+    assert build_text(tmp_path, built) == []
+    res = build(BuildOptions(config=tmp_path / "operator.yaml", spec_site=False, write=False))
+    assert any(str(rel).startswith("termine.zahnarzt-mueller.de/fragen")
+               and str(rel).endswith(".html") for rel in res.files)
+
+
+def test_a_personentry_on_the_website_of_a_card_elsewhere_is_not_built(tmp_path: Path) -> None:
+    """With the card on another host (cardHost), the website's host is the operator's but
+    not built: the warning says which declaration makes it the operator's."""
+    [w] = build_text(tmp_path, MINIMAL + "cardHost: agent.zahnarzt-mueller.de\n")
+    assert (w.rule, w.level, w.location.line) == ("PAGE-NOT-BUILT", "warning", 16)
+    assert "zahnarzt-mueller.de is your website's host (operator.website), not a host " \
+        "acap builds" in w.message
 
 
 # 2. a telephone number with letters is never "fixed" into keypad digits

@@ -207,6 +207,7 @@ def test_annotations_escape_what_would_end_or_start_a_command(
     workflow command of its own (``::add-mask::``, ``::stop-commands::``)."""
     monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "a,b:c%d.yaml").write_text("x: 1\n", encoding="utf-8")
     f = Finding("OR-3.8", "warning", "50% off\r\n::stop-commands::x,y:z\x1b[2J",
                 Location("a,b:c%d.yaml", 2, 3), "fix: it")
     line = annotation(f)
@@ -218,6 +219,10 @@ def test_annotations_escape_what_would_end_or_start_a_command(
     assert url == ("::error title=acap CARD-READ::https://x.example/c: gone%0A"
                    "see: https://agent-capability.org/ext/on-request/v1/conformance.html"
                    "#CARD-READ")
+    # a place that names no file (acap publish's "command line") is said in the text,
+    # never as a file GitHub would show (the trial's "file=command line")
+    cli = annotation(Finding("PUBLISH-TARGET", "warning", "no website", Location("command line")))
+    assert cli.startswith("::warning title=acap PUBLISH-TARGET::command line: no website%0A")
 
 
 # -- one stream, colour -----------------------------------------------------------------------

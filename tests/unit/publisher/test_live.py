@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from acap.cli import cli, report_text
 from acap.publisher import live_check
+from acap.publisher._live import person_entry_findings
 from acap.site import start_preview
 from support.publishing import do_build, project, set_version
 
@@ -35,9 +36,13 @@ def _warnings(result: object) -> list[str]:
 
 def test_live_check_of_the_preview_reports_every_fact(site: Path) -> None:
     with start_preview(site, port=0) as server:
+        local = f"http://127.0.0.1:{server.port}"
         res = live_check(CARD, site_dir=site,
-                         connect_to={"example.com": f"http://127.0.0.1:{server.port}"})
+                         connect_to={"example.com": local, "ask.example.com": local})
     assert res.ok, report_text(res.report)
+    # the page where a person asks is there too
+    [page] = res.person_entries.values()
+    assert (page.url, page.status, page.error) == ("https://ask.example.com/talk", 200, None)
     c = res.card
     assert (c.status, c.content_type, c.cors, c.max_age) == \
         (200, "application/json; charset=utf-8", "*", 600)
@@ -129,6 +134,69 @@ def test_http_errors_size_limit_and_timeout(site: Path) -> None:
         silent.close()
     assert [f.rule for f in res.report.errors] == ["LIVE-HTTP"]
     assert "timed out" in res.report.errors[0].message
+
+
+def test_a_personentry_page_that_is_not_there_is_an_error(site: Path) -> None:
+    """Fresh-user trial (HIGH): a card whose personEntry names a page nobody published.
+    The live check fetches it (only because the card verified) and says so: a 404 is an
+    error naming the page; a host --connect-to does not route is not fetched, and says
+    why; the CLI's exit code and table follow."""
+    for page in (site / "ask.example.com").rglob("*.html"):
+        page.unlink()
+    with start_preview(site, port=0) as server:
+        local = f"http://127.0.0.1:{server.port}"
+        res = live_check(CARD, site_dir=site,
+                         connect_to={"example.com": local, "ask.example.com": local})
+        [f] = res.report.errors
+        assert (f.rule, str(f.location)) == ("LIVE-PERSON-ENTRY", "https://ask.example.com/talk")
+        assert f.message == ("the personEntry page answers HTTP 404: the signed card sends "
+                             "people to a page that does not exist")
+        assert res.person_entries["https://ask.example.com/talk"].status == 404
+        out = CliRunner().invoke(cli, ["check", CARD, "--live", "--site-dir", str(site),
+                                       "--connect-to", f"example.com={local}",
+                                       "--connect-to", f"ask.example.com={local}"])
+        assert out.exit_code == 1, out.output
+        assert "personEntry https://ask.example.com/talk" in out.stdout
+        assert "[LIVE-PERSON-ENTRY]" in out.stderr
+        # only the card's host routed: the page is on the live web, not fetched from here
+        only = live_check(CARD, site_dir=site, connect_to={"example.com": local})
+    assert only.ok and not only.report.findings
+    assert only.person_entries["https://ask.example.com/talk"].error == (
+        "not fetched: --connect-to gives no address for ask.example.com")
+
+
+def test_an_unverified_card_steers_no_fetch_to_its_personentry(site: Path) -> None:
+    """A card whose signature does not verify names no address acap fetches."""
+    (site / "example.com/.well-known/jwks.json").unlink()
+    with start_preview(site, port=0) as server:
+        local = f"http://127.0.0.1:{server.port}"
+        res = live_check(CARD, connect_to={"example.com": local, "ask.example.com": local})
+    assert not res.ok and res.person_entries == {}
+
+
+def test_a_personentry_page_that_answers_otherwise_is_a_warning() -> None:
+    """Any answer but 200, 404 and 410 (a server that refuses acap, one that is down) is
+    a guess, a warning; a 410 is an error like a 404."""
+    from email.message import Message
+
+    from acap.errors import FetchError
+    from acap.load import Response
+
+    def answer(status: int) -> object:
+        return lambda url: Response(url, status, Message(), b"")
+
+    url = "https://ask.example.com/talk"
+    _, [w] = person_entry_findings(url, answer(403))
+    assert (w.rule, w.level) == ("LIVE-PERSON-ENTRY", "warning")
+    _, [e] = person_entry_findings(url, answer(410))
+    assert e.level == "error"
+    assert person_entry_findings(url, answer(200))[1] == []
+
+    def down(url: str) -> object:
+        raise FetchError(url, "connection refused", None)
+
+    facts, [d] = person_entry_findings(url, down)
+    assert (d.level, facts.error) == ("warning", "connection refused")
 
 
 def test_a_card_whose_jwks_is_missing_does_not_verify(site: Path) -> None:

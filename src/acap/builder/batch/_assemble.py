@@ -18,6 +18,10 @@ in the order they apply:
   public key it lists. Two operators never sign with one key, nor with a key that
   signed another operator's card; a previous key is one the operator published
   itself (``KEY-OWNER``, :func:`_key_owners`).
+* **No tenant's finding names another tenant's file**: each tenant is hostile to the
+  others, and a folder's name may be a customer's. A refusal says "another operator of
+  this batch" (and a card's public URL); the platform reading every tenant's outcome
+  sees each file refused for the same host or key.
 * **The specification site's host** is built only by ``specSite: true`` (the same
   files for every operator); an operator naming it as a host of its own fails,
   and no one else does (``SITE-HOST``).
@@ -322,15 +326,15 @@ def _signer_refusal(o: OperatorOutcome, key: str, ops: list[OperatorOutcome],
     where = o.key_place or Location(str(o.config))
     if rivals and not (len(had) == 1 and had[0] is o):
         return Finding(
-            "KEY-OWNER", "error", f"signs with the same key as {rivals[0].config}: in "
-            "a batch no two operators sign with one key (each card would verify under "
+            "KEY-OWNER", "error", "signs with the same key as another operator of this "
+            "batch: in a batch no two operators sign with one key (each card would verify under "
             "the other's keys)", where, "give each operator its own signing key in its own "
             "folder (signing.keyFile), then run acap keys new for it")
     other = others.get(key)
     if other is not None and key not in mine.get(id(o), set()):
         return Finding(
             "KEY-OWNER", "error", "signs with the key that signed another operator's "
-            f"card in the last build ({other.card}, {other.config}); a key is one "
+            f"card in the last build ({other.card}); a key is one "
             "operator's", where, "give this operator its own signing key (signing.keyFile "
             "in its own folder); if it is that operator, moved, build it from its old path "
             "once")
@@ -352,7 +356,7 @@ def _previous_key_refusal(o: OperatorOutcome, mine: dict[int, set[str]],
         if theirs is None and not users and newcomer:
             continue  # a key nobody had, brought by an operator new to this site
         whose = (f"the key of another operator ({theirs.card})" if theirs is not None
-                 else f"the signing key of {users[0].config}" if users else
+                 else "the signing key of another operator of this batch" if users else
                  "a key this operator did not publish in the last build")
         return Finding(
             "KEY-OWNER", "error", f"its previous keys list {whose}; a previous key is one "
@@ -452,8 +456,8 @@ class _Claims:
         if h == SPEC_HOST:  # the extension's own site: shared, when built alike
             odd = [c for c in self.by_host[h] if not _same_files(c, o, h)]
             return None if not odd else (Finding(
-                "SITE-HOST", "error", f"the specification site ({h}) built for "
-                f"{odd[0].config} differs from this one's", Location(str(o.config)),
+                "SITE-HOST", "error", f"the specification site ({h}) built for another "
+                "operator of this batch differs from this one's", Location(str(o.config)),
                 "build the batch with one acap version and the same specSite settings, or "
                 "with --no-spec-site"), False)
         owner = self.kept_owner.get(h)
@@ -464,14 +468,15 @@ class _Claims:
         if owner is not None and self.owners.owner(owner) is not o:
             return Finding(
                 "SITE-HOST", "error", f"host {h} belongs to another operator: the last "
-                f"build published it for the card {owner.card} ({owner.config})", where,
+                f"build published it for the card {owner.card}", where,
                 f"remove {h} from this file, or, if that operator has left, build without it "
                 "and with --prune first"), _is_card_host(o, h)
         if rivals and not (last is not None and self.owners.owner(last) is o):
-            names = ", ".join(str(c.config) for c in rivals)
-            return Finding("SITE-HOST", "error", f"host {h} is also built by {names}; a host "
-                           "belongs to one operator", where,
-                           f"remove {h} from all but one of these operator files"
+            others = "another operator" if len(rivals) == 1 else f"{len(rivals)} other operators"
+            return Finding("SITE-HOST", "error", f"host {h} is also built by {others} of "
+                           "this batch; a host belongs to one operator", where,
+                           f"remove {h} from all but one of the operator files that name it "
+                           "(the batch's output lists each file refused for it)"
                            ), _is_card_host(o, h)
         return None
 

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from acap.builder.pages._hosting import READS as READS
     from acap.builder.pages._hosting import cache_policy as cache_policy
     from acap.builder.pages._hosting import reads as reads
+    from acap.builder.pages._pages import language_errors as language_errors
+    from acap.builder.pages._pages import page_findings as page_findings
     from acap.builder.pages._reply_words import reply_words as reply_words
     from acap.builder.pages._servers import APACHE_NO_HEADERS_TYPE as APACHE_NO_HEADERS_TYPE
     from acap.builder.pages._servers import SERVERS_DIR as SERVERS_DIR

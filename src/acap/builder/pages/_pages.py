@@ -52,7 +52,7 @@ from acap.builder.pages._words import (
     parse_words,
     words_names,
 )
-from acap.card import Phone, normalise_person_entry
+from acap.card import Phone, normalise_person_entry, origin_of
 from acap.card import parse_phone as _parse_phone
 from acap.checks import operator_country, phone_hint
 from acap.errors import SitePathError, TemplateRefused
@@ -401,7 +401,10 @@ def not_a_page_findings(cfg: OperatorConfig) -> Iterator[Finding]:
         pe = s.get("personEntry")
         if not isinstance(pe, str):
             continue
-        u = urlsplit(normalise_person_entry(pe))
+        try:
+            u = urlsplit(normalise_person_entry(pe))
+        except ValueError:
+            continue  # URL-FORM's
         if u.scheme != "https" or (u.hostname or "").lower() not in hosts:
             continue
         try:
@@ -414,6 +417,62 @@ def not_a_page_findings(cfg: OperatorConfig) -> Iterator[Finding]:
                           cfg.at(ptr + "/personEntry"),
                           "end the address with / or .html, or with no file name "
                           "(https://ask.example.com/talk)")
+
+
+def page_findings(cfg: OperatorConfig) -> list[Finding]:
+    """What the pages' checks judge from operator.yaml alone, before anything is built
+    (:func:`contact_findings`, :func:`not_a_page_findings`, :func:`not_built_findings`):
+    said in the same run as the requirement checks, not after the card is built."""
+    return [*contact_findings(cfg), *not_a_page_findings(cfg), *not_built_findings(cfg)]
+
+
+def language_errors(cfg: OperatorConfig, *, tenant: bool) -> list[Finding]:
+    """The errors of :func:`plan_languages` (``page.languages``, ``page.translations``,
+    the words files of ``templates/words/``), for a build that another error already
+    stops before its page step: said in the same run, so that the operator fixes every
+    file at once. ``tenant``: the templates are a batch tenant's (sandboxed as in the
+    page step)."""
+    t = templating.templates(templating.override_dir_for(cfg.base_dir), tenant=tenant)
+    return [f for f in plan_languages(cfg, t).findings if f.level == "error"]
+
+
+def not_built_findings(cfg: OperatorConfig) -> Iterator[Finding]:
+    """``PAGE-NOT-BUILT`` (warning): an https personEntry on an origin the operator
+    declares as its own (``ownOrigins``, or operator.website when the card is on another
+    host: ``cardHost``) but on a host acap does not build (not in ``hosts``, not the
+    card's): acap writes no page there, yet the signed card sends
+    people to it. Said once per address, at its first personEntry, so that the operator
+    makes sure the page exists (``acap check URL --live`` fetches it once published) or
+    lets acap build it (``hosts:``). A personEntry on an origin not declared at all is
+    OR-3.4's error, not this."""
+    hosts = cfg.hosts
+    own = {origin_of(o) for o in cfg.own_origins}
+    seen: set[str] = set()
+    for ptr, s in cfg.on_request_skills():
+        pe = s.get("personEntry")
+        if not isinstance(pe, str):
+            continue
+        value = normalise_person_entry(pe)
+        try:
+            u = urlsplit(value)
+            host = (u.hostname or "").lower()
+        except ValueError:
+            continue  # URL-FORM's
+        if u.scheme != "https" or not host or host in hosts or value in seen \
+                or origin_of(value) not in own:
+            continue
+        seen.add(value)
+        add = (f"add {host}: {{}} under hosts:" if isinstance(cfg.data.get("hosts"), dict)
+               else f"add hosts: {{{host}: {{}}}} at the top level")
+        declared = ("your website's host (operator.website)" if host == cfg.website_host
+                    else "one of your origins (ownOrigins)")
+        yield Finding("PAGE-NOT-BUILT", "warning",
+                      f"acap builds no page at {value}: {host} is {declared}, not a host "
+                      "acap builds, so the signed card sends people to a page you must "
+                      "provide yourself", cfg.at(ptr + "/personEntry"),
+                      f"make sure {value} exists and is where a person can ask (once it is "
+                      f"published, acap check {cfg.card_url} --live fetches it); if acap "
+                      f"should build that page, {add} and publish {host} too")
 
 
 def language_url(url: str, tag: str) -> str:
@@ -513,8 +572,12 @@ def _staff(cfg: OperatorConfig, texts: _Texts) -> tuple[Skill, ...]:
 def contact_findings(cfg: OperatorConfig) -> Iterator[Finding]:
     """``contact.phone`` must be a number in international form (it becomes a ``tel:``
     link); a ``contact.email`` that is not a plain address, and ``contact.languages``
-    that are not language tags, are warnings."""
-    c = cfg.data.get("contact") or {}
+    that are not language tags, are warnings. Read from a file of any shape (these run
+    with the requirement checks, on a file with schema errors too: a value of another
+    type is the schema's to report)."""
+    c = cfg.data.get("contact")
+    if not isinstance(c, dict):
+        return
     if isinstance(c.get("phone"), str) and parse_phone(c["phone"]) is None:
         yield Finding("PAGE-PHONE", "error",
                       f"contact.phone '{c['phone']}' is not a telephone number in "
@@ -526,8 +589,11 @@ def contact_findings(cfg: OperatorConfig) -> Iterator[Finding]:
                       f"contact.email '{email}' is not a plain email address; the page shows "
                       "it as text, without a link", cfg.at("/contact/email"),
                       "write the address alone, e.g. ask@example.com")
-    for i, tag in enumerate(c.get("languages") or ()):
-        problem = tag_problem(str(tag))
+    languages = c.get("languages")
+    for i, tag in enumerate(languages if isinstance(languages, list) else ()):
+        if not isinstance(tag, str):
+            continue
+        problem = tag_problem(tag)
         if problem is None and not known_language(str(tag)):
             problem = f"acap knows no name for the language '{tag}'"
         if problem:
@@ -563,9 +629,39 @@ def _translation_warnings(cfg: OperatorConfig, plan: Plan, shown: list[dict[str,
         hit = _ci_get(page.get("translations") or {}, lang)
         loc = cfg.at(pointer_join("/page/translations", hit[0]), key=True) if hit else \
             cfg.at(f"/page/languages/{i}")
+        name = language_name(lang, "en") or lang
         yield Finding("PAGE-TRANSLATION", "warning",
                       f"the {lang} page shows {', '.join(missing)} in {base}", loc,
-                      f"add them under page.translations.{lang}")
+                      f"add them under page: translations:, in {name}, for example: "
+                      f"{translation_example(lang, missing)}")
+
+
+def translation_example(lang: str, missing: list[str]) -> str:
+    """The block of ``page.translations`` that would give ``lang`` what ``missing``
+    names (``intro``, ``hours``, ``skills.<id>.name``, ``skills.<id>.description``),
+    as one line of YAML with ``...`` for each text: ``de: {intro: ..., skills:
+    {quotes: {name: ...}}}``. A skill id that YAML would not read as plain text is
+    quoted (JSON's quoting, which YAML reads)."""
+    top: list[str] = []
+    skills: dict[str, list[str]] = {}
+    for item in missing:
+        if item.startswith("skills."):
+            sid, key = item[len("skills."):].rsplit(".", 1)
+            skills.setdefault(sid, []).append(f"{key}: ...")
+        else:
+            top.append(f"{item}: ...")
+    if skills:
+        top.append("skills: {" + ", ".join(
+            f"{_yaml_key(sid)}: {{{', '.join(keys)}}}" for sid, keys in skills.items()) + "}")
+    return f"{_yaml_key(lang)}: {{{', '.join(top)}}}"
+
+
+def _yaml_key(text: str) -> str:
+    """``text`` as a YAML key in a flow mapping: as it is when it is letters, digits and
+    ``-``/``_`` (a skill id, a language tag), else quoted."""
+    import json  # start-up: only for a translation hint
+
+    return text if re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", text) else json.dumps(text)
 
 
 @dataclass
@@ -643,8 +739,6 @@ def person_entry_pages(cfg: OperatorConfig, t: templating.Templates) -> Rendered
     out = Rendered()
     plan = plan_languages(cfg, t)
     out.findings += plan.findings
-    out.findings += contact_findings(cfg)
-    out.findings += not_a_page_findings(cfg)
     if any(f.level == "error" for f in out.findings):
         return out
     pages = entry_pages(cfg)

@@ -226,16 +226,28 @@ def _variants(tag: str) -> list[str]:
     return out
 
 
+#: Names acap gives where the speakers' own usage differs from CLDR's, by page language
+#: then language tag: Catalan (and Valencian) call Spanish "castellà", as the Statutes of
+#: Autonomy of Catalonia (art. 6.2) and of the Valencian Community (art. 6.2) name it;
+#: CLDR's "espanyol" reads as foreign to them (fresh-operator trial).
+_USAGE = {"ca": {"es": "castellà"}}
+
+
 def language_name(tag: str, page_lang: str) -> str | None:
     """The name of language ``tag`` in language ``page_lang`` (CLDR), e.g.
     ``("en", "fr")`` -> ``"anglais"``; ``fr-CA`` in English -> ``"Canadian French"``;
     a variant that is a language as its speakers name it by that name: ``ca-ES-valencia``
-    in Catalan -> ``"valencià"``, in Spanish -> ``"valenciano"`` (scripts/language_names.py).
+    in Catalan -> ``"valencià"``, in Spanish -> ``"valenciano"`` (scripts/language_names.py);
+    where speakers name a language otherwise than CLDR, their name (:data:`_USAGE`:
+    ``es`` in Catalan -> ``"castellà"``).
 
     Falls back to the base language's name, then to the language's own name;
     ``None`` when acap knows neither.
     """
     key = _cldr_key(tag)
+    usage = _USAGE.get(_cldr_key(page_lang).split("-", 1)[0], {}).get(key)
+    if usage is not None:
+        return usage
     names = _names_in(_cldr_key(page_lang))
     base = key.split("-", 1)[0]
     for variant in _variants(tag):
