@@ -184,10 +184,18 @@ class OperatorConfig:
         into it, else the folder the path names (an absolute ``keyFile`` elsewhere).
         Worked out once a path (a build asks for the key files' roots a dozen times)."""
         roots: dict[str, Root] = self.__dict__.setdefault("_roots", {})
-        found = roots.get(str(path))
+        named = str(path)
+        found = roots.get(named)
         if found is None:
-            found = roots[str(path)] = given_root(path, base=self.base_dir,
-                                                  name="the project folder")
+            base = str(self.base_dir)
+            below = named[len(base) + 1:] if named.startswith(base + os.sep) else None
+            if below and ".." not in below.split(os.sep):
+                # written inside the project folder, no ``..``: given_root's answer, the
+                # project folder, without its path arithmetic (a batch asks per tenant)
+                found = self.root
+            else:
+                found = given_root(path, base=self.base_dir, name="the project folder")
+            roots[named] = found
         return found
 
     @cached_property
