@@ -6,6 +6,7 @@ the test modules import.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
@@ -139,6 +140,36 @@ def set_at(doc: Any, ptr: str, value: Any) -> None:
         doc[int(last)] = value
     else:
         doc[last] = value
+
+
+def differential_card(base: dict[str, Any], case: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``base`` with one case of tests/cases/differential/cards.json applied:
+    its ``remove`` (JSON pointers) and its ``set`` (JSON pointer -> value; a last token
+    ``-`` appends to a list)."""
+    card = copy.deepcopy(base)
+    for ptr in case.get("remove", ()):
+        *head, last = _tokens(ptr)
+        target: Any = card
+        for t in head:
+            target = target[int(t)] if isinstance(target, list) else target[t]
+        del target[int(last) if isinstance(target, list) else last]
+    for ptr, value in case.get("set", {}).items():
+        *head, last = _tokens(ptr)
+        target = card
+        for t in head:
+            target = target[int(t)] if isinstance(target, list) else target[t]
+        if isinstance(target, list):
+            if last == "-":
+                target.append(value)
+            else:
+                target[int(last)] = value
+        else:
+            target[last] = value
+    return card
+
+
+def _tokens(ptr: str) -> list[str]:
+    return [t.replace("~1", "/").replace("~0", "~") for t in ptr.split("/")[1:]]
 
 
 def check_text(result: Any) -> str:

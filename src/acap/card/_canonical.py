@@ -14,7 +14,8 @@ must accept cards signed under either:
   everything else, including fields outside the schema.
 
 For a card that never holds empties or unknown fields (every card acap builds)
-both give the same bytes. Canonicalization itself is the ``rfc8785`` package.
+both give the same bytes. Canonicalization itself is the ``rfc8785`` package, or, for a
+value where the two are proved to give the same bytes, orjson (:func:`canonicalize`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import re
 from functools import cache
 from typing import Any, Literal
 
+import orjson
 import rfc8785
 
 from acap import schemas
@@ -217,13 +219,63 @@ def canonical_payload(card: dict[str, Any], mode: Mode = SDK) -> bytes:
 
 
 def canonicalize(value: Any) -> bytes:
-    """RFC 8785 canonical UTF-8 bytes of a JSON value (via the ``rfc8785`` package).
+    """RFC 8785 canonical UTF-8 bytes of a JSON value.
+
+    The ``rfc8785`` package is the reference. A value of only text, booleans, nulls,
+    integers within I-JSON's range (RFC 8785 §3.2.2.3: at most 2**53 - 1 either way),
+    lists and objects whose member names hold no character beyond the Basic
+    Multilingual Plane is written by orjson instead (``OPT_SORT_KEYS``), which gives
+    the same bytes ten times faster (a batch signs thousands of cards; issue 24): both
+    write text as UTF-8 with the same escapes (``\\"``, ``\\\\``, ``\\b \\f \\n
+    \\r \\t``, and ``\\u00xx`` for the other control characters), integers in decimal,
+    and sort names by code point, which for such names is RFC 8785's UTF-16 order. A
+    float (ECMAScript's number form), a name beyond that plane, or anything orjson
+    refuses (a lone surrogate, a name that is no text) goes to ``rfc8785``, which
+    writes it or refuses it as before. A test compares the bytes of both on every case
+    card, the differential suite's cards and random values.
 
     Raises:
         CanonicalizationError: a number outside the I-JSON range (RFC 8785 §3.2.2.3)
             or another value JSON cannot hold.
     """
+    if _plain_json(value):
+        try:
+            return orjson.dumps(value, option=_JCS_OPTIONS)
+        except orjson.JSONEncodeError:
+            pass  # rfc8785 says what is wrong, or writes what orjson refuses
     try:
         return rfc8785.dumps(value)
     except (rfc8785.CanonicalizationError, RecursionError, TypeError) as exc:
         raise CanonicalizationError(f"cannot canonicalize: {exc}") from exc
+
+
+#: orjson's options for RFC 8785 (see :func:`canonicalize`): names sorted, and an integer
+#: beyond 53 bits refused (then judged by ``rfc8785``).
+_JCS_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
+#: The types orjson writes as RFC 8785 does, exactly these (no subclass).
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def _plain_json(value: Any) -> bool:
+    """Whether ``value`` is one orjson writes as RFC 8785 does (see :func:`canonicalize`):
+    text, integers, booleans and nulls, in lists and objects (100 levels at most: deeper,
+    or a cycle, is left to ``rfc8785``) whose member names are text within the Basic
+    Multilingual Plane."""
+    stack = [(value, 0)]
+    while stack:
+        v, depth = stack.pop()
+        kind = type(v)
+        if kind in _SCALARS:
+            continue
+        if depth > 100:
+            return False
+        if kind is dict:
+            for k in v:
+                if type(k) is not str or not (k.isascii() or max(k) <= "\uffff"):
+                    return False
+            stack.extend((x, depth + 1) for x in v.values())
+        elif kind is list or kind is tuple:
+            stack.extend((x, depth + 1) for x in v)
+        else:
+            return False
+    return True

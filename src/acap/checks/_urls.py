@@ -121,8 +121,6 @@ def host_problems(host: str, *, what: str = "the host") -> list[Problem]:
     Returns:
         ``URL-FORM``, ``URL-IDN`` and ``URL-SCRIPT`` problems.
     """
-    import idna  # IDNA 2008 (RFC 5891) and UTS 46; imported on first use
-
     if host.startswith("[") or _is_ipv4(host):
         return []
     odd = next((c for c in host if c.isspace() or unicodedata.category(c) in ("Cc", "Cf")
@@ -147,6 +145,8 @@ def host_problems(host: str, *, what: str = "the host") -> list[Problem]:
                         "to browsers, TLS certificates and static hosts, so the card, its "
                         "pages and their origin would not match)")]
     if not host.isascii():
+        import idna  # IDNA 2008 (RFC 5891) and UTS 46: only for a host that needs it
+
         try:
             alabel = idna.encode(host, uts46=True).decode("ascii")
         except idna.IDNAError as exc:
@@ -163,6 +163,8 @@ def host_problems(host: str, *, what: str = "the host") -> list[Problem]:
     for label in host.rstrip(".").split("."):
         if not label.lower().startswith("xn--"):
             continue
+        import idna  # as above: 10 ms to import, for an xn-- label only
+
         try:
             ulabel = idna.decode(label)
             back = idna.encode(ulabel).decode("ascii")

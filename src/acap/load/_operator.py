@@ -46,6 +46,8 @@ class OperatorConfig:
     findings: list[Finding] = field(default_factory=list)
 
     # -- data access ---------------------------------------------------------------
+    # What is read from the data is worked out once (a loaded file's data does not
+    # change, and a build asks for the card host a dozen times).
     @property
     def data(self) -> dict[str, Any]:
         """The raw data; ``{}`` when the file could not be read as a mapping."""
@@ -71,30 +73,30 @@ class OperatorConfig:
         """The skills with ``kind: on-request``, with their pointers."""
         return ((p, s) for p, s in self.skills() if s.get("kind") == "on-request")
 
-    @property
+    @cached_property
     def website(self) -> str:
         """operator.website (AgentCard.provider.url); ``""`` when it is not text."""
         op = self.data.get("operator")
         site = op.get("website") if isinstance(op, dict) else None
         return site if isinstance(site, str) else ""
 
-    @property
+    @cached_property
     def card_host(self) -> str:
         """Host the card is published on: ``cardHost``, else operator.website's host."""
         host = self.data.get("cardHost")
         return _card_host(host if isinstance(host, str) else None, self.website)
 
-    @property
+    @cached_property
     def card_url(self) -> str:
         """The card's URL (A2A §8.2 well-known location on the card host)."""
         return card_url(self.card_host)
 
-    @property
+    @cached_property
     def jwks_url(self) -> str:
         """The JWKS URL put in ``jku``: on the card's own origin."""
         return jwks_url(self.card_host)
 
-    @property
+    @cached_property
     def hosts(self) -> dict[str, dict[str, Any]]:
         """Every host acap builds, card host first: ``{host: settings}`` (no empty host)."""
         out: dict[str, dict[str, Any]] = {self.card_host: {}} if self.card_host else {}
@@ -103,7 +105,7 @@ class OperatorConfig:
             out[str(host).lower()] = settings if isinstance(settings, dict) else {}
         return out
 
-    @property
+    @cached_property
     def website_host(self) -> str:
         """The host of operator.website (A-label, lower case); ``""`` when there is none."""
         site = _split(self.website)
@@ -126,7 +128,7 @@ class OperatorConfig:
             return value
         return host == self.website_host or settings.get("ownPages") is True
 
-    @property
+    @cached_property
     def own_origins(self) -> list[str]:
         """Origins the operator declares as its own (OR-3.4): website, hosts, ownOrigins."""
         origins = []
@@ -182,10 +184,18 @@ class OperatorConfig:
         into it, else the folder the path names (an absolute ``keyFile`` elsewhere).
         Worked out once a path (a build asks for the key files' roots a dozen times)."""
         roots: dict[str, Root] = self.__dict__.setdefault("_roots", {})
-        found = roots.get(str(path))
+        named = str(path)
+        found = roots.get(named)
         if found is None:
-            found = roots[str(path)] = given_root(path, base=self.base_dir,
-                                                  name="the project folder")
+            base = str(self.base_dir)
+            below = named[len(base) + 1:] if named.startswith(base + os.sep) else None
+            if below and ".." not in below.split(os.sep):
+                # written inside the project folder, no ``..``: given_root's answer, the
+                # project folder, without its path arithmetic (a batch asks per tenant)
+                found = self.root
+            else:
+                found = given_root(path, base=self.base_dir, name="the project folder")
+            roots[named] = found
         return found
 
     @cached_property

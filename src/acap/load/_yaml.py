@@ -26,11 +26,12 @@ __all__ = ["SHALLOW", "Loaded", "QuickLoaded", "YamlLoader", "dash_candidates", 
            "load_file", "load_text", "odd_space_lines", "schema_properties", "schema_requires",
            "tab_lines"]
 
+import operator
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
@@ -336,7 +337,7 @@ def _load_quick(text: str, schema: Mapping[str, Any], file: str) -> QuickLoaded 
     if tab_lines(text) or odd_space_lines(text) or dash_candidates(text):
         return None
     try:
-        root = yaml.compose(text, Loader=YamlLoader)
+        root = yaml.compose(text, Loader=_QuickComposer)
     except yaml.YAMLError:
         return None
     if root is None:
@@ -347,6 +348,42 @@ def _load_quick(text: str, schema: Mapping[str, Any], file: str) -> QuickLoaded 
     except _Quick:
         return None
     return loaded
+
+
+class _QuickComposer(YamlLoader):  # type: ignore[misc]
+    """:data:`YamlLoader` for the quick way: the same nodes and tags, for less work per
+    value (a batch composes thousands of files; issue 24).
+
+    * A plain scalar's tag is worked out once per value and kind, not once per node:
+      PyYAML's resolution (:meth:`yaml.resolver.BaseResolver.resolve`) depends on the
+      node's kind, its text and whether it was written plain, and on path resolvers,
+      which acap never adds (checked below), so the same three give the same tag. At
+      most :data:`_RESOLVED_MAX` values of at most 64 characters are remembered.
+    * Without path resolvers, libyaml's composer calls ``descend_resolver`` and
+      ``ascend_resolver`` around each node to do nothing: here they are C built-ins
+      that do nothing either, not two Python calls a node.
+    """
+
+    #: (kind, text, implicit) -> tag, shared by every composer of the process.
+    _resolved: ClassVar[dict[tuple[Any, Any, Any], str]] = {}
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        key = (kind, value, implicit)
+        tag = self._resolved.get(key)
+        if tag is None:
+            tag = super().resolve(kind, value, implicit)
+            if (value is None or len(value) <= 64) and not self.yaml_path_resolvers:
+                if len(self._resolved) >= _RESOLVED_MAX:
+                    self._resolved.clear()
+                self._resolved[key] = tag
+        return tag
+
+
+#: The most tags :class:`_QuickComposer` remembers.
+_RESOLVED_MAX = 4096
+if not YamlLoader.yaml_path_resolvers:  # PyYAML adds none unless asked (acap never asks)
+    _QuickComposer.descend_resolver = operator.is_  # (parent, index) -> ignored
+    _QuickComposer.ascend_resolver = tuple  # () -> ignored
 
 
 #: The indentation of a line: spaces and tabs, and list markers ("- ") among them.
@@ -682,31 +719,33 @@ class _Builder:
     def mapping(self, node: yaml.MappingNode, ptr: str, schema: Mapping[str, Any] | None,
                 depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        first_line: dict[str, int] = {}
         placed = depth + 1 <= self.deep
+        keys = self.loaded.keys
+        child_schema = self.schema.child
         for knode, vnode in node.value:
-            if knode.tag == _MERGE:
+            ktag = knode.tag
+            if ktag == _MERGE:
                 self.error("YAML-MERGE", "merge keys (<<) are not supported", knode,
                            "write the keys out in full", ptr)
                 continue
-            ktag = self.explicit_tag(knode) if self.any_bang or knode.tag not in _RESOLVED \
+            written = self.explicit_tag(knode) if self.any_bang or ktag not in _RESOLVED \
                 else None
-            if type(knode) is not yaml.ScalarNode or (ktag and ktag not in _STR_TAGS):
+            if type(knode) is not yaml.ScalarNode or (written and written not in _STR_TAGS):
                 self.error("YAML-KEY", "a key must be a plain name", knode,
                            "write the key as a word followed by a colon", ptr)
                 continue
             key = knode.value
             child = pointer_join(ptr, key) if placed else ptr
-            mark = knode.start_mark
-            if key in first_line:
+            if key in out:  # the first one's place is recorded (or the quick way stops)
+                first = keys.get(child, (0, 0))[0]
                 self.error("YAML-DUPLICATE-KEY",
-                           f"duplicate key '{key}' (first at line {first_line[key]})", knode,
+                           f"duplicate key '{key}' (first at line {first})", knode,
                            f"keep one '{key}' and delete the other", child)
                 continue
-            first_line[key] = mark.line + 1
             if placed:
-                self.loaded.keys[child] = (mark.line + 1, mark.column + 1)
-            out[key] = self.node(vnode, child, self.schema.child(schema, key), depth + 1)
+                mark = knode.start_mark
+                keys[child] = (mark.line + 1, mark.column + 1)
+            out[key] = self.node(vnode, child, child_schema(schema, key), depth + 1)
         return out
 
     def scalar(self, node: yaml.ScalarNode, ptr: str, schema: Mapping[str, Any] | None) -> Any:

@@ -8,7 +8,6 @@ verdict, as the case states it."""
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
@@ -17,6 +16,7 @@ import pytest
 from acap.card import DIFFERENCES, SDK, SPEC, canonical_payload
 from acap.checks import check_card
 from acap.keys import b64url
+from support.cards import differential_card
 from support.paths import CASES
 from support.sdks import (
     ALGS,
@@ -36,32 +36,9 @@ BASE = json.loads((CASES / "card" / "valid" / "annex-a-like.json").read_text(enc
 A1_PROTECTED = "eyJhbGciOiJFUzI1NiIsImtpZCI6ImNoYXBlbC0xIn0"
 
 
-def _tokens(ptr: str) -> list[str]:
-    return [t.replace("~1", "/").replace("~0", "~") for t in ptr.split("/")[1:]]
-
-
 def card_of(case: dict[str, Any]) -> dict[str, Any]:
     """The base card with the case's changes."""
-    card = copy.deepcopy(BASE)
-    for ptr in case.get("remove", ()):
-        *head, last = _tokens(ptr)
-        target: Any = card
-        for t in head:
-            target = target[int(t)] if isinstance(target, list) else target[t]
-        del target[int(last) if isinstance(target, list) else last]
-    for ptr, value in case.get("set", {}).items():
-        *head, last = _tokens(ptr)
-        target = card
-        for t in head:
-            target = target[int(t)] if isinstance(target, list) else target[t]
-        if isinstance(target, list):
-            if last == "-":
-                target.append(value)
-            else:
-                target[int(last)] = value
-        else:
-            target[last] = value
-    return card
+    return differential_card(BASE, case)
 
 
 CASE_LIST = DOC["cases"]

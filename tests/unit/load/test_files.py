@@ -391,3 +391,25 @@ def test_a_swap_replaces_only_the_bytes_the_caller_read(tmp_path: Path, there: s
     if there != "removed":
         assert os.readlink(dest) == str(staged) if there == "a link" else \
             dest.read_bytes() in (b"theirs", b"OLD")
+
+
+@pytest.mark.parametrize("base", ["project", "./project", "a/../project", "/", "", "."])
+@pytest.mark.parametrize("named", [
+    "key.pem", ".acap/signing-key.pem", "./key.pem", "keys/../key.pem", "../other/key.pem",
+    "keys/../../other/key.pem", "/etc/key.pem", "", ".", "projectx/key.pem", "..",
+])
+def test_the_root_of_a_key_file_is_given_roots_answer(tmp_path: Path, base: str, named: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """OperatorConfig.root_of answers from the strings alone for a path written inside
+    the project folder (issue 24): the very Root given_root gives, for every form."""
+    from acap.load import OperatorConfig
+    from acap.load._yaml import Loaded
+
+    (tmp_path / "project").mkdir()
+    monkeypatch.chdir(tmp_path)
+    base_dir = Path(base)
+    cfg = OperatorConfig(base_dir / "operator.yaml", Loaded(file="operator.yaml"))
+    for path in (base_dir / named, Path(named)):
+        expected = given_root(path, base=cfg.base_dir, name="the project folder")
+        assert cfg.root_of(path) == expected, path
+        assert cfg.root_of(path) == expected  # asked again: remembered

@@ -119,3 +119,54 @@ def test_a_batch_of_operators_without_findings_is_never_loaded_the_located_way(
                                   new_keys=True))
     assert len(res.built) == 4 and not res.failed
     assert located == []
+
+
+def _tree(node: object) -> object:
+    """A composed node as plain data: its class, tag, style, place and children."""
+    import yaml
+
+    if node is None:  # an empty file
+        return None
+    assert isinstance(node, yaml.Node)
+    mark = (node.start_mark.line, node.start_mark.column, node.end_mark.line,
+            node.end_mark.column)
+    if isinstance(node, yaml.ScalarNode):
+        return ("scalar", node.tag, node.value, node.style, mark)
+    if isinstance(node, yaml.SequenceNode):
+        return ("sequence", node.tag, node.flow_style, mark, [_tree(n) for n in node.value])
+    assert isinstance(node, yaml.MappingNode)
+    return ("mapping", node.tag, node.flow_style, mark,
+            [(_tree(k), _tree(v)) for k, v in node.value])
+
+
+#: Plain scalars whose tags PyYAML resolves by their text (and would resolve alike
+#: whatever came before them): the quick composer remembers each text's tag.
+TAGGED = ("a: 1\nb: '1'\nc: 1.5\nd: true\ne: 'true'\nf: null\ng: ~\nh: 0x1F\ni: 2026-12-01\n"
+          "j: .inf\nk: yes\nl: \"null\"\nm: [1, '1', 1.5]\n1: x\ntrue: y\n? [a]\n: z\n"
+          "n: !!str 5\no: &x 7\np: *x\nq: |\n  1\n")
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_the_quick_composer_gives_the_very_nodes_of_the_loader(case: Case,
+                                                               tmp_path: Path) -> None:
+    """The quick way's composer (tags remembered per text, no path-resolver calls) gives
+    the node tree (classes, tags, values, styles, marks) the located way's loader gives,
+    on every operator case file, each composed twice (the second from what it
+    remembered) and after a file of every implicit tag."""
+    import yaml
+
+    from acap.load._yaml import YamlLoader, _QuickComposer
+
+    text = case_file(case, tmp_path).read_text(encoding="utf-8", errors="replace")
+    try:
+        expected = _tree(yaml.compose(text, Loader=YamlLoader))
+    except yaml.YAMLError:
+        with pytest.raises(yaml.YAMLError):
+            yaml.compose(text, Loader=_QuickComposer)
+        return
+    for source in (text, TAGGED, text):
+        if source is TAGGED:
+            assert _tree(yaml.compose(source, Loader=_QuickComposer)) == \
+                _tree(yaml.compose(source, Loader=YamlLoader))
+        else:
+            assert _tree(yaml.compose(source, Loader=_QuickComposer)) == expected
