@@ -150,7 +150,7 @@ def test_a_private_address_needs_allow_private(chapel: str) -> None:
     code, doc = probe(f"https://127.0.0.1:{port}")
     assert code == 1 and doc["requests"] == 0
     assert [f["rule"] for f in doc["findings"]] == ["PROBE-CARD"]
-    assert "private or local address" in doc["findings"][0]["message"]
+    assert "127.0.0.1, a loopback address" in doc["findings"][0]["message"]
     code, doc = probe(chapel)  # plain http, loopback: refused as well
     assert doc["requests"] == 0 and "is not https" in doc["findings"][0]["message"]
 
