@@ -57,12 +57,12 @@ from acap.agent._probe_net import Guard, GuardedTransport, ProbeRefused
 from acap.card import Verifier
 from acap.checks import PrivateValue
 from acap.findings import Finding, Location, Report, Result
-from acap.load import CARD, JsonDocument, json_loads, load_file, parse_document
+from acap.load import CARD, JsonDocument, json_loads, load_file, origin, parse_document
 from acap.replies import OnRequestSkill, on_request_skills
 from acap.uris import EXTENSION_URI, EXTENSIONS_HEADER
 
-__all__ = ["PROBE_RULES", "Exchange", "ProbeOptions", "ProbeResult", "probe", "probe_async",
-           "read_probe_file"]
+__all__ = ["PROBE_RULES", "Exchange", "ProbeOptions", "ProbeResult", "interface_refusal", "probe",
+           "probe_async", "read_probe_file"]
 
 #: The ids the probe judges (the registry lists ``probe`` in their ``where``).
 PROBE_RULES = ("OR-5.1", "OR-5.3", "OR-5.4", "OR-5.7", "OR-5.8", "OR-5.10", "OR-6.1", "OR-6.2",
@@ -93,6 +93,9 @@ class ProbeOptions:
         named_person: also send each prompt as an assistant acting for a named person
             (acap's provisional assertion, :mod:`acap.agent._assertion`), exercising OR-5.4
             and OR-5.6: an opened action may then really be carried out.
+        allow_origins: origins (``https://agent.example.net``) besides the card's host and
+            its subdomains that the card's interface URL may aim the probe at
+            (:func:`interface_refusal`).
     """
 
     url: str
@@ -107,6 +110,7 @@ class ProbeOptions:
     streaming: bool | None = None
     max_prompts: int = 2
     named_person: bool = False
+    allow_origins: Sequence[str] = ()
 
 
 @dataclass(repr=False)
@@ -208,6 +212,38 @@ async def probe_async(options: ProbeOptions) -> ProbeResult:
         result.requests = guard.sent
         await run.close()
     return result
+
+
+def interface_refusal(card_url: str, interface_url: str,
+                      allow_origins: Sequence[str] = ()) -> str | None:
+    """Why the probe sends nothing to the interface a card names, or ``None``: the
+    interface must be on the card's own host or a subdomain of it (``agent.example.com``
+    for a card on ``example.com``), or on one of ``allow_origins`` (``--allow-origin``,
+    compared as RFC 6454 origins). A signed card proves only that its signer wrote the
+    address: without this, anyone's card could aim the probe's requests at a server that
+    is not theirs (acap's own policy, under ``PROBE-INTERFACE``).
+
+    Args:
+        card_url: the URL the card was read from.
+        interface_url: the ``supportedInterfaces[].url`` the probe would call.
+        allow_origins: origins the user allows besides.
+
+    Returns:
+        A sentence naming both hosts and ``--allow-origin``, or ``None``.
+    """
+    card_host = (urlsplit(card_url).hostname or "").rstrip(".")
+    try:
+        host = (urlsplit(interface_url).hostname or "").rstrip(".")
+    except ValueError:
+        host = ""
+    if host and (host == card_host or host.endswith("." + card_host)):
+        return None
+    wanted = origin(interface_url)
+    if wanted is not None and wanted in {origin(o) for o in allow_origins}:
+        return None
+    return (f"the card's interface {interface_url} is on {host or 'no host'}, neither the "
+            f"card's host {card_host} nor a subdomain of it: the probe sends nothing there "
+            "unless that origin is given with --allow-origin")
 
 
 def _card_url(url: str) -> str:
@@ -376,6 +412,13 @@ class _Run:
                      "give supportedInterfaces an entry with protocolVersion 1.0")
             return
         self.result.interface = f"{iface[0]} ({iface[1]})"
+        refusal = interface_refusal(doc.source, iface[0], self.o.allow_origins)
+        if refusal is not None:
+            self.add("PROBE-INTERFACE", "error", refusal, doc.source,
+                     f"give --allow-origin {origin(iface[0]) or iface[0]} if that origin is "
+                     "the operator's agent: a card may name any address, and the probe must "
+                     "not be aimed at someone else's server")
+            return
         self.guard.allow([iface[0]])
         modes = self._modes(doc.source)
         clients = {m: self._client(iface, m == "streaming") for m in modes}

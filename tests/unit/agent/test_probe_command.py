@@ -270,3 +270,65 @@ def test_a_name_that_resolves_to_a_local_address_is_refused(chapel: str) -> None
     code, doc = probe(f"https://localhost:{port}")
     assert code == 1 and doc["requests"] == 0
     assert "localhost resolves to" in doc["findings"][0]["message"]
+
+
+ELSEWHERE = "https://agent.elsewhere.example/a2a/v1"
+
+
+@pytest.fixture(scope="module")
+def elsewhere(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The chapel, whose signed card names an interface on another registrable domain."""
+    config = build_example(tmp_path_factory.mktemp("elsewhere"),
+                           lambda t: t.replace("https://agent.example.com/a2a/v1", ELSEWHERE))
+    with serving(example_module().app(config)) as base:
+        yield base
+
+
+def test_a_card_cannot_aim_the_probe_off_its_own_host(elsewhere: str) -> None:
+    """A verified card names an interface on another domain: nothing is sent there, and the
+    finding names the flag that allows it."""
+    args = [*connect_args(elsewhere), "--connect-to", f"agent.elsewhere.example={elsewhere}"]
+    code, doc = probe(CARD, *args)
+    assert code == 1
+    assert doc["requests"] == 2 and doc["exchanges"] == []  # the card and its JWKS only
+    [f] = [f for f in doc["findings"] if f["rule"] == "PROBE-INTERFACE"]
+    assert f["level"] == "error"
+    assert "agent.elsewhere.example, neither the card's host example.com" in f["message"]
+    assert "--allow-origin https://agent.elsewhere.example" in f["hint"]
+    code, doc = probe(CARD, *args, "--allow-origin", "https://Agent.Elsewhere.Example:443/",
+                      "--unary", "--max-prompts", "1")
+    assert "PROBE-INTERFACE" not in rules(doc)
+    assert doc["exchanges"] and code == 0, doc["findings"]
+
+
+def test_allow_origin_takes_an_origin_only() -> None:
+    result = CliRunner().invoke(cli, ["probe", CARD, "--allow-origin",
+                                      "https://agent.elsewhere.example/a2a/v1"])
+    assert result.exit_code == 2
+    assert "is not an origin: give scheme://host[:port]" in result.output
+
+
+@pytest.mark.parametrize(("interface", "allowed", "refused"), [
+    ("https://example.com/a2a", (), False),  # the card's own host
+    ("https://example.com:8443/a2a", (), False),  # its own host, another port
+    ("https://agent.example.com/a2a", (), False),  # a subdomain
+    ("https://a.b.example.com./a2a", (), False),  # a deeper one, with a final dot
+    ("https://AGENT.Example.COM/a2a", (), False),  # hosts are case-blind
+    ("https://evilexample.com/a2a", (), True),  # a name that merely ends the same
+    ("https://com/a2a", (), True),  # the parent
+    ("https://127.0.0.1/a2a", (), True),
+    ("https://agent.other.example/a2a", (), True),
+    ("https://agent.other.example/a2a", ("https://agent.other.example",), False),
+    ("https://agent.other.example:8443/a2a", ("https://agent.other.example",), True),
+    ("https://agent.other.example:443/a2a", ("https://agent.other.example",), False),
+])
+def test_which_interfaces_a_card_may_aim_the_probe_at(interface: str,
+                                                      allowed: tuple[str, ...],
+                                                      refused: bool) -> None:
+    from acap.agent import interface_refusal
+
+    why = interface_refusal("https://example.com/.well-known/agent-card.json", interface,
+                            allowed)
+    assert (why is not None) == refused, why
+    if why:
+        assert "--allow-origin" in why
