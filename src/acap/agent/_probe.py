@@ -35,12 +35,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
+import threading
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -246,6 +248,48 @@ def interface_refusal(card_url: str, interface_url: str,
             "unless that origin is given with --allow-origin")
 
 
+_T = TypeVar("_T")
+
+
+class _Overrun(Exception):
+    """A judgement did not finish within what was left of the deadline."""
+
+
+async def _within(seconds: float, work: Callable[[], _T]) -> _T:
+    """``work()`` (a judgement: CPU, no I/O) in a thread of its own, awaited for at most
+    ``seconds``: the event loop, and with it the deadline, keeps running while it judges.
+
+    The thread is a daemon: a judgement that overruns is left to finish alone (its result
+    dropped) and never holds the process at exit. Python cannot stop a thread; every
+    scanner of a stranger's text is linear, so what it costs after the deadline is bounded
+    by the size of what it reads.
+
+    Raises:
+        _Overrun: ``seconds`` passed first.
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[_T] = loop.create_future()
+
+    def settle(value: Any, exc: BaseException | None) -> None:
+        if not done.done():
+            done.set_exception(exc) if exc is not None else done.set_result(value)
+
+    def run() -> None:
+        value, exc = None, None
+        try:
+            value = work()
+        except BaseException as e:  # handed to the awaiting task as it is
+            exc = e
+        with contextlib.suppress(RuntimeError):  # a closed loop: the probe ended without it
+            loop.call_soon_threadsafe(settle, value, exc)
+
+    threading.Thread(target=run, name="acap-probe-judgement", daemon=True).start()
+    try:
+        return await asyncio.wait_for(done, max(seconds, 0.0))
+    except asyncio.TimeoutError:
+        raise _Overrun from None
+
+
 def _card_url(url: str) -> str:
     u = urlsplit(url)
     if u.path in ("", "/") and not u.query:
@@ -309,6 +353,15 @@ class _Run:
         self.result.report.add(Finding(rule, "error" if level == "error" else "warning",
                                        message, Location(where), hint))
 
+    async def judged(self, what: str, work: Callable[[], _T]) -> _T | None:
+        """``work()`` judged within what is left of the deadline (:func:`_within`); ``None``
+        when the deadline passed first, which stops the probe (:meth:`limit`)."""
+        try:
+            return await _within(self.guard.remaining(), work)
+        except _Overrun:
+            self.limit(f"the deadline ({self.o.deadline:g} s) passed while judging {what}")
+            return None
+
     def limit(self, why: str) -> None:
         """Stop sending, once: the budget or the deadline is reached."""
         if self.stopped is None:
@@ -346,7 +399,12 @@ class _Run:
                      card_url, "give the card's URL, or the https origin it is published on")
             return None
         doc = JsonDocument(card_url, CARD, raw=got[1])
-        parse_document(doc)
+        def parse() -> bool:
+            parse_document(doc)
+            return True
+
+        if not await self.judged("the card", parse):
+            return None
         self.result.report.extend(doc.findings)
         if not isinstance(doc.data, dict):
             return None
@@ -376,8 +434,11 @@ class _Run:
             found = [k for k in keys or () if isinstance(k, dict) and k.get("kid") == kid]
             return (found[0], jku) if found else (None, f"no key with kid '{kid}' at {jku}")
 
-        res = Verifier(lookup, "publish the JWKS the jku names, on the card's origin").verify(
-            doc.data, card_url=card_url, cf=doc)
+        verifier = Verifier(lookup, "publish the JWKS the jku names, on the card's origin")
+        res = await self.judged("the card's signatures", lambda: verifier.verify(
+            doc.data, card_url=card_url, cf=doc))
+        if res is None:
+            return False
         self.result.report.extend(res.report)
         self.result.verified = any(s.valid for s in res.signatures)
         if not self.result.verified:
@@ -424,7 +485,9 @@ class _Run:
         clients = {m: self._client(iface, m == "streaming") for m in modes}
         self._probe_file(skills, doc.source)
         self.plan = [step for skill in skills.values() for step in self._steps(skill, modes)]
-        self.plan += self._staff_step(doc, modes[0] if modes else "unary")
+        staff = await self.judged("how the card says staff are reached",
+                                  lambda: self._staff_step(doc, modes[0] if modes else "unary"))
+        self.plan += staff or []
         for step in self.plan:
             await self._do(step, clients)
 
@@ -516,19 +579,24 @@ class _Run:
             self.not_run(step.label, self.stopped)
             return
         found: list[Finding] | None
-        if step.skill is None:
+        skill, stopped = step.skill, self.stopped
+        if skill is None:
             ex = await self._send(client, "", step.prompt, step.mode, False)
-            found = judge_staff(step.label, iface, ex, self.stopped)
+            stopped = self.stopped
+            found = await self.judged(step.label, lambda: judge_staff(step.label, iface, ex,
+                                                                      stopped))
         elif step.kind == "named":
-            ex = await self._send(client, step.skill.id, step.prompt, step.mode, True,
-                                  named=True)
-            found = judge_named(self.card, step.skill, step.label, iface, ex,
-                                self.o.private_values, self.stopped)
+            ex = await self._send(client, skill.id, step.prompt, step.mode, True, named=True)
+            stopped = self.stopped
+            found = await self.judged(step.label, lambda: judge_named(
+                self.card, skill, step.label, iface, ex, self.o.private_values, stopped))
         else:
-            plain = await self._send(client, step.skill.id, step.prompt, step.mode, False)
-            active = await self._send(client, step.skill.id, step.prompt, step.mode, True)
-            found = judge_pair(self.card, step.skill, step.label, iface, plain, active,
-                               self.o.private_values, self.stopped)
+            plain = await self._send(client, skill.id, step.prompt, step.mode, False)
+            active = await self._send(client, skill.id, step.prompt, step.mode, True)
+            stopped = self.stopped
+            found = await self.judged(step.label, lambda: judge_pair(
+                self.card, skill, step.label, iface, plain, active, self.o.private_values,
+                stopped))
         if found is None:
             self.not_run(step.label, self.stopped or "no reply")
             return

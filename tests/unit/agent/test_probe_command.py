@@ -332,3 +332,38 @@ def test_which_interfaces_a_card_may_aim_the_probe_at(interface: str,
     assert (why is not None) == refused, why
     if why:
         assert "--allow-origin" in why
+
+
+def test_a_slow_judgement_cannot_overrun_the_deadline(chapel: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The replies are judged off the event loop, within what is left of the deadline: a
+    judgement that never ends (injected here: every scanner acap has is linear, so none is
+    slow on its own) is cut, its case said not run, and the probe returns while it is still
+    judging, instead of when it is done."""
+    import threading
+
+    from acap.agent import ProbeOptions
+    from acap.agent import _probe as probe_module
+    from acap.agent import probe as run
+
+    entered, release, finished = threading.Event(), threading.Event(), threading.Event()
+
+    def endless(*_args: object) -> list[object]:
+        entered.set()
+        release.wait(300)
+        finished.set()
+        return []
+
+    monkeypatch.setattr(probe_module, "judge_pair", endless)
+    try:
+        result = run(ProbeOptions(CARD, connect_to={"example.com": chapel,
+                                                    "agent.example.com": chapel},
+                                  delay=0, deadline=5, timeout=60, streaming=False,
+                                  max_prompts=1))
+        assert entered.is_set() and not finished.is_set()  # returned while still judging
+    finally:
+        release.set()
+    assert result.cases == []
+    assert "PROBE-LIMIT" in {f.rule for f in result.report}
+    why = dict(result.not_judged)["service-pricing #1 unary"]
+    assert why == "not run: the deadline (5 s) passed while judging service-pricing #1 unary"
