@@ -16,6 +16,8 @@ as ``Authorization: Bearer <token>``)::
 
     GET  /staff/pending                       the actions waiting on staff
     POST /staff/pending/<task id>             {"done": true, "text": "The notice is up: ..."}
+                                              -> {"task": ..., "state": "TASK_STATE_COMPLETED"}
+                                              ("done": false declines: TASK_STATE_REJECTED)
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pathlib import Path
 from a2a.helpers import new_text_message
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
+from a2a.types import TaskState
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -90,7 +93,8 @@ def staff_routes(deferred: DeferredActions, token: str) -> list[Route]:
                 request.path_params["task_id"], text)
         except (LookupError, ValueError) as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
-        return JSONResponse({"task": task.id, "state": task.status.state})
+        # the state's name as A2A's JSON writes it (TASK_STATE_COMPLETED), not the proto's number
+        return JSONResponse({"task": task.id, "state": TaskState.Name(task.status.state)})
 
     return [Route("/staff/pending", pending, methods=["GET"]),
             Route("/staff/pending/{task_id}", finish, methods=["POST"])]

@@ -43,6 +43,7 @@ from starlette.routing import BaseRoute, Route
 from acap.agent._built import BuiltCard
 from acap.agent._callers import caller_of
 from acap.agent._deferred import DeferredActions
+from acap.site import MAX_AGE, not_modified, strong_etag
 from acap.uris import EXTENSIONS_HEADER
 
 __all__ = ["ACTIVATED", "ActivatingContextBuilder", "ExtensionsEcho", "activate",
@@ -134,25 +135,37 @@ def activate(context: RequestContext, uri: str) -> None:
 
 
 def card_routes(built: BuiltCard, card_path: str = "/.well-known/agent-card.json",
-                jwks_path: str = "/.well-known/jwks.json") -> list[BaseRoute]:
+                jwks_path: str = "/.well-known/jwks.json", *,
+                max_age: int = MAX_AGE) -> list[BaseRoute]:
     """Routes serving the built card's bytes as they are and its JWKS beside it (A2A §8.2).
 
     Answers are ``application/json`` with ``Access-Control-Allow-Origin: *`` (a card is
-    public), so that any client's verifier checks the bytes the build signed.
+    public), so that any client's verifier checks the bytes the build signed. Each carries
+    a strong ``ETag`` of its bytes and ``Cache-Control: public, max-age=N`` (A2A §8.6:
+    a client caches the card and revalidates it); a GET whose ``If-None-Match`` matches
+    is answered ``304 Not Modified`` with the same headers and no body (RFC 9110 §13.1.2,
+    §15.4.5).
 
     Args:
         built: the card, JWKS and policy (:class:`BuiltCard`).
         card_path, jwks_path: where to serve them.
+        max_age: the max-age in seconds (default 600, as the published site's hosting
+            files and GitHub Pages send); 0 sends ``no-cache`` (revalidate every time).
     """
-    headers = {"Access-Control-Allow-Origin": "*", "Cache-Control": "max-age=600"}
+    cache = f"public, max-age={max_age}" if max_age > 0 else "no-cache"
 
-    async def card(request: Request) -> Response:
-        return Response(built.card_bytes, media_type="application/json", headers=headers)
+    def route(path: str, body: bytes) -> Route:
+        headers = {"Access-Control-Allow-Origin": "*", "Cache-Control": cache,
+                   "ETag": strong_etag(body)}
 
-    async def jwks(request: Request) -> Response:
-        return Response(built.jwks_bytes, media_type="application/json", headers=headers)
+        async def answer(request: Request) -> Response:
+            if not_modified(request.headers.get("if-none-match"), headers["ETag"]):
+                return Response(status_code=304, headers=headers)
+            return Response(body, media_type="application/json", headers=headers)
 
-    return [Route(card_path, card, methods=["GET"]), Route(jwks_path, jwks, methods=["GET"])]
+        return Route(path, answer, methods=["GET"])
+
+    return [route(card_path, built.card_bytes), route(jwks_path, built.jwks_bytes)]
 
 
 def proto_card(built: BuiltCard) -> Any:

@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     from acap.card._verifier import jwks_from_bytes as jwks_from_bytes
     from acap.card._verifier import key_problem as key_problem
     from acap.card._verifier import keys_for as keys_for
+    from acap.card._verifier import read_away_from_home as read_away_from_home
     from acap.card._verifier import signature_problem as signature_problem
     from acap.card._verifier import verify_card as verify_card
 

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from acap.card._canonical import SDK, SPEC, canonical_payload
 from acap.card._members import member_findings
@@ -44,6 +45,7 @@ from acap.load import (
     origin,
     read_file,
     shorten,
+    url_problem,
 )
 from acap.site import url_to_path
 from acap.uris import url_for_site_file
@@ -229,6 +231,10 @@ class JkuKeys:
         if not jku:
             return None, "no jku in the protected header and no --jwks given"
         if self.card_url and origin(jku) != origin(self.card_url):
+            if read_away_from_home(self.card_url, jku):
+                return None, (f"the card was read from a local address ({origin(self.card_url)}),"
+                              f" not from its jku's origin ({shorten(str(origin(jku)))}), so "
+                              "its keys were not fetched")
             return None, ("the jku is on another origin than the card, so its keys were not "
                           "fetched; give --jwks to check against keys you trust")
         if not allowed_url(jku, allow_private=self.allow_private):
@@ -245,6 +251,50 @@ class JkuKeys:
                 self._doc = f"cannot read the JWKS {shorten(jku)}: {exc}"
         self.where = jku
         return keys_for(self._doc, kid, jku)
+
+
+def read_away_from_home(card_url: str, jku: str) -> tuple[str, str] | None:
+    """When a card was read from a local address and its ``jku`` names an https origin on
+    the Web, the way to check it as it will be served there; else ``None``.
+
+    A card read from loopback, a private or link-local address (one acap reads only with
+    ``--allow-private``: a preview, a test server, an agent on the developer's machine)
+    is not where it is published (A2A §8.2: ``https://{host}/.well-known/agent-card.json``),
+    so whether its ``jku`` is on the card's own origin cannot be judged from there, and
+    the keys are not fetched from the Web for a card read elsewhere. ``--connect-to``
+    reads the card and its ``jku`` from the local address under the ``jku``'s host name.
+
+    Args:
+        card_url: the URL the card was read from.
+        jku: a signature's ``jku``.
+
+    Returns:
+        ``(the card's URL on the jku's origin, "HOST=LOCAL_ORIGIN" for --connect-to)``,
+        or ``None`` when the card was read from the Web, or the ``jku`` is not an https
+        URL on the Web.
+    """
+    local = url_problem(card_url) is not None and \
+        url_problem(card_url, allow_private=True) is None
+    home, host = origin(jku), urlsplit(jku).hostname if url_problem(jku) is None else None
+    if not local or not home or not host or not home.startswith("https://"):
+        return None
+    parts = urlsplit(card_url)
+    card_there = home + (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    here = parts.hostname or ""
+    here = f"[{here}]" if ":" in here else here  # an IPv6 address (RFC 3986 §3.2.2)
+    return card_there, f"{host}={parts.scheme}://{here}" + (f":{parts.port}" if parts.port
+                                                             else "")
+
+
+def _read_at_home_hint(card_url: str, jku: str | None) -> str | None:
+    """How to check a card read from a local address as it will be served on its
+    ``jku``'s origin (:func:`read_away_from_home`), or ``None`` where that is not the case."""
+    preview = read_away_from_home(card_url, jku) if jku else None
+    if preview is None:
+        return None
+    return (f"to check the card as it will be served from {shorten(str(origin(str(jku))))}, "
+            f"read it and its keys from this server under that name: {shorten(preview[0])} "
+            f"--connect-to {shorten(preview[1])}")
 
 
 def keys_for(doc: dict[str, Any] | str, kid: str | None,
@@ -397,9 +447,11 @@ def signature_findings(res: Verification, at: Callable[[str], Location],
                                    "rebuild and republish the card; remove a signature "
                                    "that does not match it"))
         else:
+            at_home = _read_at_home_hint(res.source, s.jku)
             res.report.add(Finding("SIG-KEYS", "warning" if any_valid else "error",
                                    f"signature {s.index} could not be checked, its keys are "
-                                   f"unavailable: {s.reason}", at(ptr), keys_hint))
+                                   f"unavailable: {s.reason}", at(ptr),
+                                   at_home or keys_hint))
 
 
 def _payloads(card: dict[str, Any], res: Verification,
@@ -483,6 +535,15 @@ def _origin_findings(i: int, check: SignatureCheck, card_url: str | None,
     ptr = f"/signatures/{i}"
     if check.jku and card_url and origin(check.jku) != origin(card_url):
         theirs = origin(check.jku) or f"{shorten(check.jku)!r}, not a URL"
+        at_home = _read_at_home_hint(card_url, check.jku)
+        if at_home:  # a preview: where the card is published is not known here
+            res.report.add(Finding(
+                "SIG-JKU-ORIGIN", "warning",
+                f"signature {i} names a jku on {shorten(theirs)}; the card was read from "
+                f"{origin(card_url)}, a local address, not from where it is published, so "
+                "whether the jku is on the card's own origin cannot be judged here", at(ptr),
+                at_home))
+            return
         res.report.add(Finding("SIG-JKU-ORIGIN", "error",
                                f"signature {i} names a jku on another origin "
                                f"({shorten(theirs)}) than the card ({origin(card_url)})",

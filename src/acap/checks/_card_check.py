@@ -80,9 +80,12 @@ def check_card(source: Any, *, url: str | None = None, timeout: float = DEFAULT_
                                          allow_private=allow_private), url=url)
 
 
-def check_card_file(cf: JsonDocument, *, url: str | None = None) -> CardCheck:
+def check_card_file(cf: JsonDocument, *, url: str | None = None,
+                    signatures_checked: bool = False) -> CardCheck:
     """Check a card already read (from :func:`acap.load._document.read_card`, or fetched by
-    ``acap check --live``); see :func:`check_card` for ``url`` and the result."""
+    ``acap check --live``); see :func:`check_card` for ``url`` and the result.
+    ``signatures_checked``: the caller judges the signatures itself (``--live``), so
+    ``SIG-INVALID`` is not listed in ``skipped`` as left to ``acap verify``."""
     source = cf.source
     result = CardCheck(source, file=cf)
     result.report.extend(cf.findings)
@@ -101,11 +104,12 @@ def check_card_file(cf: JsonDocument, *, url: str | None = None) -> CardCheck:
                                   "this is a bug in acap: please report it with the card"))
     result.not_judged = not_judged
     result.skipped = [(rule, "none", why) for rule, why in not_judged]
-    result.skipped += _skipped(cf.data, result.url)
+    result.skipped += _skipped(cf.data, result.url, signatures_checked)
     return result
 
 
-def _skipped(card: dict[str, Any], url: str | None) -> list[tuple[str, str, str]]:
+def _skipped(card: dict[str, Any], url: str | None,
+             signatures_checked: bool) -> list[tuple[str, str, str]]:
     out = list(CARD_SKIPS)
     exts = card.get("capabilities", {}).get("extensions") \
         if isinstance(card.get("capabilities"), dict) else None
@@ -116,7 +120,8 @@ def _skipped(card: dict[str, Any], url: str | None) -> list[tuple[str, str, str]
     if url is None:
         out.append(("CARD-URL", "none", "the card's URL is not known: give --url, or check it "
                                         "at its https URL"))
-    out.append(("SIG-INVALID", "none", "signatures are checked by acap verify"))
+    if not signatures_checked:
+        out.append(("SIG-INVALID", "none", "signatures are checked by acap verify"))
     return out
 
 

@@ -128,10 +128,11 @@ def locate(source: str, lines: dict[str, tuple[int, int]], pointer: str) -> Loca
 
 def _fetch_hint(url: str, exc: FetchError) -> str:
     """How to fix a card URL that could not be fetched: a plain http URL is refused
-    before any request (cards are published over https, A2A §8.2); every other cause
+    before any request (cards are published over https, A2A §8.2; one on this machine
+    has :func:`acap.load._fetch.local_http_hint`, naming --allow-private); every other cause
     has its own hint from :func:`acap.load._fetch.fetch` (a redirect loop, the size
     limit, the deadline, a private address, TLS, DNS)."""
-    if url.startswith("http://") and exc.reason.startswith("only https"):
+    if url.startswith("http://") and exc.reason.startswith("only https") and not exc.hint:
         https = "https://" + url[len("http://"):]
         return (f"cards are fetched over https only (A2A §8.2 publishes them at "
                 f"https://HOST/.well-known/agent-card.json): check {https}")

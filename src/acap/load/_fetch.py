@@ -197,6 +197,18 @@ def _literal_refusal(host: str) -> str | None:
         return None
 
 
+def local_http_hint(url: str) -> str:
+    """The hint for a plain http ``url`` on this machine (``http://127.0.0.1:8000/...``,
+    a preview or an agent being developed) refused without ``--allow-private``: how to
+    read it from there, and how to check it as it will be served (``--connect-to``)."""
+    u = urlsplit(url)  # the caller judged it: url_problem read it without an error
+    here = shorten(f"http://{u.netloc}", 80)
+    path = shorten(u.path or "/", 80)
+    return (f"a server on this machine (acap serve, an agent you are developing): add "
+            f"--allow-private to read it from {here}, or check it as it will be served: "
+            f"acap verify https://HOST{path} --connect-to HOST={here}")
+
+
 def allowed_url(url: str, *, allow_private: bool = False) -> bool:
     """True when :func:`url_problem` has nothing against ``url``; never raises."""
     return url_problem(url, allow_private=allow_private) is None
@@ -505,6 +517,8 @@ def _hop(start: str, url: str, hop: int, first: str | None, routes: Mapping[str,
         problem = "which is on another origin; it must stay on " + str(first)
     if problem:
         hint = PRIVATE_FETCH_HINT if _PRIVATE_HINT in problem else None
+        if u is not None and u.scheme == "http" and host in LOOPBACK and not allow_private:
+            hint = local_http_hint(url)
         if not hop:
             raise FetchError(start, problem, hint)
         if not problem.startswith("which"):

@@ -15,7 +15,9 @@
   signed; its one reader and writer;
 * the guard (:func:`site_dir_findings`): may this folder be replaced (``SITE-PATH``);
 * the preview server of ``acap serve`` (:func:`start_preview`), which serves every host
-  by its ``Host`` header and calls back to rebuild.
+  by its ``Host`` header and calls back to rebuild;
+* HTTP caching of what acap serves itself (:func:`strong_etag`, :func:`not_modified`,
+  :data:`MAX_AGE`), shared with the agent's card routes.
 
 May import: :mod:`acap.load` and the modules below it.
 """
@@ -54,6 +56,9 @@ if TYPE_CHECKING:
     from acap.site._guard import stray_files as stray_files
     from acap.site._guard import stray_finding as stray_finding
     from acap.site._guard import tenant_site_findings as tenant_site_findings
+    from acap.site._http_cache import MAX_AGE as MAX_AGE
+    from acap.site._http_cache import not_modified as not_modified
+    from acap.site._http_cache import strong_etag as strong_etag
     from acap.site._manifest import MANIFEST as MANIFEST
     from acap.site._manifest import Manifest as Manifest
     from acap.site._manifest import OperatorRecord as OperatorRecord

@@ -28,7 +28,6 @@ dependency and a site this small needs no more.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import mimetypes
 import os
@@ -48,6 +47,7 @@ from urllib.parse import unquote, urlsplit
 from acap.errors import AcapError, FileRefused
 from acap.load import Root, file_status, load_operator, private_path_for, read_file
 from acap.site._files import url_to_path
+from acap.site._http_cache import MAX_AGE, not_modified, strong_etag
 from acap.site._manifest import read_manifest
 from acap.uris import EXTENSION_URI
 
@@ -55,7 +55,7 @@ from acap.uris import EXTENSION_URI
 #: spec site); a larger one is refused rather than read whole into memory.
 SERVE_LIMIT = 32 * 1024 * 1024
 #: What GitHub Pages sends (10 minutes); A2A §8.6.1 asks for a max-age.
-CACHE_CONTROL = "max-age=600"
+CACHE_CONTROL = f"max-age={MAX_AGE}"
 DEFAULT_BIND = "127.0.0.1"
 DEFAULT_PORT = 8000
 _LOCAL_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"}
@@ -308,10 +308,9 @@ def _make_handler(server: PreviewServer, log: Callable[[str], None] | None) -> t
             if data is None:
                 self._not_found(root, body)
                 return
-            etag = '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
+            etag = strong_etag(data)
             headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
-            inm = self.headers.get("If-None-Match")
-            if inm and etag in [t.strip() for t in inm.split(",")]:
+            if not_modified(self.headers.get("If-None-Match"), etag):
                 self._send(HTTPStatus.NOT_MODIFIED, b"", "", body, headers)
                 return
             self._send(HTTPStatus.OK, data, content_type(name), body, headers)

@@ -199,7 +199,12 @@ def test_the_example_agents_staff_routes(config: Path) -> None:
         assert [(p["task"], p["skill"]) for p in listed] == [(task_id, "memorial-notice")]
         r = httpx.post(f"{base}/staff/pending/{task_id}", headers=staff,
                        json={"done": True, "text": "Published."})
-        assert r.json() == {"task": task_id, "state": TaskState.TASK_STATE_COMPLETED}
+        # A2A's JSON names the state (TASK_STATE_COMPLETED), never the proto enum's number
+        assert r.json() == {"task": task_id, "state": "TASK_STATE_COMPLETED"}
         assert httpx.get(f"{base}/staff/pending", headers=staff).json() == []
+        declined = asyncio.run(go())
+        r = httpx.post(f"{base}/staff/pending/{declined}", headers=staff,
+                       json={"done": False, "text": "We could not publish it; please call us."})
+        assert r.json() == {"task": declined, "state": "TASK_STATE_REJECTED"}
     with serving(mod.app(config)) as base:
         assert httpx.get(f"{base}/staff/pending").status_code == 404

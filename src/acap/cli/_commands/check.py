@@ -63,8 +63,9 @@ def check(cards: tuple[str, ...], url: str | None, strict: bool, fmt: str, timeo
                       connect_to=pairs(connect_to), timeout=timeout,
                       allow_private=allow_private)
         # The content check reads the very bytes the live check fetched.
+        # The live check judges the signatures (its report says when it could not).
         result = check_card_file(lr.file or JsonDocument(card, findings=list(lr.report.errors)),
-                                 url=url or card)
+                                 url=url or card, signatures_checked=True)
         reporter(fmt, strict).card_check(result, lr)
         sys.exit(0 if result.passes(strict) and lr.ok and lr.report.passes(strict) else 1)
     if cards.count("-") > 1:
