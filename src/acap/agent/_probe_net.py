@@ -153,9 +153,12 @@ class Guard:
             ipaddress.ip_address(host)
             addrs = [host]
         except ValueError:
-            try:
-                infos = await asyncio.get_running_loop().getaddrinfo(
-                    host, port, type=socket.SOCK_STREAM)
+            wait = max(min(self.timeout, self.remaining()), 0.1)
+            try:  # the lookup counts against the request's time and the deadline
+                infos = await asyncio.wait_for(asyncio.get_running_loop().getaddrinfo(
+                    host, port, type=socket.SOCK_STREAM), wait)
+            except asyncio.TimeoutError:
+                raise ProbeRefused(f"{host} did not resolve within {wait:g} s") from None
             except OSError as exc:
                 raise ProbeRefused(f"{host} does not resolve ({exc.strerror or exc})") from exc
             addrs = [str(i[4][0]) for i in infos]
