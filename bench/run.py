@@ -4,7 +4,8 @@ Usage::
 
     python bench/run.py                  # all benchmarks, table + bench/results/latest.json
     python bench/run.py --quick          # fewer repeats
-    python bench/run.py --only sign      # one group: process, cli, sign, verify, specsite, batch
+    python bench/run.py --only sign      # one group: process, cli, sign, verify, specsite,
+                                         # guard, batch
     python bench/run.py --only batch --count 1000 --runs 5   # the batch figures of issue 16
 
 Timing is the standard library's ``time.perf_counter``; each figure is the
@@ -30,6 +31,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -238,6 +240,51 @@ def bench_sign(repeats: int, n: int) -> list[Figure]:
         Figure("sign: a2a-sdk 1.3 signer (from JSON)", res["sdk"]),
         Figure("sign: bare RFC 8785 + ECDSA", res["bare"]),
     ]
+
+
+def bench_guard(repeats: int, chunks: int) -> list[Figure]:
+    """The egress guard (issue 19): a streamed answer of ``chunks`` artifact chunks, one
+    word each, through the guard of a caller a private value is kept from, beside the same
+    stream through the guard of a caller nothing is kept from (it passes events unread)."""
+    import asyncio
+
+    from a2a.types import Artifact, Part, TaskArtifactUpdateEvent
+
+    from acap.agent._guard import Entitlement, GuardedQueue
+    from acap.checks import PrivateValue
+    from acap.replies import OnRequestSkill
+
+    skills = {"service-pricing": OnRequestSkill("service-pricing", "https://ask.example.com/t")}
+    values = [PrivateValue("service-pricing", "£1,395", "operator.private.yaml", 2)]
+    words = ["Our", "chapel", "helps", "families", "plan", "a", "dignified", "farewell",
+             "for", "a", "loved", "one", "at", "any", "time", "of", "day", "or", "night"]
+    events = [TaskArtifactUpdateEvent(
+        task_id="t", context_id="c", append=i > 0,
+        artifact=Artifact(artifact_id="a", parts=[Part(text=words[i % len(words)] + " ")]))
+        for i in range(chunks)]
+
+    class Sink:
+        async def enqueue_event(self, event: object) -> None:
+            return None
+
+    def stream(entitled: frozenset[str]) -> float:
+        async def go() -> None:
+            sink: Any = Sink()  # the SDK's queue, which the guard passes events on to
+            guard = GuardedQueue(sink, Entitlement(entitled, amounts=True, unreadable=True),
+                                 skills, values, None)
+            for ev in events:
+                await guard.enqueue_event(ev)
+            await guard.flush()
+
+        start = time.perf_counter()
+        asyncio.run(go())
+        return (time.perf_counter() - start) / chunks
+
+    res = interleaved({"guarded": lambda: stream(frozenset()),
+                       "idle": lambda: stream(frozenset({"service-pricing"}))}, repeats)
+    return [Figure(f"egress guard: per chunk of a {chunks}-chunk stream", res["guarded"],
+                   "the same stream, nothing kept from the caller",
+                   extra={"reference_median": statistics.median(res["idle"])})]
 
 
 def _d_of(key: object) -> str:
@@ -547,7 +594,8 @@ def memory_tmp() -> str | None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer repeats")
-    ap.add_argument("--only", choices=["process", "cli", "sign", "verify", "specsite", "batch"],
+    ap.add_argument("--only", choices=["process", "cli", "sign", "verify", "specsite", "guard",
+                                        "batch"],
                     default=None)
     ap.add_argument("--count", type=int, action="append", default=None,
                     help="operators in the batch builds (repeatable) [default: 1000 and "
@@ -569,6 +617,7 @@ def main() -> None:
             "sign": lambda: bench_sign(repeats, 200),
             "verify": lambda: bench_verify(repeats, 100),
             "specsite": lambda: bench_spec_site(repeats),
+            "guard": lambda: bench_guard(max(3, repeats // 3), 200),
         }
         for name, fn in groups.items():
             if args.only in (None, name):

@@ -21,7 +21,7 @@ Pending actions are kept in memory: a restarted agent forgets them (the task sto
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -30,7 +30,7 @@ from a2a.auth.user import User
 from a2a.server.context import ServerCallContext
 from a2a.types import Message, Part, Role, SendMessageRequest, Task
 
-from acap.agent._guard import Entitlement, find_leak
+from acap.agent._guard import Entitlement, Rule
 from acap.checks import PrivateValue
 from acap.replies import OnRequestSkill
 
@@ -85,14 +85,18 @@ class DeferredActions:
     Args:
         skills: the card's on-request skills, by id (to hold staff's words to §5).
         values: the operator's private values.
+        languages: the operator's languages (``page.languages``): staff's words are judged
+            as the egress guard judges an executor's (:class:`acap.agent._guard.Rule`).
     """
 
     def __init__(self, skills: Mapping[str, OnRequestSkill] | None = None,
-                 values: Iterable[PrivateValue] = ()) -> None:
+                 values: Iterable[PrivateValue] = (), languages: Sequence[str] = ("en",)
+                 ) -> None:
         self._pending: dict[str, PendingAction] = {}
         self._handler: Any = None
         self._skills = dict(skills or {})
         self._values = tuple(values)
+        self._languages = tuple(languages)
 
     def attach(self, handler: Any) -> None:
         """Send staff's updates through ``handler`` (the app's ``DefaultRequestHandler``;
@@ -130,7 +134,8 @@ class DeferredActions:
             raise LookupError(f"no action waits on staff with task id {task_id!r}")
         if not text.strip():
             raise ValueError("say something to the caller: what was done, or why not")
-        leak = find_leak([text], False, action.entitlement, self._skills, self._values)
+        leak = Rule(action.entitlement, self._skills, self._values,
+                    self._languages).judge_text(text)
         if leak is not None:
             raise ValueError(f"the text gives {leak.why}, which the caller is not entitled "
                              f"to: say it to the person at {leak.skill.person_entry}")

@@ -57,7 +57,7 @@ from google.protobuf.json_format import MessageToDict, ParseDict
 from acap.agent._assertion import asserts_named_person
 from acap.agent._built import BuiltCard
 from acap.agent._deferred import STAFF, DeferredActions, PendingAction, StaffOrder, now
-from acap.agent._guard import Entitlement, GuardedQueue, find_leak, readable
+from acap.agent._guard import Entitlement, GuardedQueue, Rule
 from acap.agent._http import activate
 from acap.replies import (
     Decision,
@@ -172,7 +172,8 @@ class OnRequestExecutor(AgentExecutor):
         self.skill_of = skill_of
         self.for_named_person = for_named_person or asserts_named_person
         self._skills = built.skills
-        self.deferred = deferred or DeferredActions(self._skills, built.private_values)
+        self.deferred = deferred or DeferredActions(self._skills, built.private_values,
+                                                    built.languages)
 
     # -- what is asked, by whom ---------------------------------------------------------
     def _classify(self, context: RequestContext) -> str | None:
@@ -254,7 +255,9 @@ class OnRequestExecutor(AgentExecutor):
         """Passed to the developer's executor, through the guard (a cancellation's words
         that give what the caller may not have are dropped)."""
         guard = GuardedQueue(event_queue, Entitlement(), self._skills,
-                             self.built.private_values, None, label=f"cancel {context.task_id}")
+                             self.built.private_values, None, label=f"cancel {context.task_id}",
+                             exempt=_sdk_ids(context), own=_own(context),
+                             languages=self.built.languages)
         await self.inner.cancel(context, guard)
         await guard.flush()
 
@@ -280,7 +283,9 @@ class OnRequestExecutor(AgentExecutor):
 
         guard = GuardedQueue(queue, self._entitlement(req, recognised), self._skills,
                              self.built.private_values, refer,
-                             task_mode=req.context.current_task is not None, label=req.label)
+                             task_mode=req.context.current_task is not None, label=req.label,
+                             exempt=_sdk_ids(req.context), own=_own(req.context),
+                             languages=self.built.languages)
         try:
             await self.inner.execute(req.context, guard)
             await guard.flush()
@@ -330,10 +335,10 @@ class OnRequestExecutor(AgentExecutor):
         collected = await self._run_inner(req)
         parts = collected.parts() if collected else []
         if collected is not None:
-            texts = [t for ev in collected.events for t in _all_text(ev)]
-            leak = find_leak(texts, False, Entitlement(req.entitled, amounts=True,
-                                                       unreadable=True),
-                             self._skills, self.built.private_values)
+            rule = Rule(Entitlement(req.entitled, amounts=True, unreadable=True), self._skills,
+                        self.built.private_values, self.built.languages)
+            leak = rule.judge_events(collected.events, exempt=_sdk_ids(req.context),
+                                     own=_own(req.context))
             if leak is not None:
                 log.warning("acap.agent: %s: withheld an answer that gave %s; sent the "
                             "referral to %s instead (OR-5.3)", req.label, leak.why,
@@ -369,9 +374,22 @@ class OnRequestExecutor(AgentExecutor):
         return to_sdk(reply)
 
 
-def _all_text(event: Event) -> list[str]:
-    parts, strings, _ = readable(event)
-    return parts + strings
+def _sdk_ids(context: RequestContext) -> frozenset[str]:
+    """The ids the SDK made for this request (the task's and the context's): the egress
+    guard does not read them, as the executor did not choose them."""
+    return frozenset(i for i in (context.task_id, context.context_id) if i)
+
+
+def _own(context: RequestContext) -> list[dict[str, Any]]:
+    """What the caller already has, as A2A JSON: the request's message, and its task's
+    stored history and artifacts (its own, :mod:`acap.agent._callers`): an event that
+    repeats one tells the caller nothing new, and is not read again."""
+    out = [MessageToDict(context.message)] if context.message is not None else []
+    task = context.current_task
+    if task is not None:
+        out += [MessageToDict(m) for m in task.history]
+        out += [MessageToDict(a) for a in task.artifacts]
+    return out
 
 
 def _finished(order: StaffOrder, context: RequestContext) -> TaskStatusUpdateEvent:

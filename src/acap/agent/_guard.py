@@ -1,55 +1,77 @@
 """The egress guard: nothing a caller is not entitled to leaves the agent (§5, OR-5.3, OR-5.4,
 OR-5.7), whatever the developer's executor does.
 
-Every event the developer's executor emits (a Message, a Task, a status update and its
-message, an Artifact, streamed artifact chunks) goes into a :class:`GuardedQueue`, never
-into the SDK's queue directly. The guard reads each event (its Parts' text, JSON data, raw
-bytes that are UTF-8 text, file names and URLs, and every metadata string; not its ids)
-and, for the caller at hand (an :class:`Entitlement`), stops it when it gives:
+Every event the developer's executor emits (a Message, a Task, a status update, an artifact
+update) goes into a :class:`GuardedQueue`, never into the SDK's queue directly. For a caller
+the guard protects something from (:class:`Rule`: values of on-request skills it is not
+entitled to, amounts of money, what the guard cannot read), each event is read whole
+(:func:`acap.replies.reading_of`: every string, number, key, id, metadata, extension,
+history message, artifact name, file part; only the task and context ids the SDK made, and
+what the caller sent itself, are not read) and judged by :func:`acap.replies.find_leaks`,
+the judgement ``acap probe`` and ``acap check-reply`` make too, joined with what the same
+request sent before it (a value split across status updates, artifacts or Parts is one
+text). It is stopped when it gives:
 
-* a value of ``operator.private.yaml`` (or its number) of an on-request skill the caller
-  is not entitled to, in any of the forms the build itself finds it
-  (:func:`acap.checks.find_private_values`: ``£1,395``, ``1395 pounds``, ``GBP 1 395``);
-* for a question no classifier recognised: any amount of money
-  (:func:`acap.checks.amounts`), any private value (even of a skill the caller is
-  entitled to: the runtime cannot tell which skill it answers, so it could not give it
-  as §6.2 says), and any Part the guard cannot read (binary bytes, a file by URL).
-
-What is read, and what is not (ids, the caller's own words in a Task's ``history``), is
-:mod:`acap.agent._reading`'s, shared with ``acap probe``.
+* a value of ``operator.private.yaml`` of an on-request skill the caller is not entitled
+  to, in any spelling the reading folds (``£1,395``, ``1395 pounds``, ``£1\\u200b395``,
+  ``１３９５``, ``&pound;1&#44;395``, ``one thousand three hundred and ninety-five
+  pounds``), as an amount in any unit (``139500 pence``) or in structured data
+  (``{"amount": 1395, "currency": "GBP"}``), or its number alone;
+* for a question no classifier recognised: any amount of money, and any private value
+  (even of a skill the caller is entitled to: the runtime cannot tell which skill it
+  answers, so it could not give it as §6.2 says);
+* where anything is protected from the caller: a Part the guard cannot read (binary bytes,
+  text in an unknown encoding, a file by URL), more text than it reads, and, where the
+  operator writes in a language whose spelled-out numbers acap does not read, a currency
+  beside words.
 
 A stopped event is not sent, nor is anything the executor emits after it: the caller gets
 the §5.3 referral of the skill concerned instead (with the §6.1 object when it activated
 the extension), and the operator's log says what was withheld and why (never the value).
 Doubt is a referral: the guard fails closed.
 
-Streamed artifact chunks are held until their artifact is complete (``lastChunk``), the
-executor emits another kind of event, or it returns, and are checked together: a value
-split across two chunks is found. Chunks of one artifact sent at different times (around a
-status update) are checked with all the text of that artifact sent before them.
+Events are held while the end of what they say may be the start of a value or an amount
+that the next event completes (:func:`acap.replies.may_continue`: a digit, a currency, an
+escape or a number word among the last words), and judged together when it may not, or
+when the executor returns: no part of a split value is sent before the whole is judged.
+A caller the guard protects nothing from (amounts allowed, no private value kept from it,
+nothing unreadable refused) gets every event as it comes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from a2a.server.events import EventQueue
 from a2a.types import Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
 from google.protobuf.json_format import MessageToDict
 
-from acap.agent._reading import what_it_says
-from acap.checks import PrivateValue, amounts, find_private_values
-from acap.replies import OnRequestSkill
+from acap.checks import PrivateValue
+from acap.replies import (
+    READERS,
+    OnRequestSkill,
+    Piece,
+    Reading,
+    find_leaks,
+    may_continue,
+    reading_of,
+)
 
-__all__ = ["Entitlement", "GuardedQueue", "Leak", "find_leak", "readable"]
+__all__ = ["Entitlement", "GuardedQueue", "Rule", "Withheld"]
 
 log = logging.getLogger("acap.agent")
 
 Event = Message | Task | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 #: Makes the referral that replaces a stopped event: ``(skill, task mode) -> event``.
 Refer = Callable[[OnRequestSkill, bool], Awaitable[Event]]
+#: Characters of what was sent kept to join with what comes next (longer than any value).
+_KEEP = 512
+#: A judgement of more text than this runs in a worker thread, not in the event loop.
+_THREAD_AT = 64 * 1024
+
 
 @dataclass(frozen=True)
 class Entitlement:
@@ -60,7 +82,8 @@ class Entitlement:
             opt-in, OR-5.4; an action carried out, OR-5.6): their values may be sent.
         amounts: an amount of money may be sent (the question was recognised as a public,
             sign-in or entitled skill's).
-        unreadable: a Part the guard cannot read may be sent (as ``amounts``).
+        unreadable: a Part the guard cannot read may be sent (as ``amounts``), where no
+            private value is kept from this caller.
         refer: the skill referred to when an amount or an unreadable Part is stopped (for
             an unrecognised question: the card's first information skill), or ``None``.
     """
@@ -72,56 +95,91 @@ class Entitlement:
 
 
 @dataclass(frozen=True)
-class Leak:
+class Withheld:
     """What the guard stopped.
 
     Attributes:
         skill: the on-request skill whose referral is sent instead.
-        why: for the operator's log: what was found (a value's line in the private file,
-            never the value).
+        why: for the operator's log: what was found and where (a value's line in the
+            private file, never the value).
     """
 
     skill: OnRequestSkill
     why: str
 
 
-def readable(event: Event) -> tuple[list[str], list[str], bool]:
-    """What the guard reads of one event.
-
-    Returns:
-        ``(part texts, other strings, unreadable)``: the text of its Parts (text, JSON
-        data as text, raw bytes that are UTF-8), every other string (metadata, names,
-        file names, URLs) but ids, and whether some Part could not be read.
-    """
-    return what_it_says(MessageToDict(event))
-
-
-def find_leak(texts: Iterable[str], unreadable: bool, entitlement: Entitlement,
-              skills: Mapping[str, OnRequestSkill],
-              values: Iterable[PrivateValue]) -> Leak | None:
-    """The first thing in ``texts`` the caller may not be sent (module docstring), or ``None``.
+class Rule:
+    """What the guard keeps from one caller, and its judgement of what an executor says.
 
     Args:
-        texts: what an event says.
-        unreadable: the event has a Part the guard cannot read.
         entitlement: what the caller may be sent.
         skills: the card's on-request skills, by id.
         values: the operator's private values.
+        languages: the operator's languages (``page.languages``): where one is not among
+            :data:`acap.replies.READERS`, a currency beside words is refused too.
     """
-    guarded = [v for v in values if v.skill not in entitlement.skills and v.skill in skills]
-    for text in texts:
-        for v, level in find_private_values(text, guarded):
-            what = "a value" if level == "error" else "the number of a value"
-            return Leak(skills[v.skill], f"{what} given on request ({v.ref})")
-        if entitlement.refer is not None and not entitlement.amounts:
-            found = amounts(text)
-            if found:
-                return Leak(entitlement.refer, "an amount of money in answer to a question "
-                            "no classifier recognised")
-    if unreadable and entitlement.refer is not None and not entitlement.unreadable:
-        return Leak(entitlement.refer, "a Part acap cannot read (binary bytes or a file by "
-                    "URL) in answer to a question no classifier recognised")
-    return None
+
+    def __init__(self, entitlement: Entitlement, skills: Mapping[str, OnRequestSkill],
+                 values: Iterable[PrivateValue], languages: Sequence[str] = ("en",)) -> None:
+        self.entitlement, self.skills = entitlement, skills
+        self.guarded = [v for v in values if v.skill in skills
+                        and v.skill not in entitlement.skills]
+        self.any_amount = not entitlement.amounts
+        self.refuse_unreadable = not entitlement.unreadable or bool(self.guarded)
+        unread = any(t.split("-")[0].lower() not in READERS for t in languages)
+        self.unsure = unread and (bool(self.guarded) or self.any_amount)
+        first = skills.get(self.guarded[0].skill) if self.guarded else None
+        self.refer = entitlement.refer or first or next(iter(skills.values()), None)
+
+    @property
+    def idle(self) -> bool:
+        """Nothing is kept from this caller: every event may go as it comes."""
+        return not (self.guarded or self.any_amount or self.refuse_unreadable)
+
+    def judge(self, reading: Reading, before: tuple[str, str] = ("", "")) -> Withheld | None:
+        """The first thing ``reading`` gives that the caller may not have, or ``None``.
+
+        Args:
+            reading: what the events say (:func:`acap.replies.reading_of`).
+            before: ``(texts, content)`` the same request sent just before.
+        """
+        for lk in find_leaks(reading, self.guarded, any_amount=self.any_amount,
+                             unsure=self.unsure, before=before):
+            if lk.kind == "unreadable" and not self.refuse_unreadable:
+                continue
+            skill = self.skills.get(lk.value.skill) if lk.value else self.refer
+            if skill is None:  # a card with no on-request skill: nothing to refer to
+                continue
+            where = f" at {lk.pointer}" if lk.pointer else ""
+            return Withheld(skill, f"{lk.why}{where}")
+        return None
+
+    def judge_events(self, events: Sequence[Event], *, exempt: Collection[str] = (),
+                     own: Sequence[Mapping[str, object]] = ()) -> Withheld | None:
+        """:meth:`judge` of SDK events, read together."""
+        reading = Reading()
+        for ev in events:
+            reading.extend(reading_of(MessageToDict(ev), exempt=exempt, own=own))
+        return self.judge(reading)
+
+    def judge_text(self, text: str) -> Withheld | None:
+        """:meth:`judge` of words alone (staff's message to a caller)."""
+        return self.judge(Reading([Piece(text, "", "text")], chars=len(text)))
+
+
+def _streams(reading: Reading) -> tuple[str, str]:
+    texts = "".join(p.text for p in reading.pieces if p.kind == "text")
+    content = "".join(p.text for p in reading.pieces if p.kind != "field")
+    return texts, content
+
+
+def _tail(text: str) -> str:
+    """The last :data:`_KEEP` characters of ``text``, from a word's start."""
+    if len(text) <= _KEEP:
+        return text
+    tail = text[-_KEEP:]
+    cut = tail.find(" ")
+    return tail[cut + 1:] if cut >= 0 else tail
 
 
 class GuardedQueue(EventQueue):
@@ -137,66 +195,71 @@ class GuardedQueue(EventQueue):
             event is dropped, and nothing is sent in its place (a cancellation).
         task_mode: the request continues a task (a referral is then a status update).
         label: how the operator's log names the request.
+        exempt: strings not read (the task and context ids the SDK made for the request).
+        own: what the caller sent itself (the request's message, the task's stored
+            history and artifacts, as A2A JSON): where an event repeats one, it is not read
+            again.
+        languages: the operator's languages (see :class:`Rule`).
     """
 
     def __init__(self, queue: EventQueue, entitlement: Entitlement,
                  skills: Mapping[str, OnRequestSkill], values: Iterable[PrivateValue],
-                 refer: Refer | None, *, task_mode: bool = False, label: str = "") -> None:
-        self.queue, self.entitlement, self.skills = queue, entitlement, skills
-        self.values = tuple(values)
-        self.refer, self.label = refer, label
+                 refer: Refer | None, *, task_mode: bool = False, label: str = "",
+                 exempt: Collection[str] = (), own: Sequence[Mapping[str, object]] = (),
+                 languages: Sequence[str] = ("en",)) -> None:
+        self.queue, self.refer, self.label = queue, refer, label
+        self.rule = Rule(entitlement, skills, values, languages)
         self.task_mode = task_mode
+        self.exempt, self.own = frozenset(exempt), list(own)
         self.sent = 0
-        self.stopped: Leak | None = None
-        self._held: list[TaskArtifactUpdateEvent] = []
-        self._said: dict[str, str] = {}  # artifact id -> its Parts' text sent so far
+        self.stopped: Withheld | None = None
+        self._held: list[tuple[Event, Reading]] = []
+        self._said = ("", "")  # the texts and content sent so far (their tails)
 
     async def enqueue_event(self, event: Event) -> None:
-        """Judge ``event`` (chunks of a streamed artifact are held; see the module)."""
+        """Judge ``event``, or hold it until it can be (see the module)."""
         if self.stopped is not None:
             log.info("acap.agent: %s: an event after a withheld reply was dropped", self.label)
             return
-        if isinstance(event, TaskArtifactUpdateEvent) and (event.append or
-                                                            not event.last_chunk):
-            self._held.append(event)
-            if event.last_chunk:
-                await self.flush()
+        if self.rule.idle:
+            await self._send(event)
             return
-        await self.flush()
-        await self._judge([event])
+        reading = reading_of(MessageToDict(event), exempt=self.exempt, own=self.own)
+        self._held.append((event, reading))
+        texts, content = self._said
+        for _, r in self._held:
+            t, c = _streams(r)
+            texts, content = texts + t, content + c
+        if not may_continue(texts, content, self.rule.guarded):
+            await self.flush()
 
     async def flush(self) -> None:
-        """Judge and pass on the artifact chunks held (call it when the executor returns)."""
+        """Judge and pass on the events held (call it when the executor returns)."""
         held, self._held = self._held, []
-        if held:
-            await self._judge(held)
-
-    async def _judge(self, events: Sequence[Event]) -> None:
-        texts: list[str] = []
-        unreadable = False
-        said = dict(self._said)
-        for ev in events:
-            parts, strings, bad = readable(ev)
-            unreadable |= bad
-            texts += strings
-            if isinstance(ev, TaskArtifactUpdateEvent):
-                aid = ev.artifact.artifact_id
-                said[aid] = said.get(aid, "") + "".join(parts)
-            else:
-                texts += parts
-        texts += [said[a] for a in said if said[a] != self._said.get(a)]
-        leak = find_leak(texts, unreadable, self.entitlement, self.skills, self.values)
+        if not held or self.stopped is not None:
+            return
+        reading = Reading()
+        for _, r in held:
+            reading.extend(r)
+        if reading.chars > _THREAD_AT:
+            leak = await asyncio.to_thread(self.rule.judge, reading, self._said)
+        else:
+            leak = self.rule.judge(reading, self._said)
         if leak is not None:
             await self._stop(leak)
             return
-        self._said = said
-        for ev in events:
-            if not isinstance(ev, Message):
-                self.task_mode = True
-            self.sent += 1
-            await self.queue.enqueue_event(ev)
+        t, c = _streams(reading)
+        self._said = (_tail(self._said[0] + t), _tail(self._said[1] + c))
+        for ev, _ in held:
+            await self._send(ev)
 
-    async def _stop(self, leak: Leak) -> None:
+    async def _send(self, event: Event) -> None:
+        if not isinstance(event, Message):
+            self.task_mode = True
+        self.sent += 1
+        await self.queue.enqueue_event(event)
+
+    async def _stop(self, leak: Withheld) -> None:
         self.stopped = leak
         if self.refer is None:
             log.warning("acap.agent: %s: withheld an event that gave %s; nothing sent in its "

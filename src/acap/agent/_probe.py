@@ -639,6 +639,7 @@ class _Run:
         msg.message_id = uuid.uuid4().hex
         if named:
             assert_named_person(msg)
+        ex.sent = MessageToDict(msg)
         self.echo = None
         events: list[dict[str, Any]] = []
         try:

@@ -15,10 +15,14 @@
   information given, not a guess: an error under the extension's ids (OR-5.3 for
   information not opened to assistants, OR-5.4 for information opened but asked by a
   caller acting for nobody, OR-5.7 for an action), as is a value of ``--private-values``
-  of *another* skill (the reply checker judges the skill's own). Every word of the reply
-  is read (:mod:`acap.agent._reading`): text, JSON data, raw text bytes, metadata. The
-  reply checker's "amount of money" warning on the same reply is then left out: the
-  error says more.
+  of any skill (the reply checker's finding of the skill's own is not said twice). The
+  whole reply is read as the egress guard reads it (:func:`acap.replies.reading_of`,
+  :func:`acap.replies.find_leaks`: every string, number, key, id, metadata, history
+  message, raw part and file part of every event, folded and joined across events), but
+  the ids the SDK made (UUID task and context ids) and the probe's own message. A part
+  acap cannot read is a warning (it cannot tell what the part gives). The reply
+  checker's "amount of money" warning on the same reply is then left out: the error says
+  more.
 * **Reaching a person** (OR-5.10's MUST half): where the card has no skill saying how to
   reach staff, the probe asks to speak to a member of staff in the card's language. No
   words at all is an error; words that do not seem to speak of reaching a person (none of
@@ -31,11 +35,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from acap.agent._reading import what_it_says
-from acap.checks import PrivateValue, amounts, find_private_values, mentions
+from acap.checks import PrivateValue, mentions
 from acap.findings import Finding, Location
 from acap.load import shorten
-from acap.replies import OnRequestSkill, check_reply, compare_replies
+from acap.replies import (
+    Leak,
+    OnRequestSkill,
+    check_reply,
+    compare_replies,
+    find_leaks,
+    reading_of,
+    sdk_ids,
+)
 
 __all__ = ["STAFF_PROMPTS", "Exchange", "judge_named", "judge_pair", "judge_staff"]
 
@@ -65,6 +76,8 @@ class Exchange:
         echo: the response's ``A2A-Extensions`` header (``""`` when absent), or ``None``.
         error: why there is no reply, or ``None``.
         named: the request asserted a named person (``--as-named-person``).
+        sent: the message the probe sent, as A2A JSON (a Task's history may repeat it:
+            that is not read as the agent's).
     """
 
     skill_id: str
@@ -75,6 +88,7 @@ class Exchange:
     echo: str | None = None
     error: str | None = None
     named: bool = False
+    sent: dict[str, Any] | None = None
 
 
 def _leak_rule(skill: OnRequestSkill) -> str:
@@ -83,41 +97,61 @@ def _leak_rule(skill: OnRequestSkill) -> str:
     return "OR-5.4" if skill.assistant_access else "OR-5.3"
 
 
-def leaks(replies: Mapping[str, Sequence[Any]], skill: OnRequestSkill,
-          values: Sequence[PrivateValue], entitled: bool) -> list[Finding]:
-    """What only the probe judges of a reply (module docstring): an amount of money, and a
-    value of another skill, reaching a caller not entitled to them.
+def _leak_finding(rule: str, lk: Leak, skill: OnRequestSkill, place: str) -> Finding:
+    """A leak the probe found, as a finding under ``rule`` (never the private value)."""
+    at = Location(place, pointer=lk.pointer or None)
+    refer = f"refer the person to {skill.person_entry}"
+    if lk.value is not None:
+        what = "a value" if lk.level == "error" else \
+            "the number of a value (alone, it may be a year or a street number)"
+        return Finding(rule, lk.level, f"the reply gives {what} the operator gives on request "
+                       f"({lk.value.ref}) to a caller not entitled to it", at,
+                       f"never give on-request values to such a caller; {refer}")
+    if lk.kind == "amount":
+        return Finding(rule, "error", "the reply names an amount of money "
+                       f"({shorten(lk.shown, 40)}) in answer to {skill.id}, which this caller "
+                       "is not entitled to", at,
+                       f"{refer}: say where to ask, give nothing of the information")
+    return Finding(rule, "warning", f"the reply to {skill.id}, which this caller is not "
+                   f"entitled to, carries {lk.why} (a guess: acap cannot tell whether it "
+                   "gives the information)", at, f"{refer} in words alone")
+
+
+def leaks(replies: Mapping[str, Exchange], skill: OnRequestSkill,
+          values: Sequence[PrivateValue], entitled: bool,
+          reported: Sequence[Finding] = ()) -> list[Finding]:
+    """What only the probe judges of a reply (module docstring): an amount of money, a
+    value of any skill, or a part acap cannot read, reaching a caller not entitled to them.
 
     Args:
-        replies: ``{place: reply}`` (A2A 1.0 JSON), the place as findings name it.
+        replies: ``{place: exchange}``, the place as findings name it.
         skill: the skill asked.
         values: the operator's private values (all skills').
         entitled: the caller may have this skill's information (a named person, the skill
             opened): its values and amounts are then no leak.
+        reported: the reply checker's findings on the same replies: a value it reported
+            at a place is not reported again.
     """
     rule = _leak_rule(skill)
     found: list[Finding] = []
     mine = [v for v in values if not (entitled and v.skill == skill.id)]
-    for place, reply in replies.items():
-        parts, strings, _ = what_it_says(list(reply))
-        text = "\n".join(parts + strings)
-        hits = list(find_private_values(text, mine))
-        for v, level in hits:
-            if v.skill == skill.id:
-                continue  # the reply checker's judgement (referral_gives_nothing)
-            what = "a value" if level == "error" else \
-                "the number of a value (alone, it may be a year or a street number)"
-            found.append(Finding(rule, level, f"the reply gives {what} the operator gives on "
-                                 f"request ({v.ref}) to a caller not entitled to it",
-                                 Location(place), "never give on-request values to such a "
-                                 f"caller; refer the person to {skill.person_entry}"))
-        money = amounts(text) if not entitled else ()
-        if money and not any(level == "error" for _, level in hits):
-            found.append(Finding(rule, "error", "the reply names an amount of money "
-                                 f"({shorten(money[0].text, 40)}) in answer to {skill.id}, "
-                                 "which this caller is not entitled to", Location(place),
-                                 f"refer the person to {skill.person_entry}: say where to ask, "
-                                 "give nothing of the information"))
+    for place, ex in replies.items():
+        said = [f for f in reported if f.location.file == place]
+        reading = reading_of(ex.reply, exempt=sdk_ids(ex.reply),
+                             own=[ex.sent] if ex.sent else ())
+        given = False
+        for lk in find_leaks(reading, mine, any_amount=not entitled, locate=True):
+            if lk.value is not None and any(lk.value.ref in f.message for f in said):
+                given |= lk.level == "error"
+                continue  # the reply checker said it
+            if lk.kind == "amount" and (given or any(
+                    f.level == "error" and v.ref in f.message for f in said for v in values)):
+                continue  # a value given says more
+            if lk.kind in ("unreadable", "unsure") and \
+                    any("cannot read" in f.message for f in said):
+                continue
+            given |= lk.kind == "value" and lk.level == "error"
+            found.append(_leak_finding(rule, lk, skill, place))
     return found
 
 
@@ -155,7 +189,7 @@ def judge_pair(card: Mapping[str, Any], skill: OnRequestSkill, label: str, inter
     found += compare_replies(active.reply, plain.reply, card, skill_id=skill.id,
                              for_named_person=False, private_values=values, sources=sources,
                              response_extensions=(active.echo, plain.echo)).findings
-    leaked = leaks({sources[0]: active.reply, sources[1]: plain.reply}, skill, values, False)
+    leaked = leaks({sources[0]: active, sources[1]: plain}, skill, values, False, found)
     return _without_amount_warnings(found, leaked) + leaked
 
 
@@ -170,7 +204,7 @@ def judge_named(card: Mapping[str, Any], skill: OnRequestSkill, label: str, inte
                          for_named_person=True, response_extensions=ex.echo,
                          private_values=values if not skill.assistant_access else (),
                          source=label).findings
-    leaked = leaks({label: ex.reply}, skill, values, skill.assistant_access)
+    leaked = leaks({label: ex}, skill, values, skill.assistant_access, found)
     return _without_amount_warnings(found, leaked) + leaked
 
 
@@ -181,8 +215,7 @@ def judge_staff(label: str, interface: str, ex: Exchange,
     found = _request_errors((ex,), f"{label} ({interface})", stopped)
     if ex.reply is None:
         return found or None
-    parts, _, _ = what_it_says(ex.reply)
-    text = " ".join(" ".join(parts).split())
+    text = " ".join(reading_of(ex.reply, own=[ex.sent] if ex.sent else ()).words().split())
     hint = ("where nobody can be reached, say so when asked; where someone can, add a skill "
             "whose description says how (transfer, callback), when and in which languages")
     if not text:

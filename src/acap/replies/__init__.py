@@ -19,7 +19,9 @@ likewise)::
 
 Parts: deciding (OR-5.1 to OR-5.8: what to do; the ``A2A-Extensions`` header), building
 (§6: the Message, Task or Artifact), and checking a reply: where the §6.1 object is and
-what it says (placement, OR-6.x) and what the agent did (behaviour, OR-5.x).
+what it says (placement, OR-6.x) and what the agent did (behaviour, OR-5.x). What a reply
+gives away is read once for every judge of it (``reading_of``, ``find_leaks``: the egress
+guard of :mod:`acap.agent`, ``acap probe`` and ``acap check-reply``).
 
 May import: :mod:`acap.checks`, :mod:`acap.card`, :mod:`acap.load` and the modules below.
 """
@@ -63,6 +65,15 @@ if TYPE_CHECKING:
     from acap.replies._decide import parse_extensions_header as parse_extensions_header
     from acap.replies._decide import skill_from_card as skill_from_card
     from acap.replies._language import choose_language as choose_language
+    from acap.replies._leaks import READERS as READERS
+    from acap.replies._leaks import Leak as Leak
+    from acap.replies._leaks import find_leaks as find_leaks
+    from acap.replies._leaks import fold as fold
+    from acap.replies._leaks import may_continue as may_continue
+    from acap.replies._reading import Piece as Piece
+    from acap.replies._reading import Reading as Reading
+    from acap.replies._reading import reading_of as reading_of
+    from acap.replies._reading import sdk_ids as sdk_ids
     from acap.replies._text import claims_done as claims_done
     from acap.uris import EXTENSION_URI as EXTENSION_URI
     from acap.uris import EXTENSIONS_HEADER as EXTENSIONS_HEADER

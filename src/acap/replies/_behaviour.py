@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from acap.checks import amounts, find_private_values
 from acap.load import pointer_join, shorten
 from acap.replies._checking import TASK_STATES, CheckContext, Marker, Options, parts_pointer
 from acap.replies._decide import (
@@ -28,6 +27,8 @@ from acap.replies._decide import (
     REJECTED,
     OnRequestSkill,
 )
+from acap.replies._leaks import find_leaks
+from acap.replies._reading import reading_of, sdk_ids
 from acap.replies._text import claims_done, denies_existence, mentions_person_entry
 from acap.replies._view import ReplyView, message_text
 from acap.uris import EXTENSION_URI
@@ -214,29 +215,34 @@ def referral_names_entry(ctx: CheckContext, r: _Reply, rule: str) -> None:
 
 def referral_gives_nothing(ctx: CheckContext, r: _Reply, rule: str) -> None:
     """OR-5.3 (information) or OR-5.7 (an action, ``rule``): a referral does not give what
-    it refers. With the operator's private values (operator.private.yaml), a value of
-    this skill in the words is an error (its number alone a warning); without them, any
-    amount of money is a warning that says it is a guess (the words may name another
-    sum). ``acap probe`` judges its replies with this same function."""
+    it refers. The whole reply is read as the egress guard and ``acap probe`` read it
+    (:func:`acap.replies.reading_of`, :func:`acap.replies.find_leaks`: its words, data,
+    metadata, ids, history, raw and file parts, folded and joined across events). With the
+    operator's private values (operator.private.yaml), a value of this skill is an error
+    (its number alone a warning); without them, any amount of money is a warning that says
+    it is a guess (the words may name another sum). A part acap cannot read is a warning:
+    it cannot tell what the part gives."""
     values = r.opts.private_values
     mine = [v for v in values if v.skill == r.skill.id]
-    for text, ptr in r.said:
-        found = list(find_private_values(text, mine)) if mine else []
-        if found:
-            v, level = found[0]
-            what = "a value" if level == "error" else "the number of a value"
-            ctx.add(rule, level, f"the reply refers the person to {r.skill.person_entry}, "
-                    f"yet states {what} the operator gives on request ({v.ref})", ptr,
+    pe = r.skill.person_entry
+    data = ctx.rf.data
+    for lk in find_leaks(reading_of(data, exempt=sdk_ids(data)), mine, any_amount=not values,
+                         locate=True):
+        if lk.value is not None:
+            what = "a value" if lk.level == "error" else "the number of a value"
+            ctx.add(rule, lk.level, f"the reply refers the person to {pe}, yet states {what} "
+                    f"the operator gives on request ({lk.value.ref})", lk.pointer,
                     "a referral gives nothing of the information: say only where to ask")
-            continue
-        money = amounts(text)
-        if money and not values:
-            ctx.add(rule, "warning", f"the reply refers the person to "
-                    f"{r.skill.person_entry}, yet states an amount of money "
-                    f"({shorten(money[0].text, 40)}): a referral gives nothing of the "
-                    "information (a guess: check the words)", ptr,
+        elif lk.kind == "amount":
+            ctx.add(rule, "warning", f"the reply refers the person to {pe}, yet states an "
+                    f"amount of money ({shorten(lk.shown, 40)}): a referral gives nothing of "
+                    "the information (a guess: check the words)", lk.pointer,
                     "say only where to ask; give acap check-reply --operator to check against "
                     "the values you give on request")
+        else:
+            ctx.add(rule, "warning", f"the reply refers the person to {pe}, yet carries "
+                    f"{lk.why}: a referral gives nothing of the information, and acap cannot "
+                    "read this to tell (a guess)", lk.pointer, "say only where to ask, in words")
 
 
 def says_not_done(ctx: CheckContext, r: _Reply) -> None:

@@ -170,8 +170,10 @@ def test_staff_cannot_send_what_the_caller_is_not_entitled_to(
     async def go(base: str) -> None:
         async with sdk_client(base, card) as client:
             task = (await ask(client, NOTICE, named=True))[-1].task
-        with pytest.raises(ValueError, match=r"operator\.private\.yaml line 2"):
-            await runtime.deferred.complete(task.id, "Done. A cremation is £1,395, by the way.")
+        for said in ("Done. A cremation is £1,395, by the way.",
+                     "Done. A cremation is &pound;１,３９５.", "Done: 139500 pence."):
+            with pytest.raises(ValueError, match=r"operator\.private\.yaml line 2"):
+                await runtime.deferred.complete(task.id, said)
         with pytest.raises(LookupError):
             await runtime.deferred.complete("no-such-task", "Done.")
         assert [a.task_id for a in runtime.deferred.pending()] == [task.id]

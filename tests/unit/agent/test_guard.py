@@ -10,7 +10,9 @@ the caller as the operator's referral, and the operator's log says what was with
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import re
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +31,8 @@ from a2a.types import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
+from google.protobuf.json_format import MessageToDict, ParseDict
+from google.protobuf.struct_pb2 import Value
 
 from acap.agent import BuiltCard, OnRequestExecutor, create_app
 from acap.replies import check_reply
@@ -84,11 +88,6 @@ def _chunks(context: RequestContext) -> list[Any]:
                                   status=TaskStatus(state=TaskState.TASK_STATE_COMPLETED))]
 
 
-def _data(context: RequestContext) -> list[Any]:
-    return [new_data_message({"cremation": {"price": "GBP 1395"}},
-                             context_id=context.context_id)]
-
-
 def _raw(context: RequestContext) -> list[Any]:
     return [new_raw_message(b"Price list: direct cremation 1,395 pounds",
                             context_id=context.context_id, media_type="text/plain")]
@@ -109,6 +108,86 @@ def _amount(context: RequestContext) -> list[Any]:
 def _binary(context: RequestContext) -> list[Any]:
     return [new_raw_message(b"%PDF-1.7\x00\xff\xfe price list", context_id=context.context_id,
                             media_type="application/pdf")]
+
+
+def _says(text: str) -> Make:
+    def make(context: RequestContext) -> list[Any]:
+        return [new_text_message(text, context_id=context.context_id)]
+    return make
+
+
+def _in_data(data: dict[str, Any]) -> Make:
+    def make(context: RequestContext) -> list[Any]:
+        return [new_data_message(data, context_id=context.context_id)]
+    return make
+
+
+def _message_id(context: RequestContext) -> list[Any]:
+    msg = new_text_message("Here is what you asked.", context_id=context.context_id)
+    msg.message_id = "quote-1395-GBP"
+    return [msg]
+
+
+def _parts(context: RequestContext) -> list[Any]:
+    msg = new_text_message("It is £1,", context_id=context.context_id)
+    msg.parts.append(Part(text="395 in all."))
+    return [msg]
+
+
+def _working(context: RequestContext) -> Task:
+    return Task(id=context.task_id, context_id=context.context_id,
+                status=TaskStatus(state=TaskState.TASK_STATE_WORKING))
+
+
+def _done(context: RequestContext) -> TaskStatusUpdateEvent:
+    return TaskStatusUpdateEvent(task_id=context.task_id, context_id=context.context_id,
+                                 status=TaskStatus(state=TaskState.TASK_STATE_COMPLETED))
+
+
+def _artifact_metadata(context: RequestContext) -> list[Any]:
+    art = Artifact(artifact_id=uuid.uuid4().hex, parts=[Part(text="Your quote.")])
+    art.metadata.update({"price": {"amount": 1395, "currency": "GBP"}})
+    return [_working(context), TaskArtifactUpdateEvent(
+        task_id=context.task_id, context_id=context.context_id, artifact=art), _done(context)]
+
+
+def _status_metadata(context: RequestContext) -> list[Any]:
+    update = _done(context)
+    update.metadata.update({"quote": "GBP 1395.00"})
+    return [_working(context), update]
+
+
+def _task_metadata(context: RequestContext) -> list[Any]:
+    task = _working(context)
+    task.status.state = TaskState.TASK_STATE_COMPLETED
+    task.metadata.update({"total": "£1395"})
+    return [task]
+
+
+def _history(context: RequestContext) -> list[Any]:
+    task = _working(context)
+    task.status.state = TaskState.TASK_STATE_COMPLETED
+    said = new_text_message("A direct cremation costs £1,395.", context_id=context.context_id)
+    said.task_id = context.task_id
+    task.history.append(said)
+    return [task]
+
+
+def _status_messages(context: RequestContext) -> list[Any]:
+    """The price split across two status messages of one task."""
+    first, second = _done(context), _done(context)
+    first.status.state = TaskState.TASK_STATE_WORKING
+    first.status.message.CopyFrom(new_text_message("It is £13", context_id=context.context_id))
+    second.status.message.CopyFrom(new_text_message("95 in all.",
+                                                    context_id=context.context_id))
+    return [_working(context), first, second]
+
+
+def _file_url(context: RequestContext) -> list[Any]:
+    msg = new_text_message("Our price list:", context_id=context.context_id)
+    msg.parts.append(Part(url="https://files.example.com/prices.pdf",
+                          media_type="application/pdf"))
+    return [msg]
 
 
 @pytest.fixture(scope="module")
@@ -165,12 +244,36 @@ def _referral(events: list[Any]) -> Any:
 LEAKY = {"unrecognised question": (_price_message, _never),
          "public answer": (_price_message, _public),
          "streamed chunks": (_chunks, _public),
-         "JSON data": (_data, _never),
+         "JSON data": (_in_data({"cremation": {"price": "GBP 1395"}}), _never),
          "raw text bytes": (_raw, _public),
          "metadata": (_metadata, _public),
          "raising classifier": (_price_message, _raises),
          "an amount for an unrecognised question": (_amount, _never),
-         "binary bytes for an unrecognised question": (_binary, _never)}
+         "binary bytes for an unrecognised question": (_binary, _never),
+         # the attacker trial (HIGH 1): everything an executor emits is read, and folded
+         "a data part's JSON number": (_in_data({"amount": 1395, "currency": "GBP"}), _public),
+         "a data part's minor units": (_in_data({"quote": {"pence": 139500}}), _public),
+         "a data part's key": (_in_data({"£1,395": "direct cremation"}), _public),
+         "a messageId": (_message_id, _public),
+         "an Artifact's metadata": (_artifact_metadata, _public),
+         "a status update's metadata": (_status_metadata, _public),
+         "a Task's metadata": (_task_metadata, _public),
+         "a Task's history": (_history, _public),
+         "two Parts of one Message": (_parts, _public),
+         "two status messages": (_status_messages, _public),
+         "a file by URL": (_file_url, _public),
+         "fullwidth digits": (_says("It costs £１，３９５."), _public),
+         "superscript digits": (_says("It costs £¹³⁹⁵."), _public),
+         "HTML entities": (_says("It costs &pound;1&#44;395."), _public),
+         "a zero-width space": (_says("It costs £1\u200b395."), _public),
+         "spelled out": (_says("One thousand three hundred and ninety-five pounds."), _public),
+         "in pence": (_says("It is 139500 pence."), _public),
+         "cents for an unrecognised question": (_says("It is 12000 cents."), _never)}
+
+#: What each leak's executor sends that must never reach the client, besides :data:`LEAKS`
+#: (looked for in everything received, ids too).
+NEEDLES = ("2.450", "PDF", "1395", "139500", "１３９５", "¹³⁹⁵", "&pound;", "\u200b", "thousand",
+           "12000", "prices.pdf", "£1,", "£13", "95 in all")
 
 
 @pytest.mark.parametrize("streaming", [False, True], ids=["unary", "streaming"])
@@ -183,7 +286,12 @@ def test_every_leak_reaches_the_caller_as_the_referral(config: Path, leak: str, 
     with caplog.at_level(logging.INFO, logger="acap.agent"):
         events = _run(config, make, skill_of, activated=activated, streaming=streaming)
     seen = _text(events)
-    assert not any(v in seen for v in (*LEAKS, "2.450", "PDF")), seen
+    assert not any(v in seen for v in LEAKS), seen
+    # everything received, ids too, but random UUIDs (the SDK's, the referral's: they may
+    # hold the digits 1395)
+    everything = re.sub(r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}",
+                        "", json.dumps([MessageToDict(e) for e in events], ensure_ascii=False))
+    assert not any(v in everything for v in NEEDLES), everything
     assert "secret stack detail" not in seen
     msg = _referral(events)
     assert msg.parts[0].text == REFERRAL
@@ -193,7 +301,8 @@ def test_every_leak_reaches_the_caller_as_the_referral(config: Path, leak: str, 
         assert msg.metadata[EXT]["skillId"] == "service-pricing"
     withheld = [r.getMessage() for r in caplog.records if "withheld" in r.getMessage()]
     assert withheld and "referral to https://ask.example.com/talk" in withheld[0]
-    assert not any(v in r.getMessage() for r in caplog.records for v in LEAKS)  # never logged
+    logged = [re.sub(r"task [0-9a-f-]{32,36}", "task", r.getMessage()) for r in caplog.records]
+    assert not any(v in m for m in logged for v in LEAKS)  # never logged (but a random task id)
 
 
 def test_the_chunks_of_a_stream_are_held_until_judged(config: Path) -> None:
@@ -427,3 +536,90 @@ def test_every_words_file_acap_ships_has_the_agents_sentences() -> None:
         assert not missing, f"{f.name} has no {missing}"
         # each ends where an address can follow
         assert all(texts[k].rstrip().endswith(":") for k in AGENT_KEYS), f.name
+
+
+def _price_everywhere(context: RequestContext) -> list[Any]:
+    """The price in words, in data, and a price list by URL: for an entitled caller."""
+    msg = new_text_message(f"A direct cremation costs {PRICE}.", context_id=context.context_id)
+    msg.parts.append(Part(data=ParseDict({"amount": 1395, "currency": "GBP"}, Value())))
+    msg.parts.append(Part(url="https://files.example.com/prices.pdf",
+                          media_type="application/pdf"))
+    return [msg]
+
+
+@pytest.mark.parametrize("streaming", [False, True], ids=["unary", "streaming"])
+def test_a_named_person_is_given_the_opened_value_in_every_part(tmp_path: Path,
+                                                                streaming: bool) -> None:
+    """Item 3 of the trial, the entitled side: the price opened to assistants reaches a
+    named person whole (words, data, a file by URL), with no referral; the same executor's
+    answer to a caller acting for nobody is the referral, none of it sent."""
+    config = build_example(tmp_path, opened)
+    (tmp_path / "operator.private.yaml").write_text(f'service-pricing:\n  - "{PRICE}"\n',
+                                                    encoding="utf-8")
+    mod = example_module()
+    named = _run(config, _price_everywhere, mod.skill_of, activated=True, streaming=streaming,
+                 named=lambda c: True)
+    [art] = named[-1].task.artifacts if named[-1].HasField("task") else \
+        [e.artifact_update.artifact for e in named if e.HasField("artifact_update")]
+    assert art.metadata[EXT]["status"] == "given-on-opt-in"
+    assert [p.WhichOneof("content") for p in art.parts] == ["text", "data", "url"]
+    assert art.parts[0].text == f"A direct cremation costs {PRICE}."
+    assert MessageToDict(art.parts[1].data) == {"amount": 1395, "currency": "GBP"}
+    assert art.parts[2].url == "https://files.example.com/prices.pdf"
+    nobody = _run(config, _price_everywhere, mod.skill_of, activated=True, streaming=streaming,
+                  named=lambda c: False)
+    assert _referral(nobody).parts[0].text == REFERRAL
+    seen = _text(nobody)
+    assert not any(v in seen for v in (*LEAKS, "prices.pdf")), seen
+
+
+def test_a_public_answer_with_amounts_in_data_and_split_numbers_goes_through(
+        config: Path) -> None:
+    """A public skill's answer may name amounts anywhere, and numbers split across streamed
+    events are held, then sent whole and in order: nothing is referred."""
+    def hours(context: RequestContext) -> list[Any]:
+        return [_working(context),
+                TaskStatusUpdateEvent(task_id=context.task_id, context_id=context.context_id,
+                                      status=TaskStatus(state=TaskState.TASK_STATE_WORKING,
+                                                        message=new_text_message(
+                                                            "We open at 09:"))),
+                TaskArtifactUpdateEvent(task_id=context.task_id, context_id=context.context_id,
+                                        artifact=Artifact(artifact_id="hours", parts=[
+                                            Part(text="00; parking:"),
+                                            Part(data=ParseDict({"amount": 2, "currency": "GBP",
+                                                                 "per": "hour"}, Value()))])),
+                _done(context)]
+
+    events = _run(config, hours, _public, activated=False, streaming=True)
+    kinds = [e.WhichOneof("payload") for e in events]
+    assert kinds == ["task", "status_update", "artifact_update", "status_update"]
+    assert events[1].status_update.status.message.parts[0].text == "We open at 09:"
+    parts = events[2].artifact_update.artifact.parts
+    assert parts[0].text == "00; parking:"
+    assert MessageToDict(parts[1].data) == {"amount": 2, "currency": "GBP", "per": "hour"}
+    assert events[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
+
+
+@pytest.mark.parametrize("reply, why", [
+    ({"parts": [{"text": "word " * (60 * 1024)}]}, "more than 256 KiB of text"),
+    ({"parts": [{"raw": "AAEC/w==", "mediaType": "application/octet-stream"}]},
+     "raw bytes (application/octet-stream)"),
+    ({"parts": [{"raw": "AAEC/w=="}]}, "raw bytes (no media type)"),
+    ({"parts": [{"url": "https://files.example.com/prices.pdf"}]}, "a file by URL"),
+])
+def test_what_the_guard_cannot_read_is_withheld_where_anything_is_kept(
+        reply: dict[str, Any], why: str) -> None:
+    """Oversize text, bytes of no text type, a file by URL: withheld from a caller a private
+    value is kept from, even answering a public skill; sent to one nothing is kept from."""
+    from acap.agent._guard import Entitlement, Rule
+    from acap.checks import PrivateValue
+    from acap.replies import OnRequestSkill, reading_of
+
+    skill = OnRequestSkill("service-pricing", "https://ask.example.com/talk")
+    value = PrivateValue("service-pricing", PRICE, "operator.private.yaml", 2)
+    reading = reading_of({"messageId": "m-1", "role": "ROLE_AGENT", **reply})
+    public = Entitlement(amounts=True, unreadable=True)
+    withheld = Rule(public, {skill.id: skill}, [value]).judge(reading)
+    assert withheld is not None and withheld.skill == skill and why in withheld.why
+    entitled = Entitlement(frozenset({skill.id}), amounts=True, unreadable=True)
+    assert Rule(entitled, {skill.id: skill}, [value]).judge(reading) is None

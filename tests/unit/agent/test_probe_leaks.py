@@ -16,6 +16,15 @@ from typing import Any
 import pytest
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
+from a2a.types import (
+    Message,
+    Part,
+    Role,
+    Task,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+)
 from click.testing import CliRunner
 
 from acap.agent import BuiltCard, OnRequestExecutor, create_app, to_sdk
@@ -57,7 +66,9 @@ class Bare(AgentExecutor):
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         mod = example_module()
         if mod.skill_of(context) == self.skill:
-            await event_queue.enqueue_event(self.answer(context))
+            answer = self.answer(context)
+            for event in answer if isinstance(answer, list) else [answer]:
+                await event_queue.enqueue_event(event)
         else:
             await event_queue.enqueue_event(self.chapel.reply(context))
 
@@ -196,3 +207,167 @@ def test_the_same_leaky_executor_inside_the_runtime_passes_and_leaks_nothing(
     assert "secret stack detail" not in json.dumps(doc)
     given = [e for e in doc["exchanges"] if e["named"] and e["skill_id"] == "service-pricing"]
     assert leaked({"exchanges": given}) is (card == "opened" and classifier is None)
+
+
+# -- the attacker trial (HIGH 2): the price hidden where the words do not show it ---------------
+
+def _hidden_in_data(context: RequestContext) -> Any:
+    from google.protobuf.json_format import ParseDict
+    from google.protobuf.struct_pb2 import Value
+
+    msg = _referral(context, leak=False)
+    msg.parts.append(Part(data=ParseDict({"amount": 1395, "currency": "GBP"}, Value())))
+    return msg
+
+
+def _hidden_in_metadata(context: RequestContext) -> Any:
+    msg = _referral(context, leak=False)
+    msg.metadata.update({"quote": "GBP 1395.00"})
+    return msg
+
+
+def _hidden_in_raw(context: RequestContext) -> Any:
+    msg = _referral(context, leak=False)
+    msg.parts.append(Part(raw="Price list: cremation £1,395".encode(),
+                          media_type="text/plain; charset=utf-8"))
+    return msg
+
+
+def _spelled(text: str) -> Any:
+    def answer(context: RequestContext) -> Any:
+        msg = _referral(context, leak=False)
+        msg.parts[0].text = f"{text} {msg.parts[0].text}"
+        return msg
+    return answer
+
+
+def _split_across_events(context: RequestContext) -> list[Any]:
+    """A streamed task: "It is £1," in a WORKING status message, "395." in the final one,
+    before the (marked) referral's words."""
+    ref = _referral(context, leak=False)
+    ref.parts[0].text = f"395. {ref.parts[0].text}"
+    ref.task_id, ref.context_id = context.task_id, context.context_id
+    first = Message(message_id="m-0", role=Role.ROLE_AGENT, task_id=context.task_id,
+                    context_id=context.context_id, parts=[Part(text="It is £1,")])
+
+    def status(state: Any, msg: Message) -> TaskStatusUpdateEvent:
+        return TaskStatusUpdateEvent(task_id=context.task_id, context_id=context.context_id,
+                                     status=TaskStatus(state=state, message=msg))
+
+    return [Task(id=context.task_id, context_id=context.context_id,
+                 status=TaskStatus(state=TaskState.TASK_STATE_WORKING)),
+            status(TaskState.TASK_STATE_WORKING, first),
+            status(TaskState.TASK_STATE_COMPLETED, ref)]
+
+
+HIDDEN = {
+    "a data part": (_hidden_in_data, "/parts/1/data"),
+    "metadata": (_hidden_in_metadata, "/metadata/quote"),
+    "raw text bytes": (_hidden_in_raw, "/parts/1/raw"),
+    "fullwidth digits": (_spelled("A direct cremation costs £１，３９５."), "/parts/0/text"),
+    "HTML entities": (_spelled("A direct cremation costs &pound;1&#44;395."), "/parts/0/text"),
+    "split stream chunks": (_split_across_events, "/status/message/parts/0/text"),
+}
+#: What the hidden price looks like in each (ids left out).
+HIDDEN_SPELLINGS = ("1395", "３９５", "&pound;1", "£1,")
+
+
+def _seen(doc: dict[str, Any]) -> str:
+    """What the probe received, ids left out, raw bytes decoded."""
+    import base64
+    import re
+
+    seen = " ".join(words_received([e["reply"] for e in doc["exchanges"]]))
+    raws = re.findall(r'"raw": "([^"]*)"', json.dumps([e["reply"] for e in doc["exchanges"]]))
+    return " ".join([seen, *(base64.b64decode(r).decode("utf-8", "replace") for r in raws)])
+
+
+@pytest.mark.parametrize("name", sorted(HIDDEN))
+def test_a_price_hidden_from_the_words_fails_the_probe(plain_card: Path, name: str) -> None:
+    """A bare agent whose referral's words are clean, the price in a data part, metadata,
+    other digits, entities, or split across streamed events: OR-5.3's error, exit 1, at the
+    place that carries it (with and without --private-values)."""
+    answer, pointer = HIDDEN[name]
+    built = BuiltCard.from_project(plain_card)
+    private = plain_card.parent / "operator.private.yaml"
+    private.write_text(f'service-pricing:\n  - "{PRICE}"\n', encoding="utf-8")
+    mode = ["--streaming"] if name == "split stream chunks" else ["--unary"]
+    with serving(create_app(Bare(built, "service-pricing", answer), built)) as base:
+        for extra, what in (([], "an amount of money"),
+                            (["--private-values", str(private)], "a value the operator gives")):
+            code, doc = probe(base, *mode, *extra)
+            errors = [f for f in doc["findings"] if f["level"] == "error"]
+            assert code == 1, doc["findings"]
+            assert {f["rule"] for f in errors} == {"OR-5.3"}, errors
+            assert any(what in f["message"] and pointer in f["location"]["pointer"]
+                       for f in errors), errors
+            assert "1,395" not in json.dumps(doc["findings"], ensure_ascii=False) or \
+                what == "an amount of money"  # a value is named by its line, never its text
+    assert any(v in _seen(doc) for v in HIDDEN_SPELLINGS)  # the bare agent did send it
+
+
+class Leaky(AgentExecutor):
+    """The example's naive executor, answering questions about prices with ``answer``."""
+
+    def __init__(self, answer: Any) -> None:
+        self.naive, self.answer = example_module().ChapelExecutor(), answer
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        if example_module().skill_of(context) != "service-pricing":
+            await self.naive.execute(context, event_queue)
+            return
+        answer = self.answer(context)
+        for event in answer if isinstance(answer, list) else [answer]:
+            await event_queue.enqueue_event(event)
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        raise NotImplementedError
+
+
+@pytest.mark.parametrize("name", sorted(HIDDEN))
+def test_the_hidden_price_never_reaches_the_probe_through_the_guard(plain_card: Path,
+                                                                   name: str) -> None:
+    """The same executors inside the runtime, their classifier missing the question (so the
+    executor answers it, through the egress guard): the probe passes and receives none of
+    the price, in any spelling."""
+    built = BuiltCard.from_project(plain_card)
+    runtime = OnRequestExecutor(Leaky(HIDDEN[name][0]), built, skill_of=_misses_prices)
+    private = plain_card.parent / "operator.private.yaml"
+    private.write_text(f'service-pricing:\n  - "{PRICE}"\n', encoding="utf-8")
+    with serving(create_app(runtime, built)) as base:
+        code, doc = probe(base, "--private-values", str(private), "--budget", "60")
+    assert (code, doc["findings"]) == (0, []), doc["findings"]
+    seen = _seen(doc)
+    assert not any(v in seen for v in (*HIDDEN_SPELLINGS, *LEAKS)), seen
+
+
+def _with_data(built: BuiltCard) -> Any:
+    """The chapel's own (correct) reply, an amount of money added in a data part."""
+    from google.protobuf.json_format import ParseDict
+    from google.protobuf.struct_pb2 import Value
+
+    def answer(context: RequestContext) -> Any:
+        reply = BrokenChapel(built, None).reply(context)
+        msg = reply.status.message if isinstance(reply, Task) else reply
+        msg.parts.append(Part(data=ParseDict({"deposit": {"amount": 250, "currency": "GBP"}},
+                                             Value())))
+        return reply
+    return answer
+
+
+@pytest.mark.parametrize("card, skill, rule", [
+    ("opened", "service-pricing", "OR-5.4"),  # opened, asked by a caller acting for nobody
+    ("plain", "arrangement-booking", "OR-5.7"),  # an action referred
+])
+def test_an_amount_in_data_is_judged_under_the_skills_own_rule(
+        plain_card: Path, opened_card: Path, card: str, skill: str, rule: str) -> None:
+    """The same ids as for words: OR-5.4 for information opened to assistants, OR-5.7 for
+    an action."""
+    built = BuiltCard.from_project(opened_card if card == "opened" else plain_card)
+    with serving(create_app(Bare(built, skill, _with_data(built)), built)) as base:
+        code, doc = probe(base, "--unary")
+    errors = [f for f in doc["findings"] if f["level"] == "error"]
+    assert code == 1, doc["findings"]
+    assert {f["rule"] for f in errors} == {rule}, errors
+    assert all("amount of money (GBP 250)" in f["message"] and skill in f["message"]
+               and "/data/deposit/amount" in f["location"]["pointer"] for f in errors), errors

@@ -35,3 +35,24 @@ def test_a_hostile_header_is_read_only_so_far() -> None:
     header = ",".join(["xx"] * 1000 + ["es"])
     assert choose_language(header, OFFERED) == "en"
     assert choose_language(",".join(["xx"] * 31 + ["es"]), OFFERED) == "es"
+
+
+@pytest.mark.parametrize("header, want", [
+    ("es-" + "-".join(["abcdefgh"] * 7000), "en"),  # one range of 7,001 subtags: no range
+    ("es-" + "a" * 60_000, "en"),  # a 60 KB subtag: no range
+    ("es-mx-" + "-".join(["x"] * 7) + ", de", "de"),  # 9 subtags: skipped; the next is read
+    ("es-mx-" + "-".join(["x"] * 6), "es"),  # 8 subtags: a range, found by lookup
+    ("xx," * 20 + "es," + "y" * 60_000, "es"),  # past 1024 characters nothing is read ...
+    ("x" * 1022 + ",es", "en"),  # ... the range the bound cuts included
+    ("es;q=0.5;" + "q" * 60_000 + ", de", "en"),  # a 60 KB parameter: nothing whole to read
+    ("es;q=1.0001, de", "de"),  # no qvalue (RFC 9110 §12.4.2): 0
+    ("es;q=" + "9" * 500 + ", de", "de"),  # a number of 500 digits is no qvalue
+])
+def test_a_hostile_header_is_bounded_before_any_work(header: str, want: str) -> None:
+    """The header's size, its ranges and their subtags are bounded before any matching: a
+    60 KB header or a range of thousands of subtags costs no more than a short one (the
+    matching was quadratic in a range's length); what is cut or malformed is not read."""
+    from acap.replies._language import MAX_HEADER, _ranges
+
+    assert choose_language(header, OFFERED) == want
+    assert sum(len(r) for r in _ranges(header)) <= MAX_HEADER

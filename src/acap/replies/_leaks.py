@@ -1,0 +1,471 @@
+"""Whether a reply gives what a caller may not have: the one judgement the egress guard,
+``acap probe`` and ``acap check-reply`` make (issue 19), on the one reading of
+:mod:`acap.replies._reading`.
+
+**The text judged.** Every string the reply carries, folded (:func:`fold`) so that one
+value has one spelling: Unicode compatibility forms (NFKC: ``１３９５``, ``¹³⁹⁵``), format
+characters and control characters removed (``£1\\u200b395``, ``£1\\u00ad395``), every space
+and dash one space, HTML entities and percent-escapes decoded (``&pound;1&#44;395``), digits
+of any script as ASCII digits, combining marks on digits dropped, and ids written in
+hexadecimal (a UUID, a long hex token) read as hexadecimal (a group of letters and digits is
+no word; a group of decimal digits is a number). The strings are judged each on its own,
+and joined in the order they were sent (a Part's text after another's, across Messages,
+status updates and Artifacts; and all the reply's words and data together), so that a
+value split across Parts or events is one text; with HTML tags left out too.
+
+**Spelled-out numbers** are made digits in Danish, Dutch, English, French, German, Italian,
+Portuguese and Spanish (the ``text2num`` library) and Catalan (:func:`_catalan`: acap ships
+Catalan words and ``text2num`` has none), and read like digits. A sequence of numbers that
+words left side by side (``thirteen ninety-five`` reads ``13 95``) is also read as one
+number, as a sum and by place value (``1395``): for privacy, a doubtful reading counts.
+
+**What is found** (:class:`Leak`):
+
+* a value of ``operator.private.yaml`` (``value``, an error), in any of the forms
+  :func:`acap.checks.find_private_values` finds, or as an amount of money in the same
+  currency and any unit :func:`acap.checks.amounts` knows (pence for pounds, cents);
+  the value's number alone is ``number`` (a warning: it may be a year or a street number);
+* with ``any_amount`` (a question about an on-request skill, asked by a caller not
+  entitled to it, or a question nobody recognised): any amount of money (``amount``, an
+  error), in words or in structured data (a number and a currency in one JSON object; an
+  integer there is also read in minor units, ``139500`` GBP as £1,395);
+* with ``unsure`` (an operator language acap reads no spelled numbers in): a currency next
+  to a word (``unsure``, a warning: it may be an amount spelled out);
+* what could not be read (``unreadable``, a warning: binary bytes, a file by URL).
+
+Whoever calls decides what a finding means: the guard refuses all of them for a caller not
+entitled; the probe and the reply checker report them under the rule the request falls
+under (OR-5.3, OR-5.4, OR-5.7) at the level given.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from decimal import Decimal, InvalidOperation
+from functools import cache, lru_cache
+from typing import Literal
+from urllib.parse import unquote
+
+from acap.checks import Amount, PrivateValue, amounts, find_private_values, same_amount
+from acap.findings import Level
+from acap.replies._reading import DataAmount, Reading, is_currency
+
+__all__ = ["READERS", "Leak", "find_leaks", "fold", "may_continue"]
+
+LeakKind = Literal["value", "number", "amount", "unsure", "unreadable"]
+
+#: The languages whose spelled-out numbers are read: ``text2num``'s, and Catalan.
+READERS = ("ca", "da", "de", "en", "es", "fr", "it", "nl", "pt")
+_TEXT2NUM = ("da", "de", "en", "es", "fr", "it", "nl", "pt")
+
+#: Amounts in a unit below the currency's: ``(family, how many make one)``, for the
+#: families :func:`acap.checks.amounts` gives them (``pence``, ``cents``; ``?``: any).
+_SUBUNITS = {"GBp": ("GBP", 100), "cent": ("?", 100)}
+
+_HEX_UUID = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-"
+                       r"[0-9a-fA-F]{12}(?![0-9A-Za-z])")
+_HEX_TOKEN = re.compile(r"(?<![0-9A-Za-z])(?=[0-9]*[a-fA-F])(?=[a-fA-F]*[0-9])"
+                        r"[0-9a-fA-F]{16,}(?![0-9A-Za-z])")
+_HEX_GROUP = re.compile(r"[0-9a-fA-F]+")
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+_TAG = re.compile(r"<[^<>]{0,1000}>")
+_MARKS = re.compile(r"(?<![^\W\d_])[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff"
+                    r"\ufe20-\ufe2f]+")
+_RUN = re.compile(r"(?<![\d.,])\d{1,15}(?:,? \d{1,15}){1,7}(?![\d.,])")
+_TOKEN = re.compile(r"\S+")
+#: Text past which a judgement's spelled-number readers do not read (they cost about a
+#: microsecond a character): digits and amounts are still read whole, and what the readers
+#: did not read is said (an ``unreadable`` leak: a guard fails closed).
+_SPELLED_MAX = 256 * 1024
+_TOO_LONG = "\x00too long"
+
+
+@cache
+def _table() -> dict[int, int | str | None]:
+    """The character folding of :func:`fold` (built once, on first use): format characters,
+    variation selectors and controls removed; spaces, separators and dashes one space;
+    digits of any script ASCII."""
+    out: dict[int, int | str | None] = {}
+    for cp in (*range(0x20000), *range(0xE0000, 0xE1000)):
+        ch = chr(cp)
+        cat = unicodedata.category(ch)
+        if ch == "\n":
+            continue  # a line break stays: it parts the strings of a reply read apart
+        if ch in "\t\r\v\f" or cat in ("Zs", "Zl", "Zp", "Pd") or ch in "_/":
+            out[cp] = " "
+        elif cat in ("Cf", "Cc") or 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF:
+            out[cp] = None
+        elif cat == "Nd" and not ch.isascii():
+            out[cp] = str(unicodedata.decimal(ch))
+    return out
+
+
+def _neutral(m: re.Match[str]) -> str:
+    """A hexadecimal id as what it is: a group with a letter in it is no word (``9cad`` is
+    not the Canadian dollar), a group of decimal digits is a number."""
+    return _HEX_GROUP.sub(lambda g: g.group(0) if g.group(0).isdigit() else "x", m.group(0))
+
+
+def fold(text: str) -> str:
+    """``text`` in the one spelling a value is looked for in (module docstring): NFKC,
+    HTML entities and percent-escapes decoded, hexadecimal ids neutral, format and control
+    characters removed, spaces and dashes one space, digits ASCII, combining marks on
+    anything but a letter dropped. Line breaks stay."""
+    text = unicodedata.normalize("NFKC", text)
+    for _ in range(3):  # &amp;pound; is &pound; is £
+        if "&" not in text:
+            break
+        decoded = html.unescape(text)
+        if decoded == text:
+            break
+        text = decoded
+    if "%" in text and _PERCENT.search(text):
+        text = unquote(text, errors="replace")
+    text = unicodedata.normalize("NFKC", text)
+    text = _HEX_UUID.sub(_neutral, text)
+    text = _HEX_TOKEN.sub(_neutral, text)
+    text = text.translate(_table())
+    return _MARKS.sub("", text)
+
+
+# -- spelled-out numbers -------------------------------------------------------------------
+
+#: Catalan number words (acap ships Catalan and valencià words; text2num reads neither),
+#: by value; the powers of ten multiply what comes before them (:func:`_place_value`).
+_CA: dict[str, int] = {
+    "zero": 0, "u": 1, "un": 1, "una": 1, "dos": 2, "dues": 2, "tres": 3, "quatre": 4,
+    "cinc": 5, "sis": 6, "set": 7, "vuit": 8, "huit": 8, "nou": 9, "deu": 10, "onze": 11,
+    "dotze": 12, "tretze": 13, "catorze": 14, "quinze": 15, "setze": 16, "disset": 17,
+    "desset": 17, "divuit": 18, "devuit": 18, "dihuit": 18, "dinou": 19, "denou": 19,
+    "vint": 20, "trenta": 30, "quaranta": 40, "cinquanta": 50, "seixanta": 60,
+    "setanta": 70, "vuitanta": 80, "huitanta": 80, "noranta": 90, "cent": 100,
+    "cents": 100, "centes": 100, "mil": 1000, "milió": 10**6, "milions": 10**6,
+}
+_CA_WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
+
+
+def _place_value(numbers: Sequence[Decimal]) -> Decimal:
+    """Numbers read as words say them: ``2 100 50`` is 250, ``1 1000 395`` is 1395."""
+    total, current = Decimal(0), Decimal(0)
+    for n in numbers:
+        if n >= 100 and n == 10 ** (len(str(int(n))) - 1):  # a power of ten: multiplies
+            current = (current or Decimal(1)) * n
+            if n >= 1000:
+                total, current = total + current, Decimal(0)
+        else:
+            current += n
+    return total + current
+
+
+def _catalan(text: str) -> str:
+    """``text`` with Catalan number words made digits (``mil dos cents cinquanta`` is
+    ``1250``; ``vint i cinc``, once dashes are spaces, ``25``)."""
+    spans: list[tuple[int, int, str]] = []
+    run: list[Decimal] = []
+    start = end = 0
+    for m in _CA_WORD.finditer(text):
+        word = m.group(0).lower()
+        if word in _CA:
+            start = start if run else m.start()
+            run.append(Decimal(_CA[word]))
+            end = m.end()
+        elif word == "i" and run:
+            continue  # vint-i-cinc
+        elif run:
+            spans.append((start, end, str(_place_value(run))))
+            run = []
+    if run:
+        spans.append((start, end, str(_place_value(run))))
+    out, at = [], 0
+    for s, e, digits in spans:
+        out += [text[at:s], digits]
+        at = e
+    return "".join(out) + text[at:] if spans else text
+
+
+@lru_cache(maxsize=1)
+def _alpha2digit() -> Callable[..., str]:
+    from text_to_num import alpha2digit  # start-up: only when a reply is read
+
+    return alpha2digit  # type: ignore[no-any-return]
+
+
+def spelled(text: str, language: str) -> str:
+    """``text`` with the spelled-out numbers of ``language`` (one of :data:`READERS`) made
+    digits; ``text`` as it is when it has none."""
+    if language == "ca":
+        return _catalan(text)
+    try:
+        return _alpha2digit()(text, language, threshold=0)
+    except (ValueError, RuntimeError):  # a text the library cannot read: nothing converted
+        return text
+
+
+def _runs(text: str) -> list[str]:
+    """Other readings of numbers that words left side by side (module docstring): each as
+    the text around it with the run replaced, by concatenation, sum and place value."""
+    out = []
+    for n, m in enumerate(_RUN.finditer(text)):
+        if n >= 64:
+            break
+        nums = [Decimal(x) for x in re.findall(r"\d+", m.group(0))]
+        readings = {"".join(re.findall(r"\d+", m.group(0))), str(sum(nums)),
+                    str(_place_value(nums))}
+        before, after = text[max(0, m.start() - 40):m.start()], text[m.end():m.end() + 40]
+        out += [f"{before}{r}{after}" for r in sorted(readings)]
+    return out
+
+
+# -- the judgement -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Leak:
+    """One thing a reply gives that a caller may not have (module docstring).
+
+    Attributes:
+        kind: ``value``, ``number``, ``amount``, ``unsure`` or ``unreadable``.
+        level: ``error`` (certainly given) or ``warning`` (perhaps: a number alone, a
+            currency beside words, a part not read).
+        why: what was found, in plain words: a value by its line in the private file, never
+            its text.
+        value: the private value found (``value``, ``number``), else ``None``.
+        shown: the amount as the reply wrote it (``amount``), else ``""``: an amount that
+            matched no private value may be shown.
+        pointer: where the reply holds it (RFC 6901; with ``locate``), else ``""``.
+    """
+
+    kind: LeakKind
+    level: Level
+    why: str
+    value: PrivateValue | None = None
+    shown: str = ""
+    pointer: str = ""
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """What the leak is, whatever its level or place (a value and its number alone are
+        one leak: the value)."""
+        if self.value is not None:
+            return ("value", self.value.ref)
+        return (self.kind, self.shown or self.why)
+
+
+def _streams(reading: Reading, before: tuple[str, str]) -> tuple[str, ...]:
+    """``(texts, content, spaced, apart)``: the Parts' texts joined, everything but the
+    protocol's own members joined (``£1,`` then ``395``), and again with a space between
+    strings (a currency in one, its number in the next: ``GBP``, ``1395``), every string on
+    its own line."""
+    texts = before[0] + "".join(p.text for p in reading.pieces if p.kind == "text")
+    content = before[1] + "".join(p.text for p in reading.pieces if p.kind != "field")
+    spaced = " ".join([before[1][-64:], *(p.text for p in reading.pieces if p.kind != "field")])
+    return texts, content, spaced, "\n".join(p.text for p in reading.pieces)
+
+
+def _views(reading: Reading, before: tuple[str, str]) -> list[str]:
+    """Every text a reading is judged in (module docstring)."""
+    base = list(dict.fromkeys(fold(s) for s in _streams(reading, before) if s))
+    views = list(base)
+    for v in base:
+        if "<" in v and ">" in v:
+            views.append(_TAG.sub("", v))
+    budget = _SPELLED_MAX
+    for v in list(dict.fromkeys(views)):
+        if len(v) > budget:
+            views.append(_TOO_LONG)
+            break
+        budget -= len(v)
+        for lang in READERS:
+            s = spelled(v, lang)
+            if s != v:
+                views.append(s)
+                views += _runs(s)
+    return list(dict.fromkeys(views))
+
+
+def _chunks(text: str, size: int = 32 * 1024, overlap: int = 512) -> list[str]:
+    """``text`` in windows of ``size`` characters, each overlapping the next by ``overlap``
+    (longer than any value or amount): the matchers read bounded texts, and keep bounded
+    ones in their caches."""
+    if len(text) <= size:
+        return [text]
+    return [text[i:i + size] for i in range(0, len(text) - overlap, size - overlap)]
+
+
+def _readings(a: Amount) -> list[Amount]:
+    """``a``, and ``a`` in its currency where it is in a smaller unit (pence, cents)."""
+    if a.family not in _SUBUNITS:
+        return [a]
+    family, per = _SUBUNITS[a.family]
+    return [a, Amount(family, frozenset(x / per for x in a.values), a.text, a.start)]
+
+
+def _same(a: Amount, b: Amount) -> bool:
+    return any(same_amount(x, y) for x in _readings(a) for y in _readings(b))
+
+
+def _data_amounts(d: DataAmount) -> list[Amount]:
+    """The amounts a currency and a number of structured data make; an integer is also
+    read in minor units (``139500`` with ``GBP``: £1,395)."""
+    found = list(amounts(f"{d.currency} {d.number}") or amounts(f"{d.number} {d.currency}"))
+    out = list(found)
+    for a in found:
+        try:
+            whole = Decimal(d.number)
+        except InvalidOperation:
+            continue
+        if whole == whole.to_integral_value():
+            out.append(Amount(a.family, frozenset(x / 100 for x in a.values), a.text,
+                              a.start))
+    return out
+
+
+@dataclass
+class _Judge:
+    values: Sequence[PrivateValue]
+    any_amount: bool
+    found: dict[tuple[str, str], Leak]
+
+    def __post_init__(self) -> None:
+        self.folded = {replace(v, text=fold(v.text)): v for v in self.values}
+
+    def add(self, leak: Leak) -> None:
+        old = self.found.get(leak.key)
+        if old is None or (old.level == "warning" and leak.level == "error"):
+            self.found[leak.key] = leak
+
+    def view(self, text: str) -> None:
+        for fv, level in find_private_values(text, list(self.folded)):
+            v = self.folded[fv]
+            if level == "error":
+                self.add(Leak("value", "error", f"a value given on request ({v.ref})", v))
+            else:
+                self.add(Leak("number", "warning", "the number of a value given on request "
+                              f"({v.ref})", v))
+        for a in amounts(text):
+            self.amount(a, "")
+
+    def amount(self, a: Amount, pointer: str) -> None:
+        for v in self.values:
+            if any(_same(a, b) for b in amounts(v.text)):
+                self.add(Leak("value", "error", f"a value given on request ({v.ref})", v,
+                              pointer=pointer))
+                return
+        if self.any_amount:
+            self.add(Leak("amount", "error", "an amount of money", shown=a.text.strip(),
+                          pointer=pointer))
+
+    def unsure(self, text: str) -> None:
+        """A currency beside a word, no digit near it (``unsure``)."""
+        tokens = _TOKEN.findall(text)
+        for i, t in enumerate(tokens):
+            core = t.strip(".,;:!?()[]{}\"'«»")
+            if not (is_currency(core) or any(unicodedata.category(c) == "Sc" for c in t)):
+                continue
+            near = tokens[max(0, i - 2):i + 3]
+            if any(c.isdigit() for n in near for c in n):
+                continue
+            side = [tokens[j] for j in (i - 1, i + 1) if 0 <= j < len(tokens)]
+            if any(s.strip(".,;:!?()\"'").isalpha() for s in side):
+                self.add(Leak("unsure", "warning", "a currency beside words acap cannot read "
+                              "as a number (an amount may be spelled out in a language acap "
+                              "reads no numbers in)", shown=core))
+                return
+
+
+def find_leaks(reading: Reading, values: Sequence[PrivateValue], *, any_amount: bool,
+               unsure: bool = False, before: tuple[str, str] = ("", ""),
+               locate: bool = False) -> list[Leak]:
+    """What ``reading`` gives of ``values`` (module docstring).
+
+    Args:
+        reading: the reply (:func:`acap.replies.reading_of`).
+        values: the private values the caller may not have (an empty list: none).
+        any_amount: any amount of money is a leak (an error).
+        unsure: a currency beside words is one too (a warning): the operator writes in a
+            language acap reads no spelled numbers in.
+        before: ``(texts, content)`` sent just before in the same stream (the egress guard's
+            judgement of the next events): joined in front, so that a value split across
+            the two is found.
+        locate: find where each leak is in the reply (``pointer``; costs a few more readings).
+
+    Returns:
+        The leaks, errors first, each once (its strongest finding).
+    """
+    judge = _Judge(values, any_amount, {})
+    for view in _views(reading, before):
+        if view == _TOO_LONG:
+            judge.add(Leak("unreadable", "warning", f"more than {_SPELLED_MAX // 1024} KiB of "
+                           "text: numbers spelled out past that are not read"))
+            continue
+        for chunk in _chunks(view):
+            judge.view(chunk)
+    for d in reading.amounts:
+        for a in _data_amounts(d):
+            judge.amount(a, d.pointer)
+    if unsure:
+        for text in _streams(reading, before)[1:3]:
+            judge.unsure(fold(text))
+    for pointer, why in reading.unreadable:
+        judge.add(Leak("unreadable", "warning", why, pointer=pointer))
+    leaks = sorted(judge.found.values(), key=lambda lk: lk.level != "error")
+    if locate:
+        leaks = [lk if lk.pointer else replace(lk, pointer=_locate(reading, lk, values,
+                                                                   any_amount, unsure))
+                 for lk in leaks]
+    return leaks
+
+
+def _locate(reading: Reading, leak: Leak, values: Sequence[PrivateValue], any_amount: bool,
+            unsure: bool) -> str:
+    """The pointer of the piece where ``leak`` is complete: the fewest first pieces of the
+    reading that give it (a binary search)."""
+    def gives(n: int) -> bool:
+        part = Reading(reading.pieces[:n])
+        return any(lk.key == leak.key for lk in find_leaks(part, values, any_amount=any_amount,
+                                                           unsure=unsure))
+
+    lo, hi = 1, len(reading.pieces)
+    if hi == 0 or not gives(hi):
+        return reading.pieces[0].pointer if reading.pieces else ""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if gives(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return reading.pieces[lo - 1].pointer
+
+
+def may_continue(texts: str, content: str, values: Sequence[PrivateValue]) -> bool:
+    """Whether the end of what a stream said so far may be the start of a leak that what it
+    says next completes (the egress guard holds the events until it may not): one of the
+    last four words holds a digit, a currency sign, ``&``, ``%`` or ``#`` (an escape), is a
+    currency, or a number word of :data:`READERS`; or the end is the start of a value.
+
+    Args:
+        texts: the Parts' texts said so far, joined (their last few hundred characters do).
+        content: everything but the protocol's own members, joined (as ``texts``).
+        values: the private values the caller may not have.
+    """
+    for said in (texts, content):
+        tail = fold(said[-160:])
+        words = _TOKEN.findall(tail)[-4:]
+        if not words:
+            continue
+        last = " ".join(words)
+        if any(c.isdigit() or c in "&%#\\" or unicodedata.category(c) == "Sc" for c in last):
+            return True
+        if any(is_currency(w.strip(".,;:!?()\"'")) for w in words):
+            return True
+        if any(spelled(last, lang) != last for lang in READERS):
+            return True
+        end = " ".join(tail.casefold().split())
+        for v in values:
+            whole = " ".join(fold(v.text).casefold().split())
+            if any(end.endswith(whole[:k]) for k in range(1, len(whole))):
+                return True
+    return False
