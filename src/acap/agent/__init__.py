@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from acap.agent._probe import PROBE_RULES as PROBE_RULES
     from acap.agent._probe import ProbeOptions as ProbeOptions
     from acap.agent._probe import ProbeResult as ProbeResult
+    from acap.agent._probe import interface_refusal as interface_refusal
     from acap.agent._probe import probe as probe
     from acap.agent._probe import probe_async as probe_async
     from acap.agent._probe import read_probe_file as read_probe_file

@@ -35,12 +35,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
+import threading
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -57,12 +59,12 @@ from acap.agent._probe_net import Guard, GuardedTransport, ProbeRefused
 from acap.card import Verifier
 from acap.checks import PrivateValue
 from acap.findings import Finding, Location, Report, Result
-from acap.load import CARD, JsonDocument, json_loads, load_file, parse_document
+from acap.load import CARD, JsonDocument, json_loads, load_file, origin, parse_document
 from acap.replies import OnRequestSkill, on_request_skills
 from acap.uris import EXTENSION_URI, EXTENSIONS_HEADER
 
-__all__ = ["PROBE_RULES", "Exchange", "ProbeOptions", "ProbeResult", "probe", "probe_async",
-           "read_probe_file"]
+__all__ = ["PROBE_RULES", "Exchange", "ProbeOptions", "ProbeResult", "interface_refusal", "probe",
+           "probe_async", "read_probe_file"]
 
 #: The ids the probe judges (the registry lists ``probe`` in their ``where``).
 PROBE_RULES = ("OR-5.1", "OR-5.3", "OR-5.4", "OR-5.7", "OR-5.8", "OR-5.10", "OR-6.1", "OR-6.2",
@@ -93,6 +95,9 @@ class ProbeOptions:
         named_person: also send each prompt as an assistant acting for a named person
             (acap's provisional assertion, :mod:`acap.agent._assertion`), exercising OR-5.4
             and OR-5.6: an opened action may then really be carried out.
+        allow_origins: origins (``https://agent.example.net``) besides the card's host and
+            its subdomains that the card's interface URL may aim the probe at
+            (:func:`interface_refusal`).
     """
 
     url: str
@@ -107,6 +112,7 @@ class ProbeOptions:
     streaming: bool | None = None
     max_prompts: int = 2
     named_person: bool = False
+    allow_origins: Sequence[str] = ()
 
 
 @dataclass(repr=False)
@@ -210,6 +216,80 @@ async def probe_async(options: ProbeOptions) -> ProbeResult:
     return result
 
 
+def interface_refusal(card_url: str, interface_url: str,
+                      allow_origins: Sequence[str] = ()) -> str | None:
+    """Why the probe sends nothing to the interface a card names, or ``None``: the
+    interface must be on the card's own host or a subdomain of it (``agent.example.com``
+    for a card on ``example.com``), or on one of ``allow_origins`` (``--allow-origin``,
+    compared as RFC 6454 origins). A signed card proves only that its signer wrote the
+    address: without this, anyone's card could aim the probe's requests at a server that
+    is not theirs (acap's own policy, under ``PROBE-INTERFACE``).
+
+    Args:
+        card_url: the URL the card was read from.
+        interface_url: the ``supportedInterfaces[].url`` the probe would call.
+        allow_origins: origins the user allows besides.
+
+    Returns:
+        A sentence naming both hosts and ``--allow-origin``, or ``None``.
+    """
+    card_host = (urlsplit(card_url).hostname or "").rstrip(".")
+    try:
+        host = (urlsplit(interface_url).hostname or "").rstrip(".")
+    except ValueError:
+        host = ""
+    if host and (host == card_host or host.endswith("." + card_host)):
+        return None
+    wanted = origin(interface_url)
+    if wanted is not None and wanted in {origin(o) for o in allow_origins}:
+        return None
+    return (f"the card's interface {interface_url} is on {host or 'no host'}, neither the "
+            f"card's host {card_host} nor a subdomain of it: the probe sends nothing there "
+            "unless that origin is given with --allow-origin")
+
+
+_T = TypeVar("_T")
+
+
+class _Overrun(Exception):
+    """A judgement did not finish within what was left of the deadline."""
+
+
+async def _within(seconds: float, work: Callable[[], _T]) -> _T:
+    """``work()`` (a judgement: CPU, no I/O) in a thread of its own, awaited for at most
+    ``seconds``: the event loop, and with it the deadline, keeps running while it judges.
+
+    The thread is a daemon: a judgement that overruns is left to finish alone (its result
+    dropped) and never holds the process at exit. Python cannot stop a thread; every
+    scanner of a stranger's text is linear, so what it costs after the deadline is bounded
+    by the size of what it reads.
+
+    Raises:
+        _Overrun: ``seconds`` passed first.
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[_T] = loop.create_future()
+
+    def settle(value: Any, exc: BaseException | None) -> None:
+        if not done.done():
+            done.set_exception(exc) if exc is not None else done.set_result(value)
+
+    def run() -> None:
+        value, exc = None, None
+        try:
+            value = work()
+        except BaseException as e:  # handed to the awaiting task as it is
+            exc = e
+        with contextlib.suppress(RuntimeError):  # a closed loop: the probe ended without it
+            loop.call_soon_threadsafe(settle, value, exc)
+
+    threading.Thread(target=run, name="acap-probe-judgement", daemon=True).start()
+    try:
+        return await asyncio.wait_for(done, max(seconds, 0.0))
+    except asyncio.TimeoutError:
+        raise _Overrun from None
+
+
 def _card_url(url: str) -> str:
     u = urlsplit(url)
     if u.path in ("", "/") and not u.query:
@@ -273,6 +353,15 @@ class _Run:
         self.result.report.add(Finding(rule, "error" if level == "error" else "warning",
                                        message, Location(where), hint))
 
+    async def judged(self, what: str, work: Callable[[], _T]) -> _T | None:
+        """``work()`` judged within what is left of the deadline (:func:`_within`); ``None``
+        when the deadline passed first, which stops the probe (:meth:`limit`)."""
+        try:
+            return await _within(self.guard.remaining(), work)
+        except _Overrun:
+            self.limit(f"the deadline ({self.o.deadline:g} s) passed while judging {what}")
+            return None
+
     def limit(self, why: str) -> None:
         """Stop sending, once: the budget or the deadline is reached."""
         if self.stopped is None:
@@ -310,7 +399,12 @@ class _Run:
                      card_url, "give the card's URL, or the https origin it is published on")
             return None
         doc = JsonDocument(card_url, CARD, raw=got[1])
-        parse_document(doc)
+        def parse() -> bool:
+            parse_document(doc)
+            return True
+
+        if not await self.judged("the card", parse):
+            return None
         self.result.report.extend(doc.findings)
         if not isinstance(doc.data, dict):
             return None
@@ -340,8 +434,11 @@ class _Run:
             found = [k for k in keys or () if isinstance(k, dict) and k.get("kid") == kid]
             return (found[0], jku) if found else (None, f"no key with kid '{kid}' at {jku}")
 
-        res = Verifier(lookup, "publish the JWKS the jku names, on the card's origin").verify(
-            doc.data, card_url=card_url, cf=doc)
+        verifier = Verifier(lookup, "publish the JWKS the jku names, on the card's origin")
+        res = await self.judged("the card's signatures", lambda: verifier.verify(
+            doc.data, card_url=card_url, cf=doc))
+        if res is None:
+            return False
         self.result.report.extend(res.report)
         self.result.verified = any(s.valid for s in res.signatures)
         if not self.result.verified:
@@ -376,12 +473,21 @@ class _Run:
                      "give supportedInterfaces an entry with protocolVersion 1.0")
             return
         self.result.interface = f"{iface[0]} ({iface[1]})"
+        refusal = interface_refusal(doc.source, iface[0], self.o.allow_origins)
+        if refusal is not None:
+            self.add("PROBE-INTERFACE", "error", refusal, doc.source,
+                     f"give --allow-origin {origin(iface[0]) or iface[0]} if that origin is "
+                     "the operator's agent: a card may name any address, and the probe must "
+                     "not be aimed at someone else's server")
+            return
         self.guard.allow([iface[0]])
         modes = self._modes(doc.source)
         clients = {m: self._client(iface, m == "streaming") for m in modes}
         self._probe_file(skills, doc.source)
         self.plan = [step for skill in skills.values() for step in self._steps(skill, modes)]
-        self.plan += self._staff_step(doc, modes[0] if modes else "unary")
+        staff = await self.judged("how the card says staff are reached",
+                                  lambda: self._staff_step(doc, modes[0] if modes else "unary"))
+        self.plan += staff or []
         for step in self.plan:
             await self._do(step, clients)
 
@@ -473,19 +579,24 @@ class _Run:
             self.not_run(step.label, self.stopped)
             return
         found: list[Finding] | None
-        if step.skill is None:
+        skill, stopped = step.skill, self.stopped
+        if skill is None:
             ex = await self._send(client, "", step.prompt, step.mode, False)
-            found = judge_staff(step.label, iface, ex, self.stopped)
+            stopped = self.stopped
+            found = await self.judged(step.label, lambda: judge_staff(step.label, iface, ex,
+                                                                      stopped))
         elif step.kind == "named":
-            ex = await self._send(client, step.skill.id, step.prompt, step.mode, True,
-                                  named=True)
-            found = judge_named(self.card, step.skill, step.label, iface, ex,
-                                self.o.private_values, self.stopped)
+            ex = await self._send(client, skill.id, step.prompt, step.mode, True, named=True)
+            stopped = self.stopped
+            found = await self.judged(step.label, lambda: judge_named(
+                self.card, skill, step.label, iface, ex, self.o.private_values, stopped))
         else:
-            plain = await self._send(client, step.skill.id, step.prompt, step.mode, False)
-            active = await self._send(client, step.skill.id, step.prompt, step.mode, True)
-            found = judge_pair(self.card, step.skill, step.label, iface, plain, active,
-                               self.o.private_values, self.stopped)
+            plain = await self._send(client, skill.id, step.prompt, step.mode, False)
+            active = await self._send(client, skill.id, step.prompt, step.mode, True)
+            stopped = self.stopped
+            found = await self.judged(step.label, lambda: judge_pair(
+                self.card, skill, step.label, iface, plain, active, self.o.private_values,
+                stopped))
         if found is None:
             self.not_run(step.label, self.stopped or "no reply")
             return

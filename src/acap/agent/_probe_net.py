@@ -10,7 +10,9 @@ sent:
 * counts the request against the budget, waits the delay since the previous request,
   and bounds it by what is left of the one deadline;
 * resolves the host once and refuses a private, loopback, link-local or otherwise
-  non-global address unless ``allow_private``; then connects to that very address (with
+  non-global address, also inside an IPv6 address that carries one (``::127.0.0.1``,
+  6to4, NAT64, Teredo: :func:`acap.load.address_refusal`, the fetches' own judgement),
+  unless ``allow_private``; then connects to that very address (with
   the host name kept for ``Host`` and TLS), so that a second DNS answer cannot send the
   request elsewhere (DNS rebinding);
 * sends ``HOST`` to the URL ``--connect-to HOST=URL`` gives (a local copy of the agent),
@@ -41,6 +43,8 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 import httpx
+
+from acap.load import address_refusal
 
 __all__ = ["MAX_RESPONSE", "Guard", "GuardedTransport", "ProbeRefused"]
 
@@ -149,18 +153,22 @@ class Guard:
             ipaddress.ip_address(host)
             addrs = [host]
         except ValueError:
-            try:
-                infos = await asyncio.get_running_loop().getaddrinfo(
-                    host, port, type=socket.SOCK_STREAM)
+            wait = max(min(self.timeout, self.remaining()), 0.1)
+            try:  # the lookup counts against the request's time and the deadline
+                infos = await asyncio.wait_for(asyncio.get_running_loop().getaddrinfo(
+                    host, port, type=socket.SOCK_STREAM), wait)
+            except asyncio.TimeoutError:
+                raise ProbeRefused(f"{host} did not resolve within {wait:g} s") from None
             except OSError as exc:
                 raise ProbeRefused(f"{host} does not resolve ({exc.strerror or exc})") from exc
             addrs = [str(i[4][0]) for i in infos]
         if not addrs:
             raise ProbeRefused(f"{host} does not resolve")
-        private = [a for a in addrs if not ipaddress.ip_address(a.split("%")[0]).is_global]
-        if private and not self.allow_private:
-            raise ProbeRefused(f"{host} resolves to {private[0]}, a private or local address "
-                               "(give --allow-private to probe an agent on your own network)")
+        refused = [(a, r) for a in addrs
+                   if (r := address_refusal(ipaddress.ip_address(a.split("%")[0])))]
+        if refused and not self.allow_private:
+            raise ProbeRefused(f"{host} resolves to {refused[0][0]}, {refused[0][1]} (give "
+                               "--allow-private to probe an agent on your own network)")
         self._pinned[key] = addrs[0]
         return addrs[0]
 

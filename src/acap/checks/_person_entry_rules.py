@@ -31,7 +31,8 @@ _IDENTIFIER = re.compile(
     r"|[0-9]{6,}",  # a long number
     re.IGNORECASE)
 #: The final dot of an origin's host (``https://ask.example.com.:8443``): URL-FORM's fault.
-_FINAL_DOT = re.compile(r"\.+(?=(:[0-9]*)?$)")
+#: It starts at the first dot of a run (not at each dot of "....x": work linear in the text).
+_FINAL_DOT = re.compile(r"(?<!\.)\.+(?=(:[0-9]*)?$)")
 
 
 def check(sub: Subject) -> Iterator[Finding]:

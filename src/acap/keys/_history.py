@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -406,5 +407,18 @@ def retired_and_reused(cfg: OperatorConfig, site_dir: Path, key: SigningKey | No
 
 def next_kid(kid: str) -> str | None:
     """The kid after ``kid`` when it ends in a number: ``chapel-1`` -> ``chapel-2``."""
-    m = re.fullmatch(r"(.*?)(\d+)", kid)
-    return f"{m.group(1)}{int(m.group(2)) + 1}" if m else None
+    # the number is found from its first digit only ((.*?)(\d+) tried every split of a long
+    # run of digits: work growing with the square of the kid)
+    m = re.search(r"(?<!\d)\d+\Z", kid)
+    if m is None or "\n" in kid[:m.start()]:  # a line break: no kid (as (.*?) read it)
+        return None
+    return f"{kid[:m.start()]}{_plus_one(m.group(0))}"
+
+
+def _plus_one(number: str) -> str:
+    """The decimal digits ``number`` plus one, in ASCII digits without leading zeros, however
+    many digits it has (``int()`` refuses more than 4,300: a kid is anyone's text)."""
+    digits = "".join(str(unicodedata.decimal(c)) for c in number).lstrip("0") or "0"
+    head = digits.rstrip("9")
+    nines = len(digits) - len(head)
+    return (head[:-1] + str(int(head[-1]) + 1) if head else "1") + "0" * nines

@@ -73,6 +73,12 @@ def in_value(value: Any, pointer: str = "") -> list[KeyMaterial]:
         JSON of a private JWK.
     """
 
+    return _in_value(value, pointer, None)
+
+
+def _in_value(value: Any, pointer: str, work: _Work | None) -> list[KeyMaterial]:
+    """:func:`in_value`, within ``work`` when it is a value found inside a text (``None``:
+    each string with a JWK's marks gets a work bound of its own, :class:`_Work`)."""
     if not _may_hold(value):  # the common case, without making a pointer per value
         return []
     out: list[KeyMaterial] = []
@@ -84,7 +90,8 @@ def in_value(value: Any, pointer: str = "") -> list[KeyMaterial]:
         if isinstance(v, str):
             if _PEM_TEXT.search(v):
                 out.append(KeyMaterial("pem", ptr))
-            elif "kty" in v and depth < _MAX_DEPTH and _jwk_in_any_form(v, depth) is not None:
+            elif ("kty" in v and depth < _MAX_DEPTH
+                  and _jwk_in_any_form(v, depth, work) is not None):
                 out.append(KeyMaterial("jwk", ptr))
         elif isinstance(v, dict):
             if "kty" in v and PRIVATE_MEMBERS & set(v):
@@ -107,51 +114,90 @@ _JWK_TRIES = 32
 _JWK_BUDGET = 2000
 #: A JSON member name of a private JWK (:data:`acap.keys._key.PRIVATE_MEMBERS`).
 _PRIVATE_MEMBER = re.compile(r'"(?:d|p|q|dp|dq|qi|oth|k)"')
+#: What parsing may cost for one text, in characters parsed per character of the text, and
+#: at least (see :class:`_Work`).
+_WORK_PER_CHAR = 8
+_WORK_MIN = 4096
 
 
-def _jwk_in_text(text: str, depth: int = 0) -> int | None:
+class _Work:
+    """What looking for a JWK in one text may still cost, in characters parsed.
+
+    Each ``"kty"`` tries up to :data:`_JWK_TRIES` starts and a parse from one may run to the
+    end of the text (and into the strings of what it parsed, each looked through again): on
+    text made for it ("``{"kty":"x","d":"y","p":[0,0,...``" repeated) that grew with the
+    square of the text, 47 s for 800 KB. The bound is a multiple of the text's length, shared
+    by every form of it and everything found inside it; past it, the text is reported as
+    holding a key (a guard fails closed), which no text short of one made for it reaches.
+    """
+
+    __slots__ = ("left",)
+
+    def __init__(self, length: int) -> None:
+        self.left = _WORK_PER_CHAR * length + _WORK_MIN
+
+
+def _jwk_in_text(text: str, depth: int, work: _Work) -> int | None:
     """Where (the offset of its ``{``) the first private JWK written as JSON inside
     ``text`` starts, wherever it sits: the whole text, or text around it (a JWK
     pasted into a description, an HTML comment, a sentence), or ``None``.
 
     Each ``"kty"`` member is tried with every ``{`` before it, nearest first
-    (within :data:`_JWK_REACH`), as the start of a JSON value
+    (within :data:`_JWK_REACH`, at most :data:`_JWK_TRIES`), as the start of a JSON value
     (:meth:`json.JSONDecoder.raw_decode`); a value that holds a private JWK
-    (:func:`in_value`) is a hit."""
+    (:func:`in_value`) is a hit. What the parses cost is taken from ``work``; when it or
+    :data:`_JWK_BUDGET` runs out, the place reached is reported (to be safe)."""
 
     decoder = json.JSONDecoder()
     members = [m.start() for m in _PRIVATE_MEMBER.finditer(text)]  # a private JWK has one
+    braces = [m.start() for m in _BRACE.finditer(text)] if members else []
     budget = _JWK_BUDGET
     pos = text.find('"kty"') if members else -1
     while pos >= 0:
         floor = max(0, pos - _JWK_REACH)
         i = bisect_left(members, floor)
         near = i < len(members) and members[i] <= pos + _JWK_REACH
-        start = pos
-        for _ in range(_JWK_TRIES if near else 0):
-            start = text.rfind("{", floor, start)
-            if start < 0:
-                break
+        first = max(bisect_left(braces, floor), bisect_left(braces, pos) - _JWK_TRIES)
+        for start in reversed(braces[first:bisect_left(braces, pos)] if near else []):
             budget -= 1
-            if budget < 0:  # text made of little else than JWK pieces: say so, to be safe
+            if budget < 0 or work.left < 0:  # text made of little else than JWK pieces
                 return start
-            try:
-                value, _end = decoder.raw_decode(text, start)
-            except (ValueError, RecursionError):
-                continue
-            if depth < _MAX_DEPTH and any(m.kind == "jwk" for m in in_value(value)):
+            found = _jwk_at(decoder, text, start, depth, work)
+            if found:
                 return start
         pos = text.find('"kty"', pos + 1)
     return None
 
 
-def _jwk_in_any_form(text: str, depth: int = 0) -> int | None:
+_BRACE = re.compile(r"\{")
+
+
+def _jwk_at(decoder: json.JSONDecoder, text: str, start: int, depth: int, work: _Work) -> bool:
+    """Whether the JSON value that starts at ``start`` holds a private JWK; what its parse
+    reached is taken from ``work`` (all the rest of the text when the parse gave up on
+    nesting, which says not where)."""
+    try:
+        value, end = decoder.raw_decode(text, start)
+    except json.JSONDecodeError as exc:
+        work.left -= exc.pos - start + 1
+        return False
+    except (ValueError, RecursionError):
+        work.left -= len(text) - start
+        return False
+    work.left -= end - start
+    return depth < _MAX_DEPTH and any(m.kind == "jwk" for m in _in_value(value, "", work))
+
+
+def _jwk_in_any_form(text: str, depth: int = 0, work: _Work | None = None) -> int | None:
     """:func:`_jwk_in_text` of ``text`` as it is, and as it reads once its quotes are
     unescaped: ``\\"`` (a JWK inside a JSON string, or escaped once more), HTML
     character references (``&quot;``, ``&#34;``) and single quotes (a Python dict).
     The offset is that of the form it was found in (the same line: none of these
-    forms adds or removes a line break)."""
+    forms adds or removes a line break). ``work``: the bound of the text this one was found
+    in, or ``None`` for a text of its own (:class:`_Work`)."""
     import html  # start-up: only for text that may hide a JWK in HTML escapes
+
+    work = work or _Work(len(text))
 
     forms = [text]
     unescaped = text
@@ -166,7 +212,7 @@ def _jwk_in_any_form(text: str, depth: int = 0) -> int | None:
         forms.append(text.replace("'", '"'))
     for form in forms:
         if '"kty"' in form:
-            at = _jwk_in_text(form, depth)
+            at = _jwk_in_text(form, depth, work)
             if at is not None:
                 return at
     return None

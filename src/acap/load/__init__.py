@@ -44,7 +44,9 @@ if TYPE_CHECKING:
     from acap.load._fetch import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
     from acap.load._fetch import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
     from acap.load._fetch import Response as Response
+    from acap.load._fetch import address_refusal as address_refusal
     from acap.load._fetch import allowed_url as allowed_url
+    from acap.load._fetch import embedded_ipv4 as embedded_ipv4
     from acap.load._fetch import fetch as fetch
     from acap.load._fetch import origin as origin
     from acap.load._fetch import url_problem as url_problem

@@ -10,7 +10,8 @@ therefore:
   http; optionally on one origin (``same_origin``: a ``jku`` stays on the card's
   origin, A2A §8.4.3, also after redirects); at most :data:`MAX_REDIRECTS` hops;
 * resolves the host name itself and refuses private, loopback, link-local and
-  other non-global addresses (RFC 6890) unless ``allow_private`` is given, then
+  other non-global addresses (RFC 6890), also inside an IPv6 address that carries
+  one (:func:`address_refusal`), unless ``allow_private`` is given, then
   connects to the very address it judged (no second lookup a DNS answer could
   change in between);
 * keeps one deadline for the whole fetch, every hop and every byte included (a
@@ -63,15 +64,79 @@ _CHAIN_HINT = ("give the address the redirects end at, or make the server redire
                "at once")
 
 
-def _address_kind(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str:
-    """``loopback``, ``link-local``, ``private`` or ``reserved``: which refused kind."""
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+#: IPv6 prefixes whose addresses carry an IPv4 address in their last 32 bits: IPv4-compatible
+#: (``::a.b.c.d``, RFC 4291 §2.5.5.1), IPv4-translated (``::ffff:0:a.b.c.d``, RFC 2765 §2.1)
+#: and the NAT64 well-known prefix (``64:ff9b::a.b.c.d``, RFC 6052 §2.1).
+_LAST_32 = tuple(ipaddress.IPv6Network(n) for n in ("::/96", "::ffff:0:0:0/96", "64:ff9b::/96"))
+#: The NAT64 local-use prefix (RFC 8215): not globally reachable (IANA's special-purpose
+#: registry), whichever RFC 6052 §2.2 layout a network gives the IPv4 address inside it.
+_NAT64_LOCAL = ipaddress.IPv6Network("64:ff9b:1::/48")
+
+
+def embedded_ipv4(ip: ipaddress.IPv4Address | ipaddress.IPv6Address,
+                  ) -> tuple[ipaddress.IPv4Address, ...]:
+    """The IPv4 addresses an IPv6 address carries, by where a packet sent to it goes: the
+    last 32 bits of an IPv4-mapped, IPv4-compatible, IPv4-translated or NAT64 address
+    (RFC 4291 §2.5.5, RFC 2765, RFC 6052 §2.2 with a /96 prefix), the 6to4 router of a
+    ``2002::/16`` address (RFC 3056 §2), and both the server and the client of a Teredo
+    ``2001::/32`` address (RFC 4380 §4). ``()`` for an IPv4 address or any other IPv6 one.
+    For ``64:ff9b:1::/48`` the last 32 bits and the /48 layout (bits 48-63 and 72-87).
+    """
+    if isinstance(ip, ipaddress.IPv4Address):
+        return ()
+    if ip.ipv4_mapped is not None:
+        return (ip.ipv4_mapped,)
+    value = int(ip)
+    found = [ipaddress.IPv4Address(value & 0xFFFFFFFF)
+             for net in (*_LAST_32, _NAT64_LOCAL) if ip in net and ip not in _ZERO_OR_ONE]
+    if ip in _NAT64_LOCAL:  # RFC 6052 §2.2, prefix length 48: the u octet (bits 64-71) skipped
+        found.append(ipaddress.IPv4Address(((value >> 64) & 0xFFFF) << 16
+                                           | (value >> 40) & 0xFFFF))
+    if ip.sixtofour is not None:
+        found.append(ip.sixtofour)
+    if ip.teredo is not None:
+        found.extend(ip.teredo)
+    return tuple(found)
+
+
+#: ``::`` and ``::1``: inside ``::/96`` but the unspecified and loopback addresses themselves.
+_ZERO_OR_ONE = (ipaddress.IPv6Address("::"), ipaddress.IPv6Address("::1"))
+
+
+def address_refusal(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
+    """Why acap sends nothing to ``ip``, in plain words (``"a loopback address"``), or
+    ``None`` for a global unicast address it may reach.
+
+    Refused: what is not global (private, loopback, link-local, shared, reserved,
+    unspecified: the IANA special-purpose registries, RFC 6890) and multicast, judged both
+    on the address and on every IPv4 address it carries (:func:`embedded_ipv4`), so that
+    ``::ffff:127.0.0.1``, ``::127.0.0.1``, ``64:ff9b::7f00:1`` or ``2002:7f00:1::`` are
+    refused as the loopback address they lead to. The one judgement of the fetches
+    (:func:`fetch`) and of the probe's guard (:mod:`acap.agent._probe_net`).
+    """
+    inner = [(kind, each) for each in embedded_ipv4(ip) if (kind := _kind(each))]
+    if inner:  # the most telling, where layouts disagree (64:ff9b:1::/48)
+        kind, each = min(inner, key=lambda k: _KINDS.index(k[0]))
+        return f"{kind} address ({each} inside it)"
+    mapped = isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None
+    kind = None if mapped else _kind(ip)
+    return kind and f"{kind} address"
+
+
+_KINDS = ("a loopback", "a link-local", "a multicast", "a private", "a reserved (not public)")
+
+
+def _kind(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
+    """Which refused kind ``ip`` is, as itself (``"a private"``), or ``None``."""
+    if ip.is_global and not ip.is_multicast and ip not in _NAT64_LOCAL:
+        return None
     if ip.is_loopback:
-        return "loopback"
+        return "a loopback"
     if ip.is_link_local:
-        return "link-local"
-    return "private" if ip.is_private else "reserved (not public)"
+        return "a link-local"
+    if ip.is_multicast:
+        return "a multicast"
+    return "a private" if ip.is_private else "a reserved (not public)"
 
 
 @dataclass
@@ -118,10 +183,18 @@ def url_problem(url: str, *, allow_private: bool = False) -> str | None:
                 "with --allow-private)")
     if not allow_private and (host == "localhost" or host.endswith(".localhost")):
         return f"its host {shorten(host, 80)} is this machine (loopback): {_PRIVATE_HINT}"
-    if not allow_private and _non_global(host):
-        kind = _address_kind(ipaddress.ip_address(host.split("%", 1)[0]))
-        return f"its host {shorten(host, 80)} is a {kind} address: {_PRIVATE_HINT}"
+    refusal = None if allow_private else _literal_refusal(host)
+    if refusal:
+        return f"its host {shorten(host, 80)} is {refusal}: {_PRIVATE_HINT}"
     return None
+
+
+def _literal_refusal(host: str) -> str | None:
+    """:func:`address_refusal` of a host that is an IP address literal; ``None`` for a name."""
+    try:
+        return address_refusal(ipaddress.ip_address(host.split("%", 1)[0]))
+    except ValueError:
+        return None
 
 
 def local_http_hint(url: str) -> str:
@@ -154,23 +227,6 @@ def origin(url: str) -> str | None:
     default = {"https": 443, "http": 80}.get(u.scheme.lower())
     shown = f":{port}" if port is not None and port != default else ""
     return f"{u.scheme.lower()}://{u.hostname.lower()}{shown}"
-
-
-def _non_global(host: str) -> bool:
-    """True for an IP address literal that is not a global unicast address."""
-    try:
-        ip = ipaddress.ip_address(host.split("%", 1)[0])
-    except ValueError:
-        return False
-    return _refused_address(ip)
-
-
-def _refused_address(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    """Private, loopback, link-local, shared, reserved, multicast or unspecified (the
-    IANA special-purpose registries, RFC 6890), also behind an IPv4-mapped IPv6 form."""
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return not ip.is_global or ip.is_multicast
 
 
 def _plain_reason(exc: BaseException, timeout: float) -> str:
@@ -487,13 +543,12 @@ def _hop(start: str, url: str, hop: int, first: str | None, routes: Mapping[str,
         return resp
     addresses = _resolve(u.hostname or "", u.port or 0, deadline)
     if not allow_private:
-        refused = [a for a in addresses if _refused_address(ipaddress.ip_address(
-            a.split("%", 1)[0]))]
+        refused = [(a, why) for a in addresses
+                   if (why := address_refusal(ipaddress.ip_address(a.split("%", 1)[0])))]
         if refused:
-            kind = _address_kind(ipaddress.ip_address(refused[0].split("%", 1)[0]))
-            why = (f"its host name {shorten(host, 80)} leads to {refused[0]}, a {kind} "
-                   "address (private or loopback addresses are the machine's and its "
-                   "network's, not the Web's)")
+            why = (f"its host name {shorten(host, 80)} leads to {refused[0][0]}, "
+                   f"{refused[0][1]} (private or loopback addresses are the machine's and "
+                   "its network's, not the Web's)")
             raise FetchError(start, why if not hop else
                              f"it redirects to {_shown(url)}, which is refused: {why}",
                              PRIVATE_FETCH_HINT)

@@ -150,7 +150,7 @@ def test_a_private_address_needs_allow_private(chapel: str) -> None:
     code, doc = probe(f"https://127.0.0.1:{port}")
     assert code == 1 and doc["requests"] == 0
     assert [f["rule"] for f in doc["findings"]] == ["PROBE-CARD"]
-    assert "private or local address" in doc["findings"][0]["message"]
+    assert "127.0.0.1, a loopback address" in doc["findings"][0]["message"]
     code, doc = probe(chapel)  # plain http, loopback: refused as well
     assert doc["requests"] == 0 and "is not https" in doc["findings"][0]["message"]
 
@@ -270,3 +270,100 @@ def test_a_name_that_resolves_to_a_local_address_is_refused(chapel: str) -> None
     code, doc = probe(f"https://localhost:{port}")
     assert code == 1 and doc["requests"] == 0
     assert "localhost resolves to" in doc["findings"][0]["message"]
+
+
+ELSEWHERE = "https://agent.elsewhere.example/a2a/v1"
+
+
+@pytest.fixture(scope="module")
+def elsewhere(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The chapel, whose signed card names an interface on another registrable domain."""
+    config = build_example(tmp_path_factory.mktemp("elsewhere"),
+                           lambda t: t.replace("https://agent.example.com/a2a/v1", ELSEWHERE))
+    with serving(example_module().app(config)) as base:
+        yield base
+
+
+def test_a_card_cannot_aim_the_probe_off_its_own_host(elsewhere: str) -> None:
+    """A verified card names an interface on another domain: nothing is sent there, and the
+    finding names the flag that allows it."""
+    args = [*connect_args(elsewhere), "--connect-to", f"agent.elsewhere.example={elsewhere}"]
+    code, doc = probe(CARD, *args)
+    assert code == 1
+    assert doc["requests"] == 2 and doc["exchanges"] == []  # the card and its JWKS only
+    [f] = [f for f in doc["findings"] if f["rule"] == "PROBE-INTERFACE"]
+    assert f["level"] == "error"
+    assert "agent.elsewhere.example, neither the card's host example.com" in f["message"]
+    assert "--allow-origin https://agent.elsewhere.example" in f["hint"]
+    code, doc = probe(CARD, *args, "--allow-origin", "https://Agent.Elsewhere.Example:443/",
+                      "--unary", "--max-prompts", "1")
+    assert "PROBE-INTERFACE" not in rules(doc)
+    assert doc["exchanges"] and code == 0, doc["findings"]
+
+
+def test_allow_origin_takes_an_origin_only() -> None:
+    result = CliRunner().invoke(cli, ["probe", CARD, "--allow-origin",
+                                      "https://agent.elsewhere.example/a2a/v1"])
+    assert result.exit_code == 2
+    assert "is not an origin: give scheme://host[:port]" in result.output
+
+
+@pytest.mark.parametrize(("interface", "allowed", "refused"), [
+    ("https://example.com/a2a", (), False),  # the card's own host
+    ("https://example.com:8443/a2a", (), False),  # its own host, another port
+    ("https://agent.example.com/a2a", (), False),  # a subdomain
+    ("https://a.b.example.com./a2a", (), False),  # a deeper one, with a final dot
+    ("https://AGENT.Example.COM/a2a", (), False),  # hosts are case-blind
+    ("https://evilexample.com/a2a", (), True),  # a name that merely ends the same
+    ("https://com/a2a", (), True),  # the parent
+    ("https://127.0.0.1/a2a", (), True),
+    ("https://agent.other.example/a2a", (), True),
+    ("https://agent.other.example/a2a", ("https://agent.other.example",), False),
+    ("https://agent.other.example:8443/a2a", ("https://agent.other.example",), True),
+    ("https://agent.other.example:443/a2a", ("https://agent.other.example",), False),
+])
+def test_which_interfaces_a_card_may_aim_the_probe_at(interface: str,
+                                                      allowed: tuple[str, ...],
+                                                      refused: bool) -> None:
+    from acap.agent import interface_refusal
+
+    why = interface_refusal("https://example.com/.well-known/agent-card.json", interface,
+                            allowed)
+    assert (why is not None) == refused, why
+    if why:
+        assert "--allow-origin" in why
+
+
+def test_a_slow_judgement_cannot_overrun_the_deadline(chapel: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The replies are judged off the event loop, within what is left of the deadline: a
+    judgement that never ends (injected here: every scanner acap has is linear, so none is
+    slow on its own) is cut, its case said not run, and the probe returns while it is still
+    judging, instead of when it is done."""
+    import threading
+
+    from acap.agent import ProbeOptions
+    from acap.agent import _probe as probe_module
+    from acap.agent import probe as run
+
+    entered, release, finished = threading.Event(), threading.Event(), threading.Event()
+
+    def endless(*_args: object) -> list[object]:
+        entered.set()
+        release.wait(300)
+        finished.set()
+        return []
+
+    monkeypatch.setattr(probe_module, "judge_pair", endless)
+    try:
+        result = run(ProbeOptions(CARD, connect_to={"example.com": chapel,
+                                                    "agent.example.com": chapel},
+                                  delay=0, deadline=5, timeout=60, streaming=False,
+                                  max_prompts=1))
+        assert entered.is_set() and not finished.is_set()  # returned while still judging
+    finally:
+        release.set()
+    assert result.cases == []
+    assert "PROBE-LIMIT" in {f.rule for f in result.report}
+    why = dict(result.not_judged)["service-pricing #1 unary"]
+    assert why == "not run: the deadline (5 s) passed while judging service-pricing #1 unary"

@@ -228,13 +228,30 @@ def _int(value: Any, name: str) -> None:
 
 # printf-style conversions: Python has no parser for them (string.Formatter reads only
 # str.format's syntax), so this one pattern finds each conversion's width and precision.
-_PRINTF = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?(.)?", re.S)
+_CONVERSION = r"[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?(.)?"
+_PRINTF = re.compile(r"%(?:\([^)]*\))?" + _CONVERSION, re.S)
+#: The same after the last ``)`` of a format, where a key cannot close: tried there, the key
+#: would read to the end of the format from every ``%(`` (work growing with the square of
+#: ``"%(" * n``); skipped, each conversion is read as the key's failure leaves it.
+_PRINTF_KEYLESS = re.compile("%" + _CONVERSION, re.S)
+
+
+def _conversions(fmt: str) -> Iterator[tuple[str, str, str]]:
+    """``(width, precision, kind)`` of each conversion of ``fmt``, as ``_PRINTF.findall``
+    reads them, in work linear in ``fmt``."""
+    last_close = fmt.rfind(")")
+    at = fmt.find("%")
+    while at >= 0:
+        m = (_PRINTF if at < last_close else _PRINTF_KEYLESS).match(fmt, at)
+        assert m is not None  # both match a lone "%"
+        yield m.group(1) or "", m.group(2) or "", m.group(3) or ""
+        at = fmt.find("%", m.end())
 
 
 def _printf(fmt: str, values: Any) -> None:
     """Bound ``fmt % values`` before it is made."""
     conversions = 0
-    for width, precision, kind in _PRINTF.findall(fmt):
+    for width, precision, kind in _conversions(fmt):
         if kind == "%" and not width and not precision:
             continue
         conversions += 1

@@ -64,9 +64,17 @@ if TYPE_CHECKING:
     from acap.site import SiteFiles
 
 DEFAULT_LANGUAGES = ("en",)
-#: A plain email address: one @, no spaces or markup characters. Anything else is
-#: shown as text, without a mailto: link.
-_EMAIL_RE = re.compile(r"^[^@\s<>\"'(),;:\\]+@[^@\s<>\"'(),;:\\]+\.[^@\s<>\"'(),;:\\]+$")
+#: A plain email address: one @, no spaces or markup characters, a dot inside the domain
+#: (:func:`is_plain_email`). Anything else is shown as text, without a mailto: link.
+_EMAIL_RE = re.compile(r"^[^@\s<>\"'(),;:\\]+@(?P<domain>[^@\s<>\"'(),;:\\]+)$")
+
+
+def is_plain_email(text: str) -> bool:
+    """Whether ``text`` is a plain email address (see :data:`_EMAIL_RE`). The dot is looked
+    for apart from the pattern: ``[^@]+\\.[^@]+`` made the engine try every dot with every
+    ending, work growing with the square of the text."""
+    m = _EMAIL_RE.match(text)
+    return m is not None and "." in m["domain"][1:-1]
 
 
 #: Telephone numbers are parsed several times per build (checks, each page): once is enough.
@@ -559,7 +567,7 @@ def _contact(cfg: OperatorConfig, texts: _Texts, lang: str) -> Contact:
     c = cfg.data.get("contact") or {}
     phone = parse_phone(c["phone"]) if isinstance(c.get("phone"), str) else None
     email = str(c.get("email") or "").strip()
-    href = f"mailto:{quote(email, safe='@.+-_')}" if _EMAIL_RE.match(email) else ""
+    href = f"mailto:{quote(email, safe='@.+-_')}" if is_plain_email(email) else ""
     names = tuple(language_name(str(tag), lang) or str(tag) for tag in c.get("languages") or ())
     return Contact(phone, email, href, texts.get("address", c.get("address")),
                    texts.get("hours", c.get("hours")), names)
@@ -584,7 +592,7 @@ def contact_findings(cfg: OperatorConfig) -> Iterator[Finding]:
                       "international form", cfg.at("/contact/phone"),
                       phone_hint(c["phone"], operator_country(cfg.data)))
     email = c.get("email")
-    if isinstance(email, str) and not _EMAIL_RE.match(email.strip()):
+    if isinstance(email, str) and not is_plain_email(email.strip()):
         yield Finding("PAGE-EMAIL", "warning",
                       f"contact.email '{email}' is not a plain email address; the page shows "
                       "it as text, without a link", cfg.at("/contact/email"),

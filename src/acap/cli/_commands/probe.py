@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import click
 
@@ -14,6 +15,19 @@ from acap.cli._commands.live_check import pairs
 PROBE_FORMATS = click.Choice(["text", "json", "sarif", "github", "junit"])
 INSTALL = ("acap probe needs the agent extra (it brings a2a-sdk): in your copy of acap's "
            "repository, run pip install '.[agent]' (acap is not on PyPI)")
+
+
+def _origin(value: str) -> str:
+    """``--allow-origin``'s value as an origin (``scheme://host[:port]``), or a usage error."""
+    from acap.load import origin  # start-up: as the command's other imports
+
+    got = origin(value)
+    u = urlsplit(value)
+    if got is None or u.scheme.lower() not in ("https", "http") \
+            or u.path not in ("", "/") or u.query or u.fragment or "@" in u.netloc:
+        raise click.BadParameter(f"'{value}' is not an origin: give scheme://host[:port], "
+                                 "as https://agent.example.net", param_hint="--allow-origin")
+    return got
 
 
 @click.command("probe")
@@ -29,6 +43,10 @@ INSTALL = ("acap probe needs the agent extra (it brings a2a-sdk): in your copy o
                    "agent.example.com=http://127.0.0.1:8000 for a local copy).")
 @click.option("--allow-private", is_flag=True,
               help="Allow private, loopback and link-local addresses.")
+@click.option("--allow-origin", "allow_origins", multiple=True, metavar="ORIGIN",
+              callback=lambda _ctx, _param, value: tuple(_origin(v) for v in value),
+              help="Also probe an interface on ORIGIN (https://agent.example.net), when the "
+                   "card names one off its own host and its subdomains. Repeatable.")
 @click.option("--budget", type=click.IntRange(1, 1000), default=40, show_default=True,
               help="Most HTTP requests to send (card and JWKS included).")
 @click.option("--delay", type=click.FloatRange(0, 60), default=1.0, show_default=True,
@@ -51,14 +69,16 @@ INSTALL = ("acap probe needs the agent extra (it brings a2a-sdk): in your copy o
               help="How to print the findings: as every command's --format (text, json, "
                    "sarif, github), or JUnit XML for CI (junit).")
 def probe(url: str, prompts_file: Path | None, private_values: Path | None,
-          connect_to: tuple[str, ...], allow_private: bool, budget: int, delay: float,
+          connect_to: tuple[str, ...], allow_private: bool, allow_origins: tuple[str, ...],
+          budget: int, delay: float,
           deadline: float, timeout: float, streaming: bool | None, max_prompts: int,
           named_person: bool, strict: bool, fmt: str) -> None:
     """Probe the live agent whose card is at URL (or on the origin URL).
 
     \b
     Reads the card (its signature must verify), then sends each on-request
-    skill's example prompts to the card's own interface, with and without
+    skill's example prompts to the card's own interface (on the card's host
+    or a subdomain of it, or an origin of --allow-origin), with and without
     A2A-Extensions, as a caller acting for nobody (and, with --as-named-person,
     as an assistant acting for a named person), and judges the replies:
     OR-5.1, OR-5.3, OR-5.4, OR-5.7, OR-5.8, OR-6.1, OR-6.2 and the
@@ -99,7 +119,7 @@ def probe(url: str, prompts_file: Path | None, private_values: Path | None,
                               connect_to=pairs(connect_to), allow_private=allow_private,
                               budget=budget, delay=delay, deadline=deadline, timeout=timeout,
                               streaming=streaming, max_prompts=max_prompts,
-                              named_person=named_person))
+                              named_person=named_person, allow_origins=allow_origins))
     result.report.extend(early)
     reporter.probe(result, strict)
     sys.exit(0 if result.passes(strict) else 1)
