@@ -275,20 +275,7 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
                     "KEY", "warning", f"the signing key {cfg.display_path(path)} can be read by "
                     "other users of this machine", loc, f"chmod 600 {cfg.display_path(path)}"))
             out.key = load_signing_key(data, kid=kid, alg_hint=alg)
-        seen = published.get(out.key.kid)
-        stale = _kept_under_another_kid(out.key, out.previous)
-        if stale is not None:
-            out.findings.append(_stale_key_finding(cfg, out.key, stale, env=bool(env)))
-            out.key = None
-            return out
-        if seen and not same_public_key(seen[0], out.key.public_jwk()):
-            out.findings.append(reused_kid_finding(cfg, out.key.kid, published, env=bool(env),
-                                            current=out.key.public_jwk()))
-            out.key = None
-        kid_findings = retired_and_reused(cfg, site_dir, out.key, out.previous, out.site_keys)
-        if kid_findings:
-            out.findings += kid_findings
-            out.key = None
+        _refuse_unpublished_key(cfg, site_dir, out.key, published, out, env=bool(env))
     except KeyTextProblem as exc:
         out.key = None
         if env:  # about the variable, never quoting it; the fix is there, not in operator.yaml
@@ -324,6 +311,30 @@ def resolve_signing_key(cfg: OperatorConfig, site_dir: Path, *, create: bool = T
                                     f"{exc.strerror or exc}", loc,
                                     "check the path and its permissions"))
     return out
+
+
+def _refuse_unpublished_key(cfg: OperatorConfig, site_dir: Path, key: SigningKey,
+                            published: dict[str, tuple[dict[str, Any], str]],
+                            out: ResolvedKey, *, env: bool) -> None:
+    """Drop ``key`` from ``out`` (``out.key = None``), with the ``KEY`` errors saying
+    why, when publishing it would break what clients hold: the previous keys keep it
+    under another kid (a secret not updated after a rotation; nothing else is said
+    then), its kid was published with another key (RFC 7517 §4.5), or
+    :func:`retired_and_reused` refuses a kid. ``env``: the key came from ``KEY_ENV``."""
+    stale = _kept_under_another_kid(key, out.previous)
+    if stale is not None:
+        out.findings.append(_stale_key_finding(cfg, key, stale, env=env))
+        out.key = None
+        return
+    seen = published.get(key.kid)
+    if seen and not same_public_key(seen[0], key.public_jwk()):
+        out.findings.append(reused_kid_finding(cfg, key.kid, published, env=env,
+                                               current=key.public_jwk()))
+        out.key = None
+    kid_findings = retired_and_reused(cfg, site_dir, out.key, out.previous, out.site_keys)
+    if kid_findings:
+        out.findings += kid_findings
+        out.key = None
 
 
 def _kept_under_another_kid(key: SigningKey, previous: list[dict[str, Any]]

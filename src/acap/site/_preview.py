@@ -38,6 +38,7 @@ import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path, PurePosixPath
@@ -244,86 +245,93 @@ def _default_host(site_dir: Path) -> str | None:
     return hosts[0] if hosts else None
 
 
-def _make_handler(server: PreviewServer, log: Callable[[str], None] | None) -> type:
-    class Handler(BaseHTTPRequestHandler):
-        server_version = "acap-serve"
-        sys_version = ""
+class _PreviewHandler(BaseHTTPRequestHandler):
+    """Answers one request of a :class:`PreviewServer`: the host's file, a redirect to a
+    folder's slash, 304, or 400/403/404 in plain words; never a traceback. Made per
+    request by the server through ``functools.partial`` (as ``http.server`` does for its
+    ``directory``), which brings ``preview`` and ``log``."""
 
-        def log_message(self, format: str, *args: Any) -> None:
-            if log:
-                log(f"{self.headers.get('Host', '-')} {format % args}")
+    server_version = "acap-serve"
+    sys_version = ""
 
-        def do_HEAD(self) -> None:
-            self._answer(body=False)
+    def __init__(self, *args: Any, preview: PreviewServer,
+                 log: Callable[[str], None] | None, **kwargs: Any) -> None:
+        self.preview, self._log = preview, log
+        super().__init__(*args, **kwargs)
 
-        def do_GET(self) -> None:
-            self._answer(body=True)
+    def log_message(self, format: str, *args: Any) -> None:
+        if self._log:
+            self._log(f"{self.headers.get('Host', '-')} {format % args}")
 
-        def _send(self, status: int, data: bytes, ctype: str, body: bool,
-                  extra: dict[str, str] | None = None) -> None:
-            self.send_response(status)
-            self.send_header("Access-Control-Allow-Origin", "*")
-            self.send_header("X-Content-Type-Options", "nosniff")
-            for k, v in (extra or {}).items():
-                self.send_header(k, v)
-            if status != HTTPStatus.NOT_MODIFIED:
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            if body and status != HTTPStatus.NOT_MODIFIED:
-                self.wfile.write(data)
+    def do_HEAD(self) -> None:
+        self._answer(body=False)
 
-        def _answer(self, body: bool) -> None:
-            hosts = site_hosts(server.site_dir)
-            host = host_from_header(self.headers.get("Host"), hosts, server.default_host)
-            if host is None or host not in hosts:
-                msg = ("acap serve: no such host here. Hosts: "
-                       + ", ".join(server.url(h) for h in hosts) + "\n").encode()
-                self._send(HTTPStatus.NOT_FOUND, msg, "text/plain; charset=utf-8", body)
+    def do_GET(self) -> None:
+        self._answer(body=True)
+
+    def _send(self, status: int, data: bytes, ctype: str, body: bool,
+              extra: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Access-Control-Allow-Origin", "*")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        for k, v in (extra or {}).items():
+            self.send_header(k, v)
+        if status != HTTPStatus.NOT_MODIFIED:
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if body and status != HTTPStatus.NOT_MODIFIED:
+            self.wfile.write(data)
+
+    def _answer(self, body: bool) -> None:
+        hosts = site_hosts(self.preview.site_dir)
+        host = host_from_header(self.headers.get("Host"), hosts, self.preview.default_host)
+        if host is None or host not in hosts:
+            msg = ("acap serve: no such host here. Hosts: "
+                   + ", ".join(self.preview.url(h) for h in hosts) + "\n").encode()
+            self._send(HTTPStatus.NOT_FOUND, msg, "text/plain; charset=utf-8", body)
+            return
+        root = host_root(self.preview.site_dir, host)
+        raw = unquote(urlsplit(self.path).path or "/")
+        parts = [p for p in raw.split("/") if p]
+        if "\0" in raw or any(p in ("..", ".") or "\\" in p for p in parts):
+            self._send(HTTPStatus.BAD_REQUEST, b"bad path\n", "text/plain; charset=utf-8",
+                       body)
+            return
+        data, name = None, ""
+        try:
+            found = served_file(root, raw, parts)
+            if isinstance(found, str):  # a folder asked for without its slash
+                self._send(HTTPStatus.MOVED_PERMANENTLY, b"", "text/plain", body,
+                           {"Location": found})
                 return
-            root = host_root(server.site_dir, host)
-            raw = unquote(urlsplit(self.path).path or "/")
-            parts = [p for p in raw.split("/") if p]
-            if "\0" in raw or any(p in ("..", ".") or "\\" in p for p in parts):
-                self._send(HTTPStatus.BAD_REQUEST, b"bad path\n", "text/plain; charset=utf-8",
-                           body)
-                return
-            data, name = None, ""
-            try:
-                found = served_file(root, raw, parts)
-                if isinstance(found, str):  # a folder asked for without its slash
-                    self._send(HTTPStatus.MOVED_PERMANENTLY, b"", "text/plain", body,
-                               {"Location": found})
-                    return
-                if found is not None:
-                    name = found.name
-                    data = read_file(found, root, SERVE_LIMIT)
-            except FileRefused as exc:  # said to the browser and the log, never a traceback
-                self.log_message("refused %s: %s", raw, exc.reason)
-                self._send(HTTPStatus.FORBIDDEN, f"acap serve: {raw} is not served: "
-                           f"{exc.reason}\n".encode(), "text/plain; charset=utf-8", body)
-                return
-            except OSError:
-                data = None  # gone, or a file where a folder should be: not found
-            if data is None:
-                self._not_found(root, body)
-                return
-            etag = strong_etag(data)
-            headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
-            if not_modified(self.headers.get("If-None-Match"), etag):
-                self._send(HTTPStatus.NOT_MODIFIED, b"", "", body, headers)
-                return
-            self._send(HTTPStatus.OK, data, content_type(name), body, headers)
+            if found is not None:
+                name = found.name
+                data = read_file(found, root, SERVE_LIMIT)
+        except FileRefused as exc:  # said to the browser and the log, never a traceback
+            self.log_message("refused %s: %s", raw, exc.reason)
+            self._send(HTTPStatus.FORBIDDEN, f"acap serve: {raw} is not served: "
+                       f"{exc.reason}\n".encode(), "text/plain; charset=utf-8", body)
+            return
+        except OSError:
+            data = None  # gone, or a file where a folder should be: not found
+        if data is None:
+            self._not_found(root, body)
+            return
+        etag = strong_etag(data)
+        headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
+        if not_modified(self.headers.get("If-None-Match"), etag):
+            self._send(HTTPStatus.NOT_MODIFIED, b"", "", body, headers)
+            return
+        self._send(HTTPStatus.OK, data, content_type(name), body, headers)
 
-        def _not_found(self, root: Root, body: bool) -> None:
-            try:
-                page: bytes | None = read_file(root.folder / "404.html", root, SERVE_LIMIT)
-            except (FileRefused, OSError):
-                page = None
-            self._send(HTTPStatus.NOT_FOUND, page or b"404 Not Found\n",
-                       "text/html; charset=utf-8" if page else "text/plain", body)
-
-    return Handler
+    def _not_found(self, root: Root, body: bool) -> None:
+        try:
+            page: bytes | None = read_file(root.folder / "404.html", root, SERVE_LIMIT)
+        except (FileRefused, OSError):
+            page = None
+        self._send(HTTPStatus.NOT_FOUND, page or b"404 Not Found\n",
+                   "text/html; charset=utf-8" if page else "text/plain", body)
 
 
 def watched_files(config: Path) -> dict[Path, tuple[int, int, int]]:
@@ -378,7 +386,8 @@ def start_preview(site_dir: Path, *, bind: str = DEFAULT_BIND, port: int = DEFAU
         OSError: the address is in use or cannot be bound.
     """
     server = PreviewServer(site_dir.absolute(), bind, port, _default_host(site_dir))
-    httpd = ThreadingHTTPServer((bind, port), _make_handler(server, log))
+    httpd = ThreadingHTTPServer((bind, port),
+                                partial(_PreviewHandler, preview=server, log=log))
     httpd.daemon_threads = True
     server._httpd = httpd
     server.port = int(httpd.server_address[1])

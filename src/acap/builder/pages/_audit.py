@@ -12,6 +12,7 @@ every page is parsed after rendering (with the standard library's
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from html.parser import HTMLParser
 from typing import NamedTuple
 from urllib.parse import urlsplit
@@ -82,37 +83,50 @@ class _Scan(HTMLParser):
         if "style" in a:
             self._problem(f"<{tag}> has a style= attribute, which the page's "
                           "Content-Security-Policy blocks: put the rule in page.css")
-        if tag == "script":
-            # One finding per script element: a script is refused whatever it loads, so
-            # its src is named here rather than again as a file from another origin, and
-            # only a data block's text is checked as JSON.
-            self._data_block = a.get("type", "").strip().lower() == "application/ld+json" \
-                and "src" not in a
-            if not self._data_block:
-                what = f"<script src=\"{a['src']}\">" if "src" in a else "a <script> element"
-                self._problem(f"{what}: the page runs no script (only "
-                              "type=\"application/ld+json\" data is allowed)")
-            self._in, self._buf, self._script_line = "script", [], self.getpos()[0]
-        elif tag == "style":
-            self._in, self._buf = "style", []
-        elif tag == "form":
-            self._problem("a <form>: the page takes nothing from the person (no query, "
-                          "no input); give the phone, email or address instead")
-        elif tag == "base":
-            self._problem("a <base> element changes where links go; remove it")
-        elif tag == "meta":
-            equiv = a.get("http-equiv", "").lower()
-            if equiv == "content-security-policy":
-                self.csp = a.get("content", "")
-            elif equiv in ("refresh", "set-cookie"):
-                self._problem(f"<meta http-equiv=\"{equiv}\">: remove it")
-            if a.get("name", "").lower() == "referrer":
-                self.referrer = a.get("content", "")
-        elif tag == "link":
-            rels = set(a.get("rel", "").lower().split())
-            if rels & _FETCHING_RELS and self._offsite(a.get("href", "")):
-                self._problem(f"<link rel=\"{a.get('rel')}\"> loads {a.get('href')} from "
-                              "another origin: serve it from this site, or remove it")
+        element = _ELEMENTS.get(tag)
+        if element is not None:
+            element(self, a)
+        self._fetched_urls(tag, a)
+
+    def _script(self, a: dict[str, str]) -> None:
+        # One finding per script element: a script is refused whatever it loads, so
+        # its src is named here rather than again as a file from another origin, and
+        # only a data block's text is checked as JSON.
+        self._data_block = a.get("type", "").strip().lower() == "application/ld+json" \
+            and "src" not in a
+        if not self._data_block:
+            what = f"<script src=\"{a['src']}\">" if "src" in a else "a <script> element"
+            self._problem(f"{what}: the page runs no script (only "
+                          "type=\"application/ld+json\" data is allowed)")
+        self._in, self._buf, self._script_line = "script", [], self.getpos()[0]
+
+    def _style(self, a: dict[str, str]) -> None:
+        self._in, self._buf = "style", []
+
+    def _form(self, a: dict[str, str]) -> None:
+        self._problem("a <form>: the page takes nothing from the person (no query, "
+                      "no input); give the phone, email or address instead")
+
+    def _base(self, a: dict[str, str]) -> None:
+        self._problem("a <base> element changes where links go; remove it")
+
+    def _meta(self, a: dict[str, str]) -> None:
+        equiv = a.get("http-equiv", "").lower()
+        if equiv == "content-security-policy":
+            self.csp = a.get("content", "")
+        elif equiv in ("refresh", "set-cookie"):
+            self._problem(f"<meta http-equiv=\"{equiv}\">: remove it")
+        if a.get("name", "").lower() == "referrer":
+            self.referrer = a.get("content", "")
+
+    def _link(self, a: dict[str, str]) -> None:
+        rels = set(a.get("rel", "").lower().split())
+        if rels & _FETCHING_RELS and self._offsite(a.get("href", "")):
+            self._problem(f"<link rel=\"{a.get('rel')}\"> loads {a.get('href')} from "
+                          "another origin: serve it from this site, or remove it")
+
+    def _fetched_urls(self, tag: str, a: dict[str, str]) -> None:
+        """A problem for each URL the element loads (``_FETCHING``) from another origin."""
         for attr in _FETCHING.get(tag, ()):
             value = a.get(attr)
             if not value:
@@ -147,6 +161,13 @@ class _Scan(HTMLParser):
             except ValueError:
                 self.problems.append(Problem(self._script_line,
                                              "the JSON-LD is not valid JSON"))
+
+
+#: What each element with a rule of its own is checked for (its attributes, lower-cased).
+_ELEMENTS: dict[str, Callable[[_Scan, dict[str, str]], None]] = {
+    "script": _Scan._script, "style": _Scan._style, "form": _Scan._form,
+    "base": _Scan._base, "meta": _Scan._meta, "link": _Scan._link,
+}
 
 
 def audit(html: str, host: str) -> list[Problem]:

@@ -32,6 +32,8 @@ from acap.load import Root, load_text, read_file
 if TYPE_CHECKING:
     from markupsafe import Markup
 
+    from acap.load import Loaded
+
 #: The words file every other one is checked against.
 REFERENCE = "en"
 #: Placeholders a words text may use.
@@ -131,51 +133,64 @@ def parse_words(tag: str, text: str, file: str, reference: Mapping[str, str] | N
         _parsed[key] = out
         return out
     for name, value in data.items():
-        if not isinstance(value, str):
-            out.findings.append(Finding("PAGE-WORDS", "error", f"'{name}' must be text",
-                                        loaded.location("/" + name), "write the text"))
-            continue
-        try:
-            fields = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(value)
-                      if f is not None]
-            used = {f for f, _, _ in fields}
-            # Only a plain {operator}: a format spec ({operator:>300000000}) would widen
-            # the text without bound, a conversion ({operator!r}) shows Python's quoting.
-            for f, spec, conv in fields:
-                if spec or conv:
-                    plain = f"{{{f}}}"
-                    written = f"{{{f}{'!' + conv if conv else ''}{':' + spec if spec else ''}}}"
-                    out.findings.append(Finding(
-                        "PAGE-WORDS", "error", f"'{name}' writes {written[:40]}: a "
-                        "placeholder takes no format or conversion", loaded.location("/" + name),
-                        f"write just {plain[:40]}"))
-        except ValueError as exc:
-            used, bad = set(), str(exc)
-            out.findings.append(Finding("PAGE-WORDS", "error", f"'{name}': {bad}",
-                                        loaded.location("/" + name),
-                                        "write { and } only around operator: {operator}"))
-        for ph in sorted(used - PLACEHOLDERS):
-            out.findings.append(Finding(
-                "PAGE-WORDS", "error", f"'{name}' uses {{{ph}}}, which acap does not fill in",
-                loaded.location("/" + name), "the only placeholder is {operator}"))
+        out.findings += [Finding("PAGE-WORDS", "error", message, loaded.location("/" + name), fix)
+                         for message, fix in _text_problems(name, value)]
     if reference is not None:
-        for name in reference:
-            if name not in data and name not in AGENT_KEYS:
-                out.findings.append(Finding(
-                    "PAGE-WORDS", "error", f"{file} has no '{name}'", Location(file, 1, 1),
-                    f"add {name}: with the text of words/en.yaml's {name}, translated"))
-        for name in data:
-            if name not in reference:
-                import difflib  # only for a did-you-mean: not at start-up
-
-                near = difflib.get_close_matches(name, list(reference), n=1, cutoff=0.6)
-                out.findings.append(Finding(
-                    "PAGE-WORDS", "error", f"unknown key '{name}' in {file}",
-                    loaded.location("/" + name, key=True),
-                    f"did you mean '{near[0]}'?" if near else "remove it"))
+        out.findings += _key_problems(data, reference, file, loaded)
     if not any(f.level == "error" for f in out.findings):
         out.words = Words(tag, {k: v for k, v in data.items() if isinstance(v, str)}, file)
     _parsed[key] = out
+    return out
+
+
+def _text_problems(name: str, value: object) -> list[tuple[str, str]]:
+    """``(problem, fix)`` for each thing wrong with one words entry ``name: value``: not
+    text, a brace Python's formatter cannot read, a placeholder with a format spec or
+    a conversion, or a placeholder acap does not fill in (:data:`PLACEHOLDERS`)."""
+    if not isinstance(value, str):
+        return [(f"'{name}' must be text", "write the text")]
+    out: list[tuple[str, str]] = []
+    try:
+        fields = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(value)
+                  if f is not None]
+        used = {f for f, _, _ in fields}
+        # Only a plain {operator}: a format spec ({operator:>300000000}) would widen
+        # the text without bound, a conversion ({operator!r}) shows Python's quoting.
+        for f, spec, conv in fields:
+            if spec or conv:
+                plain = f"{{{f}}}"
+                written = f"{{{f}{'!' + conv if conv else ''}{':' + spec if spec else ''}}}"
+                out.append((f"'{name}' writes {written[:40]}: a placeholder takes no format "
+                            "or conversion", f"write just {plain[:40]}"))
+    except ValueError as exc:
+        used, bad = set(), str(exc)
+        out.append((f"'{name}': {bad}", "write { and } only around operator: {operator}"))
+    for ph in sorted(used - PLACEHOLDERS):
+        out.append((f"'{name}' uses {{{ph}}}, which acap does not fill in",
+                    "the only placeholder is {operator}"))
+    return out
+
+
+def _key_problems(data: Mapping[str, object], reference: Mapping[str, str], file: str,
+                  loaded: Loaded) -> list[Finding]:
+    """The ``PAGE-WORDS`` errors of a translation's keys against English's
+    (``reference``): a key it lacks (the agent's own keys, :data:`AGENT_KEYS`, may be
+    left out) and a key English does not have, with a did-you-mean."""
+    out: list[Finding] = []
+    for name in reference:
+        if name not in data and name not in AGENT_KEYS:
+            out.append(Finding(
+                "PAGE-WORDS", "error", f"{file} has no '{name}'", Location(file, 1, 1),
+                f"add {name}: with the text of words/en.yaml's {name}, translated"))
+    for name in data:
+        if name not in reference:
+            import difflib  # only for a did-you-mean: not at start-up
+
+            near = difflib.get_close_matches(name, list(reference), n=1, cutoff=0.6)
+            out.append(Finding(
+                "PAGE-WORDS", "error", f"unknown key '{name}' in {file}",
+                loaded.location("/" + name, key=True),
+                f"did you mean '{near[0]}'?" if near else "remove it"))
     return out
 
 

@@ -309,6 +309,12 @@ def _http_problems(ex: Example, text: str, source: str, card: Any) -> Iterator[F
         yield _finding(ex, f"the body is not JSON: {exc.msg}",
                        Location(source, blank + 1 + exc.lineno, exc.colno), fix)
         return
+    yield from _jsonrpc_problems(ex, doc, fix)
+
+
+def _jsonrpc_problems(ex: Example, doc: _Doc, fix: str) -> Iterator[Finding]:
+    """What makes the body ``doc`` of a request example not an A2A ``SendMessage``
+    JSON-RPC 2.0 request with a user's text message (A2A §9)."""
     body = doc.data
     if not isinstance(body, dict):
         yield _finding(ex, "the body is not a JSON-RPC request object", doc.at(""), fix)

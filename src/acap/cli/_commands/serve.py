@@ -44,15 +44,7 @@ def serve(config: Path, site_dir: Path | None, bind: str, port: int, build_first
 
     site = site_dir if site_dir is not None else config.parent / "site"
     if port:  # a port in use fails now, not after a build
-        try:
-            socket.create_server((bind, port)).close()
-        except OSError as exc:
-            import os  # start-up: only to word a port that cannot be used
-
-            why = os.strerror(exc.errno) if exc.errno else str(exc)
-            click.echo(f"cannot listen on {bind}:{port}: {why} "
-                       "(use --port to pick another, or --port 0 for a free one)", err=True)
-            sys.exit(1)
+        _exit_if_port_taken(bind, port)
 
     def rebuild() -> bool:
         result = build(BuildOptions(config=config, site_dir=site_dir))
@@ -64,15 +56,7 @@ def serve(config: Path, site_dir: Path | None, bind: str, port: int, build_first
         return result.written
 
     if build_first:
-        first = build(BuildOptions(config=config, site_dir=site_dir))
-        for note in first.notices:
-            click.echo(f"note: {note}", err=True)
-        if len(first.report):
-            click.echo(report_text(first.report), err=True)
-        if not first.written and not site.is_dir():
-            click.echo("nothing to serve: the build failed and there is no previous site/",
-                       err=True)
-            sys.exit(1)
+        _build_before_serving(config, site_dir, site)
     elif not site.is_dir():
         click.echo(f"nothing to serve: {site}/ does not exist (run acap build)", err=True)
         sys.exit(1)
@@ -94,3 +78,30 @@ def serve(config: Path, site_dir: Path | None, bind: str, port: int, build_first
         mark = "  (also at " + server.url() + ")" if host == server.default_host else ""
         click.echo(f"  {host:<28} {server.url(host)}{mark}")
     serve_forever(server)
+
+
+def _exit_if_port_taken(bind: str, port: int) -> None:
+    """Exit 1, saying why, when ``bind:port`` cannot be listened on."""
+    try:
+        socket.create_server((bind, port)).close()
+    except OSError as exc:
+        import os  # start-up: only to word a port that cannot be used
+
+        why = os.strerror(exc.errno) if exc.errno else str(exc)
+        click.echo(f"cannot listen on {bind}:{port}: {why} "
+                   "(use --port to pick another, or --port 0 for a free one)", err=True)
+        sys.exit(1)
+
+
+def _build_before_serving(config: Path, site_dir: Path | None, site: Path) -> None:
+    """The first build, its notes and report on stderr; exit 1 when it failed and there
+    is no previous ``site`` to serve instead."""
+    first = build(BuildOptions(config=config, site_dir=site_dir))
+    for note in first.notices:
+        click.echo(f"note: {note}", err=True)
+    if len(first.report):
+        click.echo(report_text(first.report), err=True)
+    if not first.written and not site.is_dir():
+        click.echo("nothing to serve: the build failed and there is no previous site/",
+                   err=True)
+        sys.exit(1)
