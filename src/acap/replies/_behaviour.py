@@ -219,14 +219,16 @@ def referral_gives_nothing(ctx: CheckContext, r: _Reply, rule: str) -> None:
     (:func:`acap.replies.reading_of`, :func:`acap.replies.find_leaks`: its words, data,
     metadata, ids, history, raw and file parts, folded and joined across events). With the
     operator's private values (operator.private.yaml), a value of this skill is an error
-    (its number alone a warning); without them, any amount of money is a warning that says
-    it is a guess (the words may name another sum). A part acap cannot read is a warning:
+    (its number alone a warning); any other amount of money, with them or without, is a
+    warning that says it is a guess (the words may name another sum). A part acap cannot read is a warning:
     it cannot tell what the part gives."""
     values = r.opts.private_values
     mine = [v for v in values if v.skill == r.skill.id]
     pe = r.skill.person_entry
     data = ctx.rf.data
-    for lk in find_leaks(reading_of(data, exempt=sdk_ids(data)), mine, any_amount=not values,
+    # every amount, with or without the private values: the probe judges so (one reply,
+    # one verdict); a value found is an error, another amount still a warning
+    for lk in find_leaks(reading_of(data, exempt=sdk_ids(data)), mine, any_amount=True,
                          locate=True):
         if lk.value is not None:
             what = "a value" if lk.level == "error" else "the number of a value"

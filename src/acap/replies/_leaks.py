@@ -621,7 +621,11 @@ def find_leaks(reading: Reading, values: Sequence[PrivateValue], *, any_amount: 
             judge.view(chunk)
     judge.source = ""
     for d in reading.amounts:
-        for a in _data_amounts(d):
+        found = _data_amounts(d)
+        # one number of data is one amount: where a reading of it (units, minor units) is a
+        # value given, the other is not another amount
+        given = [a for a in found if any(_same(a, b) for v in values for b in amounts(v.text))]
+        for a in given or found:
             judge.amount(a, d.pointer)
     if unsure:
         for text in _streams(reading, before)[1:3]:
@@ -650,8 +654,23 @@ def _whole_amounts(leaks: list[Leak]) -> list[Leak]:
 
     wholes = {bare(lk.shown) for lk in leaks if lk.kind == "amount"} | \
         {bare(lk.value.text) for lk in leaks if lk.kind == "value" and lk.value}
-    return [lk for lk in leaks if lk.kind != "amount" or not any(
-        s != bare(lk.shown) and bare(lk.shown) in s for s in wholes)]
+    kept: dict[str, Leak] = {}  # one amount, spelled two ways: named as the reply shows it
+    out = []
+    for lk in leaks:
+        if lk.kind != "amount":
+            out.append(lk)
+            continue
+        b = bare(lk.shown)
+        if any(s != b and b in s for s in wholes):
+            continue
+        if b not in kept:
+            out.append(lk)
+        elif len(lk.shown) > len(kept[b].shown):
+            out[out.index(kept[b])] = lk
+        else:
+            continue
+        kept[b] = lk
+    return out
 
 
 def _locate(reading: Reading, leak: Leak, values: Sequence[PrivateValue], any_amount: bool,
