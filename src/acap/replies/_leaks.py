@@ -524,10 +524,20 @@ class _Judge:
     def __post_init__(self) -> None:
         self.folded = {replace(v, text=fold(v.text)): v for v in self.values}
         self.source = ""
+        self.text = ""
+        #: the texts whose spelled-out numbers gave a value, and where each amount read from
+        #: words came from: another reading of the same words (1310095 of "13 hundred and
+        #: 95") is no other amount
+        self.valued: set[str] = set()
+        self.read_from: dict[tuple[str, str], str] = {}
         self.spelled = [(p, v) for v in self.values if not amounts(v.text)
                         for p in _spaced_patterns(v.text)]
 
     def add(self, leak: Leak) -> None:
+        if self.source and leak.kind == "value":
+            self.valued.add(self.source)
+        elif self.source and leak.kind == "amount":
+            self.read_from.setdefault(leak.key, self.source)
         old = self.found.get(leak.key)
         if old is None or (old.level == "warning" and leak.level == "error"):
             self.found[leak.key] = leak
@@ -553,7 +563,11 @@ class _Judge:
                               pointer=pointer))
                 return
         if self.any_amount:
-            shown = _words_of(a.text.strip(), self.source) if self.source else a.text.strip()
+            if self.source:
+                shown = _words_of(a.text.strip(), self.source[:4096])
+            else:  # the number words before a number (13 hundred and 95 pounds) are of it
+                around = self.text[max(0, a.start - 200):a.start + len(a.text) + 200]
+                shown = _words_of(a.text.strip(), around)
             self.add(Leak("amount", "error", "an amount of money", shown=shown,
                           pointer=pointer))
 
@@ -618,6 +632,7 @@ def find_leaks(reading: Reading, values: Sequence[PrivateValue], *, any_amount: 
                            "text: numbers spelled out past that are not read"))
             continue
         for chunk in _chunks(view):
+            judge.text = chunk
             judge.view(chunk)
     judge.source = ""
     for d in reading.amounts:
@@ -635,7 +650,8 @@ def find_leaks(reading: Reading, values: Sequence[PrivateValue], *, any_amount: 
             judge.numberish(fold(text))
     for pointer, why in reading.unreadable:
         judge.add(Leak("unreadable", "warning", why, pointer=pointer))
-    leaks = sorted(_whole_amounts(list(judge.found.values())),
+    leaks = sorted(_whole_amounts([lk for lk in judge.found.values()
+                                   if judge.read_from.get(lk.key) not in judge.valued]),
                    key=lambda lk: lk.level != "error")
     if locate:
         leaks = [lk if lk.pointer else replace(lk, pointer=_locate(reading, lk, values,
