@@ -78,7 +78,7 @@ _MARKS = re.compile(r"(?<![^\W\d_])[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d
 _RUN = re.compile(r"(?<![\d.,])\d{1,15}(?:,? (?:(?:and|und|et|e|y|i|en|og|och) )?\d{1,15})"
                   r"{1,7}(?![\d.,])")
 _TOKEN = re.compile(r"\S+")
-#: Text past which a judgement's spelled-number readers do not read (they cost about a
+#: Text of one view past which the spelled-number readers do not read (they cost about a
 #: microsecond a character): digits and amounts are still read whole, and what the readers
 #: did not read is said (an ``unreadable`` leak: a guard fails closed).
 _SPELLED_MAX = 256 * 1024
@@ -407,13 +407,15 @@ def _views(reading: Reading, before: tuple[str, str]) -> list[tuple[str, str]]:
     for v in base:
         if "<" in v and ">" in v:
             views.append(_TAG.sub("", v))
-    budget = _SPELLED_MAX
     derived: list[tuple[str, str]] = []
+    read: set[str] = set()
     for v in list(dict.fromkeys(views)):
-        if len(v) > budget:
-            derived.append((_TOO_LONG, ""))
-            break
-        budget -= len(v)
+        if v.strip() in read:  # the same words with a space more: read once
+            continue
+        read.add(v.strip())
+        if len(v) > _SPELLED_MAX:
+            derived.append((f"{_TOO_LONG} {len(v) // 1024}", ""))
+            v = v[:_SPELLED_MAX]
         for lang in READERS:
             s = spelled(v, lang)
             if s != v:
@@ -627,9 +629,10 @@ def find_leaks(reading: Reading, values: Sequence[PrivateValue], *, any_amount: 
     judge = _Judge(values, any_amount, {})
     for view, source in _views(reading, before):
         judge.source = source
-        if view == _TOO_LONG:
-            judge.add(Leak("unreadable", "warning", f"more than {_SPELLED_MAX // 1024} KiB of "
-                           "text: numbers spelled out past that are not read"))
+        if view.startswith(_TOO_LONG):
+            judge.add(Leak("unreadable", "warning", f"{view.split()[-1]} KiB of text: numbers "
+                           f"spelled out past its first {_SPELLED_MAX // 1024} KiB are not "
+                           "read"))
             continue
         for chunk in _chunks(view):
             judge.text = chunk
