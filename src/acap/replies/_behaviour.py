@@ -213,6 +213,11 @@ def referral_names_entry(ctx: CheckContext, r: _Reply, rule: str) -> None:
                 f"say where the person can do it: {pe}")
 
 
+#: Text of a reply ``acap check-reply`` judges for what it gives (as the egress guard's
+#: spelled-number readers read it): past it, said to be unread (a warning).
+CHECKED_CHARS = 256 * 1024
+
+
 def referral_gives_nothing(ctx: CheckContext, r: _Reply, rule: str) -> None:
     """OR-5.3 (information) or OR-5.7 (an action, ``rule``): a referral does not give what
     it refers. The whole reply is read as the egress guard and ``acap probe`` read it
@@ -228,8 +233,8 @@ def referral_gives_nothing(ctx: CheckContext, r: _Reply, rule: str) -> None:
     data = ctx.rf.data
     # every amount, with or without the private values: the probe judges so (one reply,
     # one verdict); a value found is an error, another amount still a warning
-    for lk in find_leaks(reading_of(data, exempt=sdk_ids(data)), mine, any_amount=True,
-                         locate=True):
+    reading = reading_of(data, exempt=sdk_ids(data)).first(CHECKED_CHARS)
+    for lk in find_leaks(reading, mine, any_amount=True, locate=True):
         if lk.value is not None:
             what = "a value" if lk.level == "error" else "the number of a value"
             ctx.add(rule, lk.level, f"the reply refers the person to {pe}, yet states {what} "

@@ -146,6 +146,18 @@ _LATIN_LOOKALIKES = str.maketrans(
 _DIGIT_LOOKALIKES = {"З": "3", "з": "3", "Ӡ": "3", "ӡ": "3", "Ʒ": "3", "ʒ": "3", "O": "0",
                      "o": "0", "l": "1", "I": "1", "|": "1", "ǀ": "1"}
 _LOOK = "".join(_DIGIT_LOOKALIKES)
+_LOOK_ONE = re.compile(f"[{re.escape(_LOOK)}]")
+
+
+def _digit_lookalike(m: re.Match[str], signs: str) -> str:
+    """The digit a look-alike letter stands for beside a digit (across one separator) or
+    after a currency sign; the letter itself elsewhere (one test per look-alike: linear)."""
+    s, i, ch = m.string, m.start(), m.group(0)
+    before, after = s[max(0, i - 2):i], s[i + 1:i + 3]
+    near = (before[-1:].isdigit() or (before[-1:] in ",." and before[:1].isdigit())
+            or (before[-1:] != "" and before[-1] in _SIGN_SET)
+            or after[:1].isdigit() or (after[:1] in ",." and after[1:2].isdigit()))
+    return _DIGIT_LOOKALIKES[ch] if near and signs else ch
 
 
 @cache
@@ -153,6 +165,9 @@ def _signs() -> str:
     """Every currency sign (Unicode category Sc), as a regular-expression class body."""
     return "".join(re.escape(chr(c)) for c in range(0x10000)
                    if unicodedata.category(chr(c)) == "Sc")
+
+
+_SIGN_SET = frozenset(c for c in map(chr, range(0x10000)) if unicodedata.category(c) == "Sc")
 
 
 @cache
@@ -196,10 +211,10 @@ def skeleton(text: str) -> str:
     numbers in scientific notation and Roman numerals of three letters or more as digits.
     Only separators and spaces are crossed, never a letter: ``open 9-13, 95 Main St``
     reads ``913,95``, no ``1395``."""
-    look, gap = _skeleton_patterns()
+    _, gap = _skeleton_patterns()
     text = _MARKUP.sub("", text).translate(_LATIN_LOOKALIKES)
     for _ in range(2):
-        text = look.sub(lambda m: _DIGIT_LOOKALIKES[m.group(0)], text)
+        text = _LOOK_ONE.sub(lambda m: _digit_lookalike(m, _signs()), text)
     text = gap.sub("", text)
     text = _SCIENTIFIC.sub(_scientific, text)
     return _ROMAN.sub(_roman, text)
@@ -577,14 +592,19 @@ class _Judge:
         """A currency beside words that look like numbers in a language acap does not read
         (``ettusen trehundranittiofem pund``): ``unsure`` (module docstring)."""
         tokens = _TOKEN.findall(text)
+        numberish: dict[int, bool] = {}  # each token looked at once: linear in the text
+
+        def looks(j: int) -> bool:
+            if j not in numberish:
+                numberish[j] = bool(_NUMBERISH.search(tokens[j]))
+            return numberish[j]
+
         for i, t in enumerate(tokens):
             core = t.strip(".,;:!?()[]{}\"'«»")
             if not (is_currency(core) or _MORE_CURRENCIES.match(core) or
                     any(unicodedata.category(c) == "Sc" for c in t)):
                 continue
-            near = [tokens[j] for j in range(max(0, i - 3), i + 4) if j != i and
-                    j < len(tokens)]
-            if any(_NUMBERISH.search(n) for n in near):
+            if any(looks(j) for j in range(max(0, i - 3), min(len(tokens), i + 4)) if j != i):
                 self.add(Leak("unsure", "warning", "a currency beside words that may be a "
                               "number in a language acap cannot read (a guess)", shown=core))
                 return

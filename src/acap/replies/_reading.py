@@ -140,6 +140,24 @@ class Reading:
         self.unreadable += other.unreadable
         self.chars += other.chars
 
+    def first(self, chars: int) -> Reading:
+        """This reading bounded to its first ``chars`` characters (``acap check-reply`` reads
+        no more than the readers read in time), what is past them said to be unreadable (a
+        guard of it fails closed); this reading itself when it is no longer."""
+        if self.chars <= chars:
+            return self
+        out = Reading(amounts=list(self.amounts), unreadable=list(self.unreadable))
+        for p in self.pieces:
+            room = chars - out.chars
+            if room <= 0:
+                break
+            out.pieces.append(Piece(p.text[:room], p.pointer, p.kind))
+            out.chars += min(room, len(p.text))
+        out.unreadable.append((out.pieces[-1].pointer if out.pieces else "",
+                               f"{self.chars // 1024} KiB of text: what is past the first "
+                               f"{chars // 1024} KiB is not read"))
+        return out
+
     def words(self) -> str:
         """What the reply says in words: its Parts' texts, joined by spaces."""
         return " ".join(p.text for p in self.pieces if p.kind == "text")

@@ -80,3 +80,17 @@ def test_a_public_answer_with_near_numbers_is_no_finding(example: Path) -> None:
     card, reply = _setup(example, "We are at 9-24, 50 Main St.")
     code, err = _check(card, reply, "--operator", str(example))
     assert code == 0 and "[OR-5.3]" not in err, err
+
+
+def test_a_reply_past_what_is_read_says_so(example: Path) -> None:
+    """F9: check-reply reads a reply's first 256 KiB for what it gives, as the egress
+    guard's readers do, and says the rest was not read (OR-5.3, a warning), in seconds."""
+    import time
+
+    card, reply = _setup(example, "one thousand and " * 60000)
+    start = time.monotonic()
+    code, err = _check(card, reply)
+    assert time.monotonic() - start < 15
+    assert code == 0, err
+    assert "996 KiB of text: what is past the first 256 KiB is not read" in err
+    assert "[OR-5.3]" in err
