@@ -225,8 +225,8 @@ def referral_gives_nothing(ctx: CheckContext, r: _Reply, rule: str) -> None:
     metadata, ids, history, raw and file parts, folded and joined across events). With the
     operator's private values (operator.private.yaml), a value of this skill is an error
     (its number alone a warning); any other amount of money, with them or without, is a
-    warning that says it is a guess (the words may name another sum). A part acap cannot read is a warning:
-    it cannot tell what the part gives."""
+    warning that says it is a guess (the words may name another sum). A part acap cannot
+    read is a warning: it cannot tell what the part gives."""
     values = r.opts.private_values
     mine = [v for v in values if v.skill == r.skill.id]
     pe = r.skill.person_entry
