@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 import acap
+from acap.cli._reporters import SIGNATURES_VERIFIED
 from acap.uris import EXTENSION_URI, RULES_PAGE, SPEC_BASE
 from support.paths import REPO
 
@@ -150,7 +151,7 @@ def test_the_installed_wheel_builds_the_readme_example_from_any_folder(fresh: Pa
     assert (tmp_path / "site" / "ask.example.com" / "talk" / "index.html").is_file()
     verified = _run(bin_dir / "acap", "verify", card, "--jwks",
                     card.parent / "jwks.json", cwd=tmp_path).stdout
-    assert verified.splitlines()[-1] == "verified"
+    assert verified.splitlines()[-1] == SIGNATURES_VERIFIED
     version = _run(bin_dir / "acap", "--version").stdout
     assert version.strip() == f"acap, version {acap.__version__}"
 

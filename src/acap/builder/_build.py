@@ -149,8 +149,7 @@ def assemble(options: BuildOptions, cfg: OperatorConfig | None = None) -> BuildC
         # Every finding of a run is reported: the requirement checks run on a file
         # with load or schema errors too (they read any shape, and leave out what
         # those errors already said); the card is built only when there is none.
-        _guarded(ctx, "the requirement checks",
-                 lambda c: c.report.extend(check_operator(c.cfg)))
+        _guarded(ctx, "the requirement checks", _requirement_checks)
         if options.pages:
             _guarded(ctx, "the page checks", _page_checks)
     if ctx.report.ok:
@@ -292,6 +291,14 @@ def build(options: BuildOptions) -> BuildResult:
     overlay = {h: h in configured and cfg.overlay(h) for h in ctx.files.hosts()}
     return BuildResult(ctx.report, ctx.files, site_dir, ctx.card, ctx.notices, written,
                        card_url, options.strict, overlay, servers)
+
+
+def _requirement_checks(ctx: BuildContext) -> None:
+    """Every requirement check of operator.yaml, skill text read for OR-3.9 as
+    ``acap check-reply`` reads a reply (one verdict on one text)."""
+    from acap.replies import ReplyReading  # start-up: the spelled-number readers load here
+
+    ctx.report.extend(check_operator(ctx.cfg, ReplyReading()))
 
 
 def check_operator_file(path: str | Path, *, raw: bytes | None = None,

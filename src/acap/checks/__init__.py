@@ -34,8 +34,10 @@ if TYPE_CHECKING:
     from acap.checks._money import Amount as Amount
     from acap.checks._money import amounts as amounts
     from acap.checks._money import same_amount as same_amount
+    from acap.checks._on_request_values import DIGITS as DIGITS
     from acap.checks._on_request_values import PrivateValue as PrivateValue
     from acap.checks._on_request_values import PrivateValues as PrivateValues
+    from acap.checks._on_request_values import TextReading as TextReading
     from acap.checks._on_request_values import find_private_values as find_private_values
     from acap.checks._on_request_values import load_private_values as load_private_values
     from acap.checks._on_request_values import read_private_values as read_private_values

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from acap.checks._on_request_values import DIGITS, TextReading
 from acap.checks._run import CARD_SKIPS, card_findings
 from acap.findings import Finding, Location, Report, Result
 from acap.load import (
@@ -59,7 +60,8 @@ def _card_url_for_path(path: str) -> str | None:
 
 
 def check_card(source: Any, *, url: str | None = None, timeout: float = DEFAULT_TIMEOUT,
-               max_bytes: int = DEFAULT_MAX_BYTES, allow_private: bool = False) -> CardCheck:
+               max_bytes: int = DEFAULT_MAX_BYTES, allow_private: bool = False,
+               reading: TextReading = DIGITS) -> CardCheck:
     """Read and check one card.
 
     Args:
@@ -72,16 +74,21 @@ def check_card(source: Any, *, url: str | None = None, timeout: float = DEFAULT_
         max_bytes: size limit.
         allow_private: a URL may lead to a private or loopback address (tests, previews;
             ``--allow-private``).
+        reading: how skill text is read for OR-3.9
+            (:class:`~acap.checks._on_request_values.TextReading`; ``acap check`` passes
+            :class:`acap.replies.ReplyReading`, the reading of ``acap check-reply``).
 
     Returns:
         A :class:`CardCheck`. Never raises for bad input.
     """
     return check_card_file(document_from(source, CARD, max_bytes=max_bytes, timeout=timeout,
-                                         allow_private=allow_private), url=url)
+                                         allow_private=allow_private), url=url,
+                           reading=reading)
 
 
 def check_card_file(cf: JsonDocument, *, url: str | None = None,
-                    signatures_checked: bool = False) -> CardCheck:
+                    signatures_checked: bool = False,
+                    reading: TextReading = DIGITS) -> CardCheck:
     """Check a card already read (from :func:`acap.load._document.read_card`, or fetched by
     ``acap check --live``); see :func:`check_card` for ``url`` and the result.
     ``signatures_checked``: the caller judges the signatures itself (``--live``), so
@@ -97,7 +104,7 @@ def check_card_file(cf: JsonDocument, *, url: str | None = None,
     not_judged: list[tuple[str, str]] = []
     try:
         result.report.extend(card_findings(cf.data, cf.source, lambda p, _k: cf.at(p),
-                                           result.url, not_judged))
+                                           result.url, not_judged, reading))
     except Exception as exc:  # a fault of acap, never of the card: report it, don't crash
         result.report.add(Finding("ACAP-BUG", "error", f"a check failed on this card: "
                                   f"{type(exc).__name__}: {exc}", Location(source),

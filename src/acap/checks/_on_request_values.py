@@ -35,11 +35,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from acap import schemas
 from acap.checks._facts import KINDS, Subject
@@ -335,11 +335,43 @@ def find_private_values(text: str, values: Iterable[PrivateValue]
                 break
 
 
-def skill_text(sub: Subject, values: list[PrivateValue]) -> Iterator[Finding]:
-    """OR-3.9: no private value in the text of any skill."""
+class TextReading(Protocol):
+    """How OR-3.9 reads a text: the one reading ``acap check-reply`` makes of a reply
+    (:class:`acap.replies.ReplyReading`: folded spellings, numbers spelled out in words,
+    ``1.395e3 GBP``), passed down by the stages above (``acap build``, ``acap check``),
+    which may import :mod:`acap.replies`; :data:`DIGITS` (digits only) where none is."""
+
+    def values(self, text: str,
+               values: Sequence[PrivateValue]) -> list[tuple[PrivateValue, Level]]:
+        """The private values ``text`` gives: ``(value, "error")`` for the value,
+        ``(value, "warning")`` for its number alone."""
+
+    def amounts(self, text: str) -> list[str]:
+        """Each amount of money ``text`` holds, as written there."""
+
+
+class _Digits:
+    """:class:`TextReading` of amounts written with digits (:func:`find_private_values`,
+    :func:`acap.checks.amounts`)."""
+
+    def values(self, text: str,
+               values: Sequence[PrivateValue]) -> list[tuple[PrivateValue, Level]]:
+        return list(find_private_values(text, list(values)))
+
+    def amounts(self, text: str) -> list[str]:
+        return [a.text.strip() for a in amounts(text)]
+
+
+#: The reading of digits only, where no stage above passes the reply reading.
+DIGITS: TextReading = _Digits()
+
+
+def skill_text(sub: Subject, values: list[PrivateValue],
+               reading: TextReading = DIGITS) -> Iterator[Finding]:
+    """OR-3.9: no private value in the text of any skill, read by ``reading``."""
     for s in sub.skills:
         for ptr, name, text in s.texts():
-            for v, level in find_private_values(text, values):
+            for v, level in reading.values(text, values):
                 what = "a value" if level == "error" else "the number of a value"
                 yield sub.finding("OR-3.9", level, f"the {name} of {s.label} contains {what} you "
                                   f"give on request ({v.ref})", ptr,
@@ -347,22 +379,24 @@ def skill_text(sub: Subject, values: list[PrivateValue]) -> Iterator[Finding]:
                                   "give it: remove it")
 
 
-def money_in_text(sub: Subject, skip: Iterable[str] = ()) -> Iterator[Finding]:
+def money_in_text(sub: Subject, skip: Iterable[str] = (),
+                  reading: TextReading = DIGITS) -> Iterator[Finding]:
     """OR-3.9 (heuristic, warning): an amount of money in an on-request skill's text.
 
     Args:
         sub: operator.yaml or a card.
         skip: pointers already reported as a private value (an error says more).
+        reading: how the text is read (:class:`TextReading`).
     """
     done = set(skip)
     for s in sub.on_request:
         for ptr, name, text in s.texts():
             if ptr in done:
                 continue
-            found = amounts(text)
+            found = reading.amounts(text)
             if not found:
                 continue
-            amount = found[0].text.strip()
+            amount = found[0]
             if sub.is_card:
                 yield sub.finding("OR-3.9", "warning", f"the {name} of on-request {s.label} "
                                   f"contains an amount of money ('{amount}'), published in "

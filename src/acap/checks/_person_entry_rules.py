@@ -62,9 +62,34 @@ def check(sub: Subject) -> Iterator[Finding]:
         if is_https(value) and not any(p.rule == "OR-3.4" and p.level == "error"
                                        for p in found):
             found += origin_problems(value, sub)
+        if not sub.is_card and not found and not is_https(value):
+            found += acts_undeclared(s.action, "personActs" in s.entry)
         for p in found:
             yield sub.finding(p.rule, p.level, f"personEntry of {s.label}: {p.message}", ptr,
                               p.hint)
+
+
+def acts_undeclared(action: bool | None, said: bool) -> list[Problem]:
+    """OR-3.4 (a guess, warning): a telephone personEntry on an action skill of
+    operator.yaml that does not say whether the person carries the action out themselves
+    (``personActs`` absent). The text asks an https address only of such an action
+    (OR-3.4, §6.1 action-referred); a referred action may as well be one a call to the
+    operator completes, so acap does not assume either and asks the operator to say.
+
+    Args:
+        action: the skill's ``action`` (``True``: it changes something).
+        said: the skill has a ``personActs`` key (true or false).
+
+    Returns:
+        One warning, or nothing.
+    """
+    if action is not True or said:
+        return []
+    return [Problem("OR-3.4", "warning", "a telephone number for an action, and personActs is "
+                    "not said: if the person must carry the action out themselves, personEntry "
+                    "must be an https address (a guess: acap cannot tell which it is)",
+                    "say personActs: false if a call to you completes it; else say personActs: "
+                    "true and give the https address of the page where the person does it")]
 
 
 def is_https(value: str) -> bool:

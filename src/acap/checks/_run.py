@@ -92,7 +92,9 @@ class OperatorCheck(Result):
     report: Report = field(default_factory=Report)
 
 
-def check_operator(cfg: OperatorConfig) -> list[Finding]:
+def check_operator(cfg: OperatorConfig,
+                   reading: on_request_values.TextReading = on_request_values.DIGITS,
+                   ) -> list[Finding]:
     """Every requirement check that operator.yaml allows, on any file whose top level
     is a mapping, with or without loading and schema errors.
 
@@ -107,6 +109,8 @@ def check_operator(cfg: OperatorConfig) -> list[Finding]:
 
     Args:
         cfg: a loaded operator.yaml (``cfg.findings`` may hold errors).
+        reading: how skill text is read for OR-3.9
+            (:class:`~acap.checks._on_request_values.TextReading`).
 
     Returns:
         Findings (errors and warnings), grouped by check; none for a file whose
@@ -117,21 +121,23 @@ def check_operator(cfg: OperatorConfig) -> list[Finding]:
     reported = reported_pointers(cfg)
     hidden = {f.location.pointer for f in cfg.findings if f.rule == "TEXT-INVISIBLE"}
     return one_finding_per_host([
-        f for f in _operator_checks(cfg)
+        f for f in _operator_checks(cfg, reading)
         if not (f.location.file == cfg.loaded.file and (
             f.location.pointer in reported
             or (f.rule.startswith("URL-") and f.location.pointer in hidden)))])
 
 
-def _operator_checks(cfg: OperatorConfig) -> list[Finding]:
+def _operator_checks(cfg: OperatorConfig,
+                     reading: on_request_values.TextReading) -> list[Finding]:
     sub = from_operator(cfg)
     private = on_request_values.load_private_values(cfg)
     out = _declaration(sub, declaration.operator_fields(sub))
     out += private.findings
-    leaks = list(on_request_values.skill_text(sub, private.values))
+    leaks = list(on_request_values.skill_text(sub, private.values, reading))
     out += leaks
     out += on_request_values.money_in_text(
-        sub, skip=[f.location.pointer or "" for f in leaks if f.level == "error"])
+        sub, skip=[f.location.pointer or "" for f in leaks if f.level == "error"],
+        reading=reading)
     out += agent_behaviour.assistant_access_accepts_assertion(sub)
     out += agent_behaviour.action_safeguards(sub)
     out += agent_behaviour.sign_in_is_a2a(sub)
@@ -176,7 +182,9 @@ def check_site(cfg: OperatorConfig, files: Iterable[tuple[str, bytes]]) -> list[
 
 def card_findings(card: dict[str, Any], file: str, locate: Locate,
                   card_url: str | None = None,
-                  not_judged: list[tuple[str, str]] | None = None) -> list[Finding]:
+                  not_judged: list[tuple[str, str]] | None = None,
+                  reading: on_request_values.TextReading = on_request_values.DIGITS,
+                  ) -> list[Finding]:
     """Every check a card allows without operator.yaml (see :data:`CARD_SKIPS`).
 
     Args:
@@ -186,6 +194,7 @@ def card_findings(card: dict[str, Any], file: str, locate: Locate,
         card_url: where the card is served, when known (CARD-URL, OR-3.4's origin guess).
         not_judged: a list to which ``(rule id, what)`` is added for each thing the
             checks could not judge (``not_judged`` of :class:`~acap.checks._facts.Subject`).
+        reading: how skill text is read for OR-3.9 (as :func:`check_operator`).
 
     Returns:
         Findings, grouped by check.
@@ -193,7 +202,7 @@ def card_findings(card: dict[str, Any], file: str, locate: Locate,
     sub = from_card(card, file, locate, card_url)
     out = list(a2a_structure.card_structure(sub, card))
     out += _declaration(sub, declaration.card_declaration(sub, card))
-    out += on_request_values.money_in_text(sub)
+    out += on_request_values.money_in_text(sub, reading=reading)
     out += agent_behaviour.sign_in_is_a2a(sub)
     out += agent_behaviour.staff_reachable(sub)
     out += url_fields.card_urls(sub, card)

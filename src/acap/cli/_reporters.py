@@ -282,6 +282,10 @@ def verdict(result: object, strict: bool = False) -> bool:
     return passed and not any(f.level in failing for f in findings_of(result))
 
 
+#: What ``acap verify`` says of a card whose signatures verify: what it judged, and only
+#: that (the extension's requirements, OR-3.x, are judged by ``acap check``).
+SIGNATURES_VERIFIED = "signatures verified (the card's content is judged by acap check)"
+
 #: The version of the JSON document's shape (``formatVersion``): raised when a member is
 #: removed or changes meaning; members may be added within a version. Described by
 #: ``acap/schemas/acap-output.schema.json``.
@@ -590,8 +594,8 @@ class TextReporter(Reporter):
         self.findings(result.report)
         unchecked = bool(result.signatures) and all(not s.checked for s in result.signatures)
         wrong = [str(s.index) for s in result.signatures if s.checked and not s.valid]
-        if result.ok:
-            self.out("verified")
+        if result.ok:  # the signatures only: the card's content is acap check's (trial 3 F8)
+            self.out(SIGNATURES_VERIFIED)
         elif unchecked:
             self.out("NOT verified: the signatures could not be checked (keys unavailable)")
         elif wrong and any(s.valid for s in result.signatures):

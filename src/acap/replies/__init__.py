@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from acap.replies._leaks import find_leaks as find_leaks
     from acap.replies._leaks import fold as fold
     from acap.replies._leaks import may_continue as may_continue
+    from acap.replies._published import ReplyReading as ReplyReading
     from acap.replies._reading import Piece as Piece
     from acap.replies._reading import Reading as Reading
     from acap.replies._reading import reading_of as reading_of

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from acap.card import KeyLookup, Signer, Verification, Verifier, build_card, verify_card
 from acap.cli import report_text
+from acap.cli._reporters import SIGNATURES_VERIFIED
 from acap.keys import SigningKey, b64url, b64url_decode, jwks
 from acap.load import load_operator
 from support.cards import (
@@ -131,7 +132,7 @@ def test_built_card_verifies_with_acap_verify(example: Path, alg: str) -> None:
     out = acap("verify", str(card_path))
     assert out.exit_code == 0
     assert out.stdout.splitlines()[0] == f"signature 0: kid chapel-1, alg {alg}: valid"
-    assert out.stdout.splitlines()[-1] == "verified"
+    assert out.stdout.splitlines()[-1] == SIGNATURES_VERIFIED
 
 
 # -- any change breaks it -----------------------------------------------------------------------
@@ -258,7 +259,7 @@ def test_field_outside_a2a_is_reported_with_its_line(tmp_path: Path) -> None:
     assert out.exit_code == 0
     assert f"{path}:{line}:16: warning: skills[1].price is not an A2A 1.0 field" in out.stderr
     assert "[A2A-UNKNOWN-FIELD]" in out.stderr
-    assert out.stdout.splitlines()[-1] == "verified"
+    assert out.stdout.splitlines()[-1] == SIGNATURES_VERIFIED
 
 
 def test_top_level_field_outside_a2a_is_reported(tmp_path: Path) -> None:

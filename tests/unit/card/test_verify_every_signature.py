@@ -18,6 +18,7 @@ import pytest
 
 from acap.card import Signer, build_card, verify_card
 from acap.cli import report_text
+from acap.cli._reporters import SIGNATURES_VERIFIED
 from acap.keys import SigningKey
 from acap.load import load_operator
 from support.cards import acap, new_private
@@ -71,7 +72,7 @@ def test_one_valid_one_invalid_is_verified_with_a_warning(
     assert f.location.line == _line(path, 1)
     out = acap("verify", str(path), "--jwks", str(given))
     assert out.exit_code == 0
-    assert out.stdout.splitlines()[-1] == "verified"
+    assert out.stdout.splitlines()[-1] == SIGNATURES_VERIFIED
 
 
 def test_the_a1_placeholder_beside_a2a_sdks_own_signature_verifies(tmp_path: Path) -> None:
@@ -115,7 +116,7 @@ def test_one_valid_one_unchecked_is_verified_with_a_warning(
                          f"with kid 'chapel-2' in {given}")
     out = acap("verify", str(path), "--jwks", str(given))
     assert out.exit_code == 0
-    assert out.stdout.splitlines()[-1] == "verified"
+    assert out.stdout.splitlines()[-1] == SIGNATURES_VERIFIED
 
 
 def test_two_valid_signatures_verify(tmp_path: Path, keys: tuple[SigningKey, SigningKey]) -> None:

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 import pytest
 
 from acap.card import Signer, Verifier, build_card, read_away_from_home, verify_card
+from acap.cli._reporters import SIGNATURES_VERIFIED
 from acap.keys import SigningKey, jwks
 from acap.load import load_operator
 from support.cards import acap, new_private
@@ -72,7 +73,7 @@ def test_verify_of_a_locally_served_card_names_connect_to_and_it_works(agent: Se
     # followed as printed, it reads the card and its jku from this server, and verifies
     done = acap("verify", *wanted)
     assert done.exit_code == 0, done.stdout + done.stderr
-    assert done.stdout.splitlines()[-1] == "verified"
+    assert done.stdout.splitlines()[-1] == SIGNATURES_VERIFIED
     assert agent.requests[1:] == [CARD_PATH, "/.well-known/jwks.json"]
     assert "[SIG-" not in done.stderr
 

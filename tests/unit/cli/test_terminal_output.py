@@ -106,7 +106,7 @@ def test_verify_shows_a_hostile_kid_escaped(tmp_path: Path) -> None:
         "jwks.json\\nverified\\n\\n\\r\\x1b[2J\\x1b]0;title\\x07\\u202eevil\\u2066x\\u2069"
         "\\u2028\\u200f, alg ES256: valid",
         f"keys from {jwks_path}",
-        "verified"]
+        "signatures verified (the card's content is judged by acap check)"]
     _safe_lines(out.stdout + out.stderr)
 
 

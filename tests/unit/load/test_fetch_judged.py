@@ -16,6 +16,7 @@ import pytest
 
 from acap.card import Signer, build_card, verify_card
 from acap.checks import check_card
+from acap.cli._reporters import SIGNATURES_VERIFIED
 from acap.errors import FetchError
 from acap.keys import SigningKey, jwks
 from acap.load import fetch, load_operator
@@ -207,4 +208,4 @@ def test_allow_private_on_the_commands(trusted: LocalCA, key: SigningKey) -> Non
     assert refused.exit_code == 1
     assert "--allow-private exists only for checking your own test server" in refused.stderr
     assert allowed.exit_code == 0, allowed.output
-    assert allowed.stdout.splitlines()[-1] == "verified"
+    assert allowed.stdout.splitlines()[-1] == SIGNATURES_VERIFIED

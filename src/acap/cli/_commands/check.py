@@ -64,19 +64,24 @@ def check(cards: tuple[str, ...], url: str | None, strict: bool, fmt: str, timeo
                       allow_private=allow_private)
         # The content check reads the very bytes the live check fetched.
         # The live check judges the signatures (its report says when it could not).
+        from acap.replies import ReplyReading  # OR-3.9 reads skill text as check-reply does
+
         result = check_card_file(lr.file or JsonDocument(card, findings=list(lr.report.errors)),
-                                 url=url or card, signatures_checked=True)
+                                 url=url or card, signatures_checked=True,
+                                 reading=ReplyReading())
         reporter(fmt, strict).card_check(result, lr)
         sys.exit(0 if result.passes(strict) and lr.ok and lr.report.passes(strict) else 1)
     if cards.count("-") > 1:
         raise click.UsageError("give - (standard input) once")
     # start-up: the builder (which an operator file's check is) only for an operator file
     from acap.builder import check_operator_file
+    from acap.replies import ReplyReading  # OR-3.9 reads skill text as check-reply does
 
     results: list[CardCheck | OperatorCheck] = [
         _from_stdin(url) if c == "-" else
         check_operator_file(c) if _is_operator_file(c) else
-        check_card(c, url=url, timeout=timeout, allow_private=allow_private) for c in cards]
+        check_card(c, url=url, timeout=timeout, allow_private=allow_private,
+                   reading=ReplyReading()) for c in cards]
     reporter(fmt, strict).checks(results)
     sys.exit(0 if all(r.passes(strict) for r in results) else 1)
 
@@ -109,7 +114,9 @@ def _from_stdin(url: str | None) -> CardCheck | OperatorCheck:
                                         "is this the right input?"))
         else:
             parse_document(doc)
-        return check_card_file(doc, url=url)
+        from acap.replies import ReplyReading  # OR-3.9 reads skill text as check-reply does
+
+        return check_card_file(doc, url=url, reading=ReplyReading())
     # start-up: the builder (which an operator file's check is) only for an operator file
     from acap.builder import check_operator_file
 
