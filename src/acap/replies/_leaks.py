@@ -528,7 +528,7 @@ def _words_of(found: str, source: str) -> str:
             while lo == i and hi + 1 < len(tokens) and _number_word(tokens[hi + 1]):
                 hi += 1
             if lo < i or hi > i:
-                return " ".join(tokens[lo:hi + 1])
+                return " ".join(tokens[lo:hi + 1]).strip(".,;:!?()\"'")
     return found
 
 

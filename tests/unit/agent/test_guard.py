@@ -20,8 +20,7 @@ from typing import Any
 
 import pytest
 from a2a.helpers import new_data_message, new_raw_message, new_text_message
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import EventQueue
+from a2a.server.agent_execution import RequestContext
 from a2a.types import (
     Artifact,
     Part,
@@ -47,27 +46,10 @@ from support.agents import (
     words_received,
     write_example,
 )
+from support.executors import REFERRAL, Make, Says
 
 PRICE = "£1,395"
 LEAKS = ("£1,395", "1,395", "1395", "1 395")
-REFERRAL = ("Example Memorial Chapel gives this information to the person who asks. "
-            "You can ask here: https://ask.example.com/talk")
-
-Make = Callable[[RequestContext], list[Any]]
-
-
-class Says(AgentExecutor):
-    """A developer's executor that sends what ``make`` makes of each request."""
-
-    def __init__(self, make: Make) -> None:
-        self.make = make
-
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        for event in self.make(context):
-            await event_queue.enqueue_event(event)
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError
 
 
 def _price_message(context: RequestContext) -> list[Any]:
@@ -625,7 +607,8 @@ def test_a_public_answer_with_amounts_in_data_and_split_numbers_goes_through(
 
 
 @pytest.mark.parametrize("reply, why", [
-    ({"parts": [{"text": "word " * (60 * 1024)}]}, "more than 256 KiB of text"),
+    ({"parts": [{"text": "word " * (60 * 1024)}]},
+     "300 KiB of text: numbers spelled out past its first 256 KiB"),
     ({"parts": [{"raw": "AAEC/w==", "mediaType": "application/octet-stream"}]},
      "raw bytes (application/octet-stream)"),
     ({"parts": [{"raw": "AAEC/w=="}]}, "raw bytes (no media type)"),

@@ -12,36 +12,17 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from a2a.helpers import new_raw_message, new_text_message
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import EventQueue
+from a2a.server.agent_execution import RequestContext
 from google.protobuf.json_format import MessageToDict
 
 from acap.agent import BuiltCard, OnRequestExecutor, create_app
 from support.agents import ask, build_example, sdk_client, serving, words_received
-
-REFERRAL = ("Example Memorial Chapel gives this information to the person who asks. "
-            "You can ask here: https://ask.example.com/talk")
-Make = Callable[[RequestContext], list[Any]]
-
-
-class Says(AgentExecutor):
-    """A developer's executor that sends what ``make`` makes of each request."""
-
-    def __init__(self, make: Make) -> None:
-        self.make = make
-
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        for event in self.make(context):
-            await event_queue.enqueue_event(event)
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError
+from support.executors import REFERRAL, Make, Says
 
 
 def _never(context: RequestContext) -> str | None:
