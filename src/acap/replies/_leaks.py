@@ -261,11 +261,12 @@ def cjk(text: str) -> str:
     (``千三百九十五ポンド`` reads ``1395 GBP``); ``text`` itself when it has none."""
     if text.isascii():
         return text
+    # a number apart from the words it is written into (no spaces in Japanese or Chinese)
     out = _CJK_RUN.sub(lambda m: m.group(0) if m.group(0).isdigit() else
-                       _cjk_number(m.group(0)), text)
+                       f" {_cjk_number(m.group(0))} ", text)
     for word, code in _CJK_CURRENCIES.items():
         out = out.replace(word, code)
-    return out
+    return re.sub(r"  +", " ", out) if out != text else text
 
 
 # -- spelled-out numbers -------------------------------------------------------------------
@@ -668,7 +669,7 @@ def find_leaks(reading: Reading, values: Sequence[PrivateValue], *, any_amount: 
     if unsure:
         for text in _streams(reading, before)[1:3]:
             judge.unsure(fold(text))
-    if unsure or any_amount:
+    if unsure or any_amount or values:  # anything kept: a guess is refused too
         for text in _streams(reading, before)[1:3]:
             judge.numberish(fold(text))
     for pointer, why in reading.unreadable:

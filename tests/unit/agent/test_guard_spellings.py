@@ -49,13 +49,14 @@ SPELLINGS = {
     "digits and words": "It costs 13 hundred and 95 pounds.",
     "words and digits": "It costs one thousand 3 hundred ninety five pounds.",
     "Japanese numerals": "千三百九十五ポンドです。",
+    "Japanese numerals in a sentence": "Opening 9-5. 火葬の費用は千三百九十五ポンドです。",
     "Chinese numerals": "一千三百九十五英镑",
     "scientific notation": "It costs 1.395e3 GBP.",
     "Roman numerals": "It costs MCCCXCV pounds.",
     "a spaced code": "Ask for Z X 7 7 8 1.",
 }
 #: Number words of a language acap reads none in, beside a currency: withheld for a caller
-#: not entitled to any amount (a guess, so not for a public skill's caller).
+#: not entitled (a guess: acap cannot tell them from the price).
 UNREAD = {"Swedish words": "Det kostar ettusen trehundranittiofem pund."}
 
 
@@ -120,18 +121,20 @@ def test_a_raw_json_part_is_read_as_json(config: Path, skill_of: Any) -> None:
     _assert_referred(_run(config, _json_raw, skill_of), '{"price": "\\u00a31,395"}')
 
 
-def test_number_words_acap_cannot_read_beside_a_currency_are_withheld(config: Path) -> None:
-    """Fail closed: an unrecognised question may not be given any amount, and acap cannot
-    tell that Swedish words are none."""
+@pytest.mark.parametrize("skill_of", [_public, _never], ids=["public skill", "unrecognised"])
+def test_number_words_acap_cannot_read_beside_a_currency_are_withheld(config: Path,
+                                                                      skill_of: Any) -> None:
+    """Fail closed: the caller may not have the price (nor, for an unrecognised question, any
+    amount), and acap cannot tell that Swedish number words are not it."""
     said = UNREAD["Swedish words"]
-    _assert_referred(_run(config, _says(said), _never, "Hello, tell me"), said)
+    _assert_referred(_run(config, _says(said), skill_of, "Hello, tell me"), said)
 
 
 @pytest.mark.parametrize("said", [
     "We are open 9-13, 95 Main St, Leeds.",
     "Open 9 to 5; call 01632 960 395.",
     "We have 3 chapels and 1 car park; parking is £2 an hour.",
-    "Det kostar ettusen trehundranittiofem pund.",  # a public skill may name amounts
+    "Vi har öppet 9-17, Storgatan 95.",  # Swedish with no currency beside it
 ])
 def test_a_public_answer_with_numbers_near_the_value_goes_through(config: Path,
                                                                   said: str) -> None:
