@@ -13,6 +13,15 @@ and joined in the order they were sent (a Part's text after another's, across Me
 status updates and Artifacts; and all the reply's words and data together), so that a
 value split across Parts or events is one text; with HTML tags left out too.
 
+**One number however it is written** (:func:`skeleton`, a further view of each text):
+Markdown marks and backslash escapes removed, spaces and line breaks inside a number
+removed (never across a letter), TR39 look-alikes folded (Cyrillic ``З`` for 3, ``l`` for
+1 beside a digit), scientific notation and Roman numerals as digits, CJK numerals and
+currency words read (:func:`cjk`); a code of a value (``ZX-7781``) is found with any
+separators between its characters. Where a currency stands beside words that look like
+numbers in a language acap does not read (Swedish, Finnish, Polish ...), and anything is
+kept from the caller, that is ``unsure`` (fail closed).
+
 **Spelled-out numbers** are made digits in Danish, Dutch, English, French, German, Italian,
 Portuguese and Spanish (the ``text2num`` library) and Catalan (:func:`_catalan`: acap ships
 Catalan words and ``text2num`` has none), and read like digits. A sequence of numbers that
