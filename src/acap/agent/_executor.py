@@ -35,6 +35,7 @@ and never sent (the SDK would put its text in the JSON-RPC error).
 from __future__ import annotations
 
 import logging
+import traceback
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -77,6 +78,17 @@ from acap.uris import EXTENSION_URI
 __all__ = ["NamedPerson", "OnRequestExecutor", "SkillOf", "to_sdk"]
 
 log = logging.getLogger("acap.agent")
+
+
+def _where(exc: BaseException) -> str:
+    """An exception as the operator's log names it: its type and the line that raised it,
+    never its text or a traceback's values (``ValueError("It costs £1,395")`` would put a
+    value given on request in the log, which the docs promise never holds one)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return type(exc).__name__
+    last = frames[-1]
+    return f"{type(exc).__name__} at {last.filename} line {last.lineno}, in {last.name}"
 
 #: Maps a request to the id of the skill it asks for, or ``None`` (no skill of the card).
 SkillOf = Callable[[RequestContext], "str | None"]
@@ -181,8 +193,9 @@ class OnRequestExecutor(AgentExecutor):
             return None
         try:
             sid = self.skill_of(context)
-        except Exception:
-            log.exception("acap.agent: skill_of failed; the question counts as unrecognised")
+        except Exception as exc:
+            log.error("acap.agent: skill_of failed (%s); the question counts as unrecognised",
+                      _where(exc))
             return None
         ids = {s.get("id") for s in self.built.card.get("skills") or ()
                if isinstance(s, Mapping)}
@@ -195,9 +208,9 @@ class OnRequestExecutor(AgentExecutor):
     def _named(self, context: RequestContext) -> bool:
         try:
             return self.for_named_person(context) is True
-        except Exception:
-            log.exception("acap.agent: for_named_person failed; the caller counts as acting "
-                          "for nobody (OR-5.4)")
+        except Exception as exc:
+            log.error("acap.agent: for_named_person failed (%s); the caller counts as acting "
+                      "for nobody (OR-5.4)", _where(exc))
             return False
 
     def _decide(self, skill_id: str, named: bool, requested: Any) -> Decision:
@@ -289,8 +302,9 @@ class OnRequestExecutor(AgentExecutor):
         try:
             await self.inner.execute(req.context, guard)
             await guard.flush()
-        except Exception:
-            log.exception("acap.agent: %s: the agent's executor failed", req.label)
+        except Exception as exc:
+            log.error("acap.agent: %s: the agent's executor failed (%s)", req.label,
+                      _where(exc))
             raise RuntimeError(_FAILED) from None
 
     def _ids(self, context: RequestContext) -> tuple[str, str]:
@@ -324,9 +338,9 @@ class OnRequestExecutor(AgentExecutor):
         collected = _Collect()
         try:
             await self.inner.execute(req.context, collected)
-        except Exception:
-            log.exception("acap.agent: %s: the agent's executor failed; the request is "
-                          "referred", req.label)
+        except Exception as exc:
+            log.error("acap.agent: %s: the agent's executor failed (%s); the request is "
+                      "referred", req.label, _where(exc))
             return None
         return collected
 

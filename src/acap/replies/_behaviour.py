@@ -213,21 +213,28 @@ def referral_names_entry(ctx: CheckContext, r: _Reply, rule: str) -> None:
                 f"say where the person can do it: {pe}")
 
 
+#: Text of a reply ``acap check-reply`` judges for what it gives (as the egress guard's
+#: spelled-number readers read it): past it, said to be unread (a warning).
+CHECKED_CHARS = 256 * 1024
+
+
 def referral_gives_nothing(ctx: CheckContext, r: _Reply, rule: str) -> None:
     """OR-5.3 (information) or OR-5.7 (an action, ``rule``): a referral does not give what
     it refers. The whole reply is read as the egress guard and ``acap probe`` read it
     (:func:`acap.replies.reading_of`, :func:`acap.replies.find_leaks`: its words, data,
     metadata, ids, history, raw and file parts, folded and joined across events). With the
     operator's private values (operator.private.yaml), a value of this skill is an error
-    (its number alone a warning); without them, any amount of money is a warning that says
-    it is a guess (the words may name another sum). A part acap cannot read is a warning:
-    it cannot tell what the part gives."""
+    (its number alone a warning); any other amount of money, with them or without, is a
+    warning that says it is a guess (the words may name another sum). A part acap cannot
+    read is a warning: it cannot tell what the part gives."""
     values = r.opts.private_values
     mine = [v for v in values if v.skill == r.skill.id]
     pe = r.skill.person_entry
     data = ctx.rf.data
-    for lk in find_leaks(reading_of(data, exempt=sdk_ids(data)), mine, any_amount=not values,
-                         locate=True):
+    # every amount, with or without the private values: the probe judges so (one reply,
+    # one verdict); a value found is an error, another amount still a warning
+    reading = reading_of(data, exempt=sdk_ids(data)).first(CHECKED_CHARS)
+    for lk in find_leaks(reading, mine, any_amount=True, locate=True):
         if lk.value is not None:
             what = "a value" if lk.level == "error" else "the number of a value"
             ctx.add(rule, lk.level, f"the reply refers the person to {pe}, yet states {what} "

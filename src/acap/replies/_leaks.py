@@ -13,6 +13,15 @@ and joined in the order they were sent (a Part's text after another's, across Me
 status updates and Artifacts; and all the reply's words and data together), so that a
 value split across Parts or events is one text; with HTML tags left out too.
 
+**One number however it is written** (:func:`skeleton`, a further view of each text):
+Markdown marks and backslash escapes removed, spaces and line breaks inside a number
+removed (never across a letter), TR39 look-alikes folded (Cyrillic ``З`` for 3, ``l`` for
+1 beside a digit), scientific notation and Roman numerals as digits, CJK numerals and
+currency words read (:func:`cjk`); a code of a value (``ZX-7781``) is found with any
+separators between its characters. Where a currency stands beside words that look like
+numbers in a language acap does not read (Swedish, Finnish, Polish ...), and anything is
+kept from the caller, that is ``unsure`` (fail closed).
+
 **Spelled-out numbers** are made digits in Danish, Dutch, English, French, German, Italian,
 Portuguese and Spanish (the ``text2num`` library) and Catalan (:func:`_catalan`: acap ships
 Catalan words and ``text2num`` has none), and read like digits. A sequence of numbers that
@@ -75,9 +84,10 @@ _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _TAG = re.compile(r"<[^<>]{0,1000}>")
 _MARKS = re.compile(r"(?<![^\W\d_])[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff"
                     r"\ufe20-\ufe2f]+")
-_RUN = re.compile(r"(?<![\d.,])\d{1,15}(?:,? \d{1,15}){1,7}(?![\d.,])")
+_RUN = re.compile(r"(?<![\d.,])\d{1,15}(?:,? (?:(?:and|und|et|e|y|i|en|og|och) )?\d{1,15})"
+                  r"{1,7}(?![\d.,])")
 _TOKEN = re.compile(r"\S+")
-#: Text past which a judgement's spelled-number readers do not read (they cost about a
+#: Text of one view past which the spelled-number readers do not read (they cost about a
 #: microsecond a character): digits and amounts are still read whole, and what the readers
 #: did not read is said (an ``unreadable`` leak: a guard fails closed).
 _SPELLED_MAX = 256 * 1024
@@ -130,6 +140,142 @@ def fold(text: str) -> str:
     text = _HEX_TOKEN.sub(_neutral, text)
     text = text.translate(_table())
     return _MARKS.sub("", text)
+
+
+# -- one number however it is written ------------------------------------------------------
+
+#: Look-alikes (Unicode TR39 confusables.txt, the entries whose skeleton is an ASCII Latin
+#: letter or digit, for the Cyrillic, Greek and Latin letters that pass for them; written
+#: here because no confusables library is installed and the whole table is thousands of
+#: pairs no reply about a price uses). Latin look-alikes are folded everywhere in the
+#: skeleton view; letters that pass for digits only beside a digit or a currency sign.
+_LATIN_LOOKALIKES = str.maketrans(
+    "АВЕЅІЈКМНОРСТХУаеіјосрхуѕԁԛԝΑΒΕΖΗΙΚΜΝΟΡΤΥΧαοορϲ",
+    "ABESIJKMHOPCTXYaeijocpxysdqwABEZHIKMNOPTYXaoopc")
+_DIGIT_LOOKALIKES = {"З": "3", "з": "3", "Ӡ": "3", "ӡ": "3", "Ʒ": "3", "ʒ": "3", "O": "0",
+                     "o": "0", "l": "1", "I": "1", "|": "1", "ǀ": "1"}
+_LOOK = "".join(_DIGIT_LOOKALIKES)
+_LOOK_ONE = re.compile(f"[{re.escape(_LOOK)}]")
+
+
+def _digit_lookalike(m: re.Match[str], signs: str) -> str:
+    """The digit a look-alike letter stands for beside a digit (across one separator) or
+    after a currency sign; the letter itself elsewhere (one test per look-alike: linear)."""
+    s, i, ch = m.string, m.start(), m.group(0)
+    before, after = s[max(0, i - 2):i], s[i + 1:i + 3]
+    near = (before[-1:].isdigit() or (before[-1:] in ",." and before[:1].isdigit())
+            or (before[-1:] != "" and before[-1] in _SIGN_SET)
+            or after[:1].isdigit() or (after[:1] in ",." and after[1:2].isdigit()))
+    return _DIGIT_LOOKALIKES[ch] if near and signs else ch
+
+
+@cache
+def _signs() -> str:
+    """Every currency sign (Unicode category Sc), as a regular-expression class body."""
+    return "".join(re.escape(chr(c)) for c in range(0x10000)
+                   if unicodedata.category(chr(c)) == "Sc")
+
+
+_SIGN_SET = frozenset(c for c in map(chr, range(0x10000)) if unicodedata.category(c) == "Sc")
+
+
+@cache
+def _skeleton_patterns() -> tuple[re.Pattern[str], ...]:
+    s = _signs()
+    return (
+        # a look-alike of a digit beside a digit (across one separator) or a currency sign
+        re.compile(rf"(?:(?<=\d)|(?<=\d[,.])|(?<=[{s}]))[{_LOOK}]|[{_LOOK}](?=[,.]?\d)"),
+        # space, line breaks, tabs between the digits, separators and sign of one number
+        re.compile(rf"(?<=[\d,.{s}])\s+(?=[\d,.])|(?<=\d)\s+(?=[{s}])"),
+    )
+
+
+#: Markdown emphasis and code marks (``_`` is a space already), and backslash escapes.
+_MARKUP = re.compile(r"[*`~]+|\\(?=[^\w\s])")
+_SCIENTIFIC = re.compile(r"(?<![\w.])(\d{1,15}(?:\.\d{1,15})?)[eE]\+?(\d{1,2})(?![\w.])")
+_ROMAN = re.compile(r"(?<![\w])M{0,4}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
+                    r"(?![\w])")
+_ROMAN_VALUES = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1}
+
+
+def _roman(m: re.Match[str]) -> str:
+    word = m.group(0)
+    if len(word) < 3:  # "CV", "MD", "I": words more often than numbers
+        return word
+    values = [_ROMAN_VALUES[c] for c in word]
+    return str(sum(-v if i + 1 < len(values) and v < values[i + 1] else v
+                   for i, v in enumerate(values)))
+
+
+def _scientific(m: re.Match[str]) -> str:
+    value = Decimal(m.group(1)).scaleb(int(m.group(2)))
+    return f"{value:f}" if value == value.to_integral_value() else m.group(0)
+
+
+def skeleton(text: str) -> str:
+    """``text`` (folded, :func:`fold`) with one number one run of characters however it is
+    written: Markdown marks and backslash escapes removed, look-alike letters folded (TR39:
+    Cyrillic ``З`` for 3, ``l`` for 1 beside a digit), white space between the digits,
+    separators and currency sign of one number removed (``£ 1 3 9 5``, ``£1,\\n395``),
+    numbers in scientific notation and Roman numerals of three letters or more as digits.
+    Only separators and spaces are crossed, never a letter: ``open 9-13, 95 Main St``
+    reads ``913,95``, no ``1395``."""
+    _, gap = _skeleton_patterns()
+    text = _MARKUP.sub("", text).translate(_LATIN_LOOKALIKES)
+    for _ in range(2):
+        text = _LOOK_ONE.sub(lambda m: _digit_lookalike(m, _signs()), text)
+    text = gap.sub("", text)
+    text = _SCIENTIFIC.sub(_scientific, text)
+    return _ROMAN.sub(_roman, text)
+
+
+#: CJK numerals (Chinese, Japanese; Korean hanja too): a closed system of a few characters
+#: that ``text2num`` does not read, small enough to read here.
+_CJK_DIGITS = {"〇": 0, "零": 0, "一": 1, "壱": 1, "壹": 1, "二": 2, "弐": 2, "贰": 2, "貳": 2,
+               "两": 2, "兩": 2, "三": 3, "参": 3, "叁": 3, "參": 3, "四": 4, "肆": 4, "五": 5,
+               "伍": 5, "六": 6, "陆": 6, "陸": 6, "七": 7, "柒": 7, "八": 8, "捌": 8, "九": 9,
+               "玖": 9}
+_CJK_UNITS = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
+_CJK_BIG = {"万": 10**4, "萬": 10**4, "億": 10**8, "亿": 10**8}
+_CJK_RUN = re.compile("[" + "".join([*_CJK_DIGITS, *_CJK_UNITS, *_CJK_BIG]) + r"\d]+")
+#: Currency words of the languages of CJK numerals, as the ISO code acap reads.
+_CJK_CURRENCIES = {"ポンド": " GBP ", "英镑": " GBP ", "英鎊": " GBP ", "円": " JPY ",
+                   "日元": " JPY ", "ドル": " USD ", "美元": " USD ", "ユーロ": " EUR ",
+                   "欧元": " EUR ", "歐元": " EUR ", "人民币": " CNY ", "元": " CNY ",
+                   "원": " KRW "}
+
+
+def _cjk_number(run: str) -> str:
+    """A run of CJK numerals as digits: with units (``千三百九十五``) by place value, without
+    (``一三九五``) digit by digit."""
+    if not any(c in _CJK_UNITS or c in _CJK_BIG for c in run):
+        return "".join(str(_CJK_DIGITS.get(c, c)) for c in run)
+    total = section = current = 0
+    for ch in run:
+        if ch.isdigit():
+            current = current * 10 + int(ch)
+        elif ch in _CJK_DIGITS:
+            current = _CJK_DIGITS[ch]
+        elif ch in _CJK_UNITS:
+            section += (current or 1) * _CJK_UNITS[ch]
+            current = 0
+        else:
+            total += ((section + current) or 1) * _CJK_BIG[ch]
+            section = current = 0
+    return str(total + section + current)
+
+
+def cjk(text: str) -> str:
+    """``text`` with CJK numerals as digits and CJK currency words as ISO codes
+    (``千三百九十五ポンド`` reads ``1395 GBP``); ``text`` itself when it has none."""
+    if text.isascii():
+        return text
+    # a number apart from the words it is written into (no spaces in Japanese or Chinese)
+    out = _CJK_RUN.sub(lambda m: m.group(0) if m.group(0).isdigit() else
+                       f" {_cjk_number(m.group(0))} ", text)
+    for word, code in _CJK_CURRENCIES.items():
+        out = out.replace(word, code)
+    return re.sub(r"  +", " ", out) if out != text else text
 
 
 # -- spelled-out numbers -------------------------------------------------------------------
@@ -205,6 +351,18 @@ def spelled(text: str, language: str) -> str:
         return text
 
 
+def _hundreds(nums: Sequence[Decimal]) -> list[Decimal]:
+    """A digit before a number the words made of "hundred ..." (``3 hundred ninety five``
+    reads ``3 195``) as the hundreds it counts: ``395``."""
+    out: list[Decimal] = []
+    for n in nums:
+        if out and 0 < out[-1] < 10 and 100 <= n < 200:
+            out[-1] = out[-1] * 100 + n - 100
+        else:
+            out.append(n)
+    return out
+
+
 def _runs(text: str) -> list[str]:
     """Other readings of numbers that words left side by side (module docstring): each as
     the text around it with the run replaced, by concatenation, sum and place value."""
@@ -214,7 +372,7 @@ def _runs(text: str) -> list[str]:
             break
         nums = [Decimal(x) for x in re.findall(r"\d+", m.group(0))]
         readings = {"".join(re.findall(r"\d+", m.group(0))), str(sum(nums)),
-                    str(_place_value(nums))}
+                    str(_place_value(nums)), str(_place_value(_hundreds(nums)))}
         before, after = text[max(0, m.start() - 40):m.start()], text[m.end():m.end() + 40]
         out += [f"{before}{r}{after}" for r in sorted(readings)]
     return out
@@ -265,25 +423,29 @@ def _streams(reading: Reading, before: tuple[str, str]) -> tuple[str, ...]:
     return texts, content, spaced, "\n".join(p.text for p in reading.pieces)
 
 
-def _views(reading: Reading, before: tuple[str, str]) -> list[str]:
-    """Every text a reading is judged in (module docstring)."""
-    base = list(dict.fromkeys(fold(s) for s in _streams(reading, before) if s))
+def _views(reading: Reading, before: tuple[str, str]) -> list[tuple[str, str]]:
+    """Every text a reading is judged in (module docstring), each with the text its
+    spelled-out numbers were read from (``""`` for a text as the reply spells it)."""
+    folded = [fold(s) for s in _streams(reading, before) if s]
+    base = list(dict.fromkeys([*folded, *(cjk(skeleton(s)) for s in folded)]))
     views = list(base)
     for v in base:
         if "<" in v and ">" in v:
             views.append(_TAG.sub("", v))
-    budget = _SPELLED_MAX
+    derived: list[tuple[str, str]] = []
+    read: set[str] = set()
     for v in list(dict.fromkeys(views)):
-        if len(v) > budget:
-            views.append(_TOO_LONG)
-            break
-        budget -= len(v)
+        if v.strip() in read:  # the same words with a space more: read once
+            continue
+        read.add(v.strip())
+        if len(v) > _SPELLED_MAX:
+            derived.append((f"{_TOO_LONG} {len(v) // 1024}", ""))
+            v = v[:_SPELLED_MAX]
         for lang in READERS:
             s = spelled(v, lang)
             if s != v:
-                views.append(s)
-                views += _runs(s)
-    return list(dict.fromkeys(views))
+                derived += [(s, v), *((r, v) for r in _runs(s))]
+    return list(dict.fromkeys([(v, "") for v in views] + derived))
 
 
 def _chunks(text: str, size: int = 32 * 1024, overlap: int = 512) -> list[str]:
@@ -323,6 +485,63 @@ def _data_amounts(d: DataAmount) -> list[Amount]:
     return out
 
 
+@lru_cache(maxsize=256)
+def _spaced_patterns(value: str) -> tuple[re.Pattern[str], ...]:
+    """The codes of a value that is no amount (``ZX-7781`` in ``casket code ZX-7781``): each
+    word with a letter and a digit and four characters or more, as its letters and digits
+    with any separators or spaces between them (``Z X 7 7 8 1``), never a letter."""
+    gap = r"[\s\-.,:;/|*_`~\\'\"]{0,3}"
+    out = []
+    for word in value.split():
+        chars = [c for c in skeleton(fold(word)) if c.isalnum()]
+        if len(chars) >= 4 and any(c.isdigit() for c in chars) and \
+                any(c.isalpha() for c in chars):
+            out.append(re.compile(r"(?<![^\W_])" + gap.join(re.escape(c) for c in chars)
+                                  + r"(?![^\W_])", re.IGNORECASE))
+    return tuple(out)
+
+
+#: Number words of languages acap reads no numbers in (Nordic, Finnish, Slavic, Hungarian,
+#: Turkish ...), as parts of words (Swedish writes ``trehundranittiofem`` in one), and
+#: currency words of theirs :func:`acap.checks.amounts` does not know: beside each other
+#: they may be an amount, and a caller not entitled is refused (fail closed). A guess.
+_NUMBERISH = re.compile(r"tusen|hundra|hundre(?!d)|tjugo|trettio|fyrtio|femtio|sextio|sjuttio|"
+                        r"åttio|nittio|tuhat|sataa|kymment|tysi[aą]c|tysięcy|sto\b|tisíc|"
+                        r"тысяч|сот|сто|десят|ezer|száz|bin\b|yüz|milion|miliard|"
+                        r"[" + "".join([*_CJK_DIGITS, *_CJK_UNITS, *_CJK_BIG]) + "]",
+                        re.IGNORECASE)
+_MORE_CURRENCIES = re.compile(r"^(?:pund|punt|funt|фунт\w*|kron[aeo]r?|kroner|kr|złot\w*|zł|"
+                              r"рубл\w*|руб|lir[ae]|forint|ft|lira|zloty)$", re.IGNORECASE)
+
+
+_CONNECTORS = frozenset({"and", "und", "et", "e", "y", "i", "en", "og", "och", "-"})
+
+
+def _number_word(token: str) -> bool:
+    word = token.strip(".,;:!?()\"'")
+    return any(c.isdigit() for c in word) or word.lower() in _CONNECTORS or \
+        any(spelled(word, lang) != word for lang in READERS)
+
+
+def _words_of(found: str, source: str) -> str:
+    """An amount read from spelled-out numbers (``1395 pounds``) as ``source`` writes it:
+    its currency and the number words beside it (``thirteen hundred and ninety five
+    pounds``); ``found`` where ``source`` does not show it so."""
+    currency = " ".join(w for w in found.split() if not any(c.isdigit() for c in w)) or \
+        re.sub(r"[\d.,\s]+", "", found)
+    tokens = source.split()
+    for i, tok in enumerate(tokens):
+        if currency and tok.strip(".,;:!?()\"'").casefold() == currency.casefold():
+            lo, hi = i, i
+            while lo > 0 and _number_word(tokens[lo - 1]):
+                lo -= 1
+            while lo == i and hi + 1 < len(tokens) and _number_word(tokens[hi + 1]):
+                hi += 1
+            if lo < i or hi > i:
+                return " ".join(tokens[lo:hi + 1]).strip(".,;:!?()\"'")
+    return found
+
+
 @dataclass
 class _Judge:
     values: Sequence[PrivateValue]
@@ -331,8 +550,21 @@ class _Judge:
 
     def __post_init__(self) -> None:
         self.folded = {replace(v, text=fold(v.text)): v for v in self.values}
+        self.source = ""
+        self.text = ""
+        #: the texts whose spelled-out numbers gave a value, and where each amount read from
+        #: words came from: another reading of the same words (1310095 of "13 hundred and
+        #: 95") is no other amount
+        self.valued: set[str] = set()
+        self.read_from: dict[tuple[str, str], str] = {}
+        self.spelled = [(p, v) for v in self.values if not amounts(v.text)
+                        for p in _spaced_patterns(v.text)]
 
     def add(self, leak: Leak) -> None:
+        if self.source and leak.kind == "value":
+            self.valued.add(self.source)
+        elif self.source and leak.kind == "amount":
+            self.read_from.setdefault(leak.key, self.source)
         old = self.found.get(leak.key)
         if old is None or (old.level == "warning" and leak.level == "error"):
             self.found[leak.key] = leak
@@ -345,6 +577,9 @@ class _Judge:
             else:
                 self.add(Leak("number", "warning", "the number of a value given on request "
                               f"({v.ref})", v))
+        for pattern, v in self.spelled:
+            if pattern.search(text):
+                self.add(Leak("value", "error", f"a value given on request ({v.ref})", v))
         for a in amounts(text):
             self.amount(a, "")
 
@@ -355,8 +590,34 @@ class _Judge:
                               pointer=pointer))
                 return
         if self.any_amount:
-            self.add(Leak("amount", "error", "an amount of money", shown=a.text.strip(),
+            if self.source:
+                shown = _words_of(a.text.strip(), self.source[:4096])
+            else:  # the number words before a number (13 hundred and 95 pounds) are of it
+                around = self.text[max(0, a.start - 200):a.start + len(a.text) + 200]
+                shown = _words_of(a.text.strip(), around)
+            self.add(Leak("amount", "error", "an amount of money", shown=shown,
                           pointer=pointer))
+
+    def numberish(self, text: str) -> None:
+        """A currency beside words that look like numbers in a language acap does not read
+        (``ettusen trehundranittiofem pund``): ``unsure`` (module docstring)."""
+        tokens = _TOKEN.findall(text)
+        numberish: dict[int, bool] = {}  # each token looked at once: linear in the text
+
+        def looks(j: int) -> bool:
+            if j not in numberish:
+                numberish[j] = bool(_NUMBERISH.search(tokens[j]))
+            return numberish[j]
+
+        for i, t in enumerate(tokens):
+            core = t.strip(".,;:!?()[]{}\"'«»")
+            if not (is_currency(core) or _MORE_CURRENCIES.match(core) or
+                    any(unicodedata.category(c) == "Sc" for c in t)):
+                continue
+            if any(looks(j) for j in range(max(0, i - 3), min(len(tokens), i + 4)) if j != i):
+                self.add(Leak("unsure", "warning", "a currency beside words that may be a "
+                              "number in a language acap cannot read (a guess)", shown=core))
+                return
 
     def unsure(self, text: str) -> None:
         """A currency beside a word, no digit near it (``unsure``)."""
@@ -396,27 +657,69 @@ def find_leaks(reading: Reading, values: Sequence[PrivateValue], *, any_amount: 
         The leaks, errors first, each once (its strongest finding).
     """
     judge = _Judge(values, any_amount, {})
-    for view in _views(reading, before):
-        if view == _TOO_LONG:
-            judge.add(Leak("unreadable", "warning", f"more than {_SPELLED_MAX // 1024} KiB of "
-                           "text: numbers spelled out past that are not read"))
+    for view, source in _views(reading, before):
+        judge.source = source
+        if view.startswith(_TOO_LONG):
+            judge.add(Leak("unreadable", "warning", f"{view.split()[-1]} KiB of text: numbers "
+                           f"spelled out past its first {_SPELLED_MAX // 1024} KiB are not "
+                           "read"))
             continue
         for chunk in _chunks(view):
+            judge.text = chunk
             judge.view(chunk)
+    judge.source = ""
     for d in reading.amounts:
-        for a in _data_amounts(d):
+        found = _data_amounts(d)
+        # one number of data is one amount: where a reading of it (units, minor units) is a
+        # value given, the other is not another amount
+        given = [a for a in found if any(_same(a, b) for v in values for b in amounts(v.text))]
+        for a in given or found:
             judge.amount(a, d.pointer)
     if unsure:
         for text in _streams(reading, before)[1:3]:
             judge.unsure(fold(text))
+    if unsure or any_amount or values:  # anything kept: a guess is refused too
+        for text in _streams(reading, before)[1:3]:
+            judge.numberish(fold(text))
     for pointer, why in reading.unreadable:
         judge.add(Leak("unreadable", "warning", why, pointer=pointer))
-    leaks = sorted(judge.found.values(), key=lambda lk: lk.level != "error")
+    leaks = sorted(_whole_amounts([lk for lk in judge.found.values()
+                                   if judge.read_from.get(lk.key) not in judge.valued]),
+                   key=lambda lk: lk.level != "error")
     if locate:
         leaks = [lk if lk.pointer else replace(lk, pointer=_locate(reading, lk, values,
                                                                    any_amount, unsure))
                  for lk in leaks]
     return leaks
+
+
+def _whole_amounts(leaks: list[Leak]) -> list[Leak]:
+    """The amounts named as the text shows them, whole: an amount that is part of another
+    (``£1`` of ``£1,395``, ``£ 13`` of ``£ 1 3 9 5``, ``95 pounds`` of ``13 hundred and 95
+    pounds``: read before the skeleton or the words joined it) or of a value given is left
+    out."""
+    def bare(s: str) -> str:
+        return "".join(skeleton(fold(s)).split()).casefold()
+
+    wholes = {bare(lk.shown) for lk in leaks if lk.kind == "amount"} | \
+        {bare(lk.value.text) for lk in leaks if lk.kind == "value" and lk.value}
+    kept: dict[str, Leak] = {}  # one amount, spelled two ways: named as the reply shows it
+    out = []
+    for lk in leaks:
+        if lk.kind != "amount":
+            out.append(lk)
+            continue
+        b = bare(lk.shown)
+        if any(s != b and b in s for s in wholes):
+            continue
+        if b not in kept:
+            out.append(lk)
+        elif len(lk.shown) > len(kept[b].shown):
+            out[out.index(kept[b])] = lk
+        else:
+            continue
+        kept[b] = lk
+    return out
 
 
 def _locate(reading: Reading, leak: Leak, values: Sequence[PrivateValue], any_amount: bool,

@@ -40,6 +40,7 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import json
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -139,6 +140,24 @@ class Reading:
         self.unreadable += other.unreadable
         self.chars += other.chars
 
+    def first(self, chars: int) -> Reading:
+        """This reading bounded to its first ``chars`` characters (``acap check-reply`` reads
+        no more than the readers read in time), what is past them said to be unreadable (a
+        guard of it fails closed); this reading itself when it is no longer."""
+        if self.chars <= chars:
+            return self
+        out = Reading(amounts=list(self.amounts), unreadable=list(self.unreadable))
+        for p in self.pieces:
+            room = chars - out.chars
+            if room <= 0:
+                break
+            out.pieces.append(Piece(p.text[:room], p.pointer, p.kind))
+            out.chars += min(room, len(p.text))
+        out.unreadable.append((out.pieces[-1].pointer if out.pieces else "",
+                               f"{self.chars // 1024} KiB of text: what is past the first "
+                               f"{chars // 1024} KiB is not read"))
+        return out
+
     def words(self) -> str:
         """What the reply says in words: its Parts' texts, joined by spaces."""
         return " ".join(p.text for p in self.pieces if p.kind == "text")
@@ -208,6 +227,12 @@ def decode_raw(data: bytes, media_type: str | None) -> tuple[str, bool]:
                                    errors="replace"))
     guesses.append(data.decode("cp1252", errors="replace"))
     return "\n".join(guesses), False
+
+
+def _is_json(media: Any) -> bool:
+    """Whether a ``mediaType`` is JSON (``application/json``, ``application/ld+json``)."""
+    mt = str(media or "").partition(";")[0].strip().lower()
+    return mt == "application/json" or mt.endswith("+json")
 
 
 def sdk_ids(reply: Any) -> frozenset[str]:
@@ -318,7 +343,7 @@ class _Reader:
             if k == "text":
                 self.value(v, kp, "text", depth + 1, False)
             elif k == "raw" and isinstance(v, str):
-                self.raw(v, p.get("mediaType"), kp)
+                self.raw(v, p.get("mediaType"), kp, depth + 1)
             elif k == "url":
                 self.value(v, kp, "content", depth + 1, False)
                 self.unreadable(kp, "a file by URL: what it points at is not read")
@@ -333,7 +358,7 @@ class _Reader:
                 any(k not in ("metadata", "filename", "mediaType") for k in p):
             self.unreadable(ptr, "a Part of no kind A2A 1.0 defines (text, raw, url, data)")
 
-    def raw(self, b64: str, media: Any, ptr: str) -> None:
+    def raw(self, b64: str, media: Any, ptr: str, depth: int) -> None:
         try:
             data = base64.b64decode(b64, validate=True)
         except (binascii.Error, ValueError):
@@ -343,9 +368,20 @@ class _Reader:
         text, read = decode_raw(data[: MAX_CHARS * 4], media if isinstance(media, str)
                                 else None)
         self.add(text, ptr, "text")
+        if read and _is_json(media):
+            self.json(text, ptr, depth)
         if not read:
             self.unreadable(ptr, f"raw bytes ({media or 'no media type'}) that acap cannot "
                             "read as text")
+
+    def json(self, text: str, ptr: str, depth: int) -> None:
+        """Raw bytes of a JSON media type read as JSON too (``"\\u00a31,395"`` is
+        ``£1,395``): its strings as text, its objects as structured data."""
+        try:
+            doc = json.loads(text)
+        except (ValueError, RecursionError):
+            return  # read as text already; JSON that is not is no more than that
+        self.value(doc, ptr, "text", depth, True)
 
     def data(self, d: Mapping[str, Any], ptr: str, depth: int,
              outer: tuple[str, ...]) -> None:

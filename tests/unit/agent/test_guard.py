@@ -20,8 +20,7 @@ from typing import Any
 
 import pytest
 from a2a.helpers import new_data_message, new_raw_message, new_text_message
-from a2a.server.agent_execution import AgentExecutor, RequestContext
-from a2a.server.events import EventQueue
+from a2a.server.agent_execution import RequestContext
 from a2a.types import (
     Artifact,
     Part,
@@ -47,27 +46,10 @@ from support.agents import (
     words_received,
     write_example,
 )
+from support.executors import REFERRAL, Make, Says
 
 PRICE = "£1,395"
 LEAKS = ("£1,395", "1,395", "1395", "1 395")
-REFERRAL = ("Example Memorial Chapel gives this information to the person who asks. "
-            "You can ask here: https://ask.example.com/talk")
-
-Make = Callable[[RequestContext], list[Any]]
-
-
-class Says(AgentExecutor):
-    """A developer's executor that sends what ``make`` makes of each request."""
-
-    def __init__(self, make: Make) -> None:
-        self.make = make
-
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        for event in self.make(context):
-            await event_queue.enqueue_event(event)
-
-    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError
 
 
 def _price_message(context: RequestContext) -> list[Any]:
@@ -486,8 +468,32 @@ def test_an_executor_that_raises_sends_no_exception_text(config: Path, streaming
         except Exception as exc:  # the SDK's client raises the JSON-RPC error it received
             seen = f"{type(exc).__name__}: {exc}"
     assert "hunter2" not in seen
-    assert any("hunter2" in (r.exc_text or "") or "executor failed" in r.getMessage()
-               for r in caplog.records)  # the operator's log has it
+    # the operator's log names the type and the line, never the text (a private value may
+    # be in it: attacker trial 3, F6)
+    failed = [r for r in caplog.records if "executor failed" in r.getMessage()]
+    assert failed and re.search(r"\(ValueError at .*test_guard\.py line \d+, in boom\)",
+                                failed[0].getMessage()), [r.getMessage() for r in failed]
+    assert not any("hunter2" in r.getMessage() or "hunter2" in (r.exc_text or "")
+                   for r in caplog.records)
+    assert not any(r.exc_info for r in caplog.records if r.name == "acap.agent")
+
+
+def test_a_long_public_answer_goes_through_and_a_longer_one_says_its_size(
+        config: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """F6: a 200 KB public answer (an echo of number words) is sent; one past what the
+    spelled-number readers read is withheld from a caller not entitled, and the log says
+    its true size."""
+    long = "You asked: " + "one thousand and " * 12000
+    events = _run(config, _says(long), _public, activated=False, streaming=False,
+                  question="When are you open?")
+    assert events[-1].message.parts[0].text == long
+    longer = "You asked: " + "one thousand and " * 18000
+    with caplog.at_level(logging.INFO, logger="acap.agent"):
+        events = _run(config, _says(longer), _public, activated=False, streaming=False,
+                      question="When are you open?")
+    assert events[-1].message.parts[0].text == REFERRAL
+    withheld = [r.getMessage() for r in caplog.records if "withheld" in r.getMessage()]
+    assert withheld and f"{len(longer) // 1024} KiB of text" in withheld[0], withheld
 
 
 def test_the_docs_spanish_referral_is_what_the_runtime_says(tmp_path: Path) -> None:
@@ -601,7 +607,8 @@ def test_a_public_answer_with_amounts_in_data_and_split_numbers_goes_through(
 
 
 @pytest.mark.parametrize("reply, why", [
-    ({"parts": [{"text": "word " * (60 * 1024)}]}, "more than 256 KiB of text"),
+    ({"parts": [{"text": "word " * (60 * 1024)}]},
+     "300 KiB of text: numbers spelled out past its first 256 KiB"),
     ({"parts": [{"raw": "AAEC/w==", "mediaType": "application/octet-stream"}]},
      "raw bytes (application/octet-stream)"),
     ({"parts": [{"raw": "AAEC/w=="}]}, "raw bytes (no media type)"),

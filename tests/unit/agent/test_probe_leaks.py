@@ -10,6 +10,7 @@ nothing or raises."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -267,9 +268,16 @@ HIDDEN = {
     "fullwidth digits": (_spelled("A direct cremation costs £１，３９５."), "/parts/0/text"),
     "HTML entities": (_spelled("A direct cremation costs &pound;1&#44;395."), "/parts/0/text"),
     "split stream chunks": (_split_across_events, "/status/message/parts/0/text"),
+    # attacker trial 3 (F2): one number however it is written
+    "a line break in the number": (_spelled("A direct cremation costs £1,\n395."),
+                                   "/parts/0/text"),
+    "Markdown emphasis": (_spelled("A direct cremation costs £1,3**95**."), "/parts/0/text"),
+    "digits and words": (_spelled("It is one thousand 3 hundred ninety five pounds."),
+                         "/parts/0/text"),
+    "Japanese numerals": (_spelled("（千三百九十五ポンド）"), "/parts/0/text"),
 }
 #: What the hidden price looks like in each (ids left out).
-HIDDEN_SPELLINGS = ("1395", "３９５", "&pound;1", "£1,")
+HIDDEN_SPELLINGS = ("1395", "３９５", "&pound;1", "£1,", "千三百", "3 hundred")
 
 
 def _seen(doc: dict[str, Any]) -> str:
@@ -304,6 +312,30 @@ def test_a_price_hidden_from_the_words_fails_the_probe(plain_card: Path, name: s
             assert "1,395" not in json.dumps(doc["findings"], ensure_ascii=False) or \
                 what == "an amount of money"  # a value is named by its line, never its text
     assert any(v in _seen(doc) for v in HIDDEN_SPELLINGS)  # the bare agent did send it
+
+
+def test_number_words_acap_cannot_read_beside_a_currency_are_a_warning(plain_card: Path
+                                                                      ) -> None:
+    """Swedish number words beside a currency: acap cannot tell an amount, so the probe
+    says OR-5.3 may be broken, as a guess (a warning), and names no number."""
+    built = BuiltCard.from_project(plain_card)
+    answer = _spelled("Det kostar ettusen trehundranittiofem pund.")
+    with serving(create_app(Bare(built, "service-pricing", answer), built)) as base:
+        code, doc = probe(base, "--unary")
+    warned = [f for f in doc["findings"] if f["rule"] == "OR-5.3"]
+    assert code == 0 and warned and all(f["level"] == "warning" for f in warned), doc
+    assert any("cannot read" in f["message"] and "guess" in f["message"] for f in warned)
+
+
+def test_an_amount_is_named_whole(plain_card: Path) -> None:
+    """F5: the probe names the amount as the reply shows it, not its first digits."""
+    built = BuiltCard.from_project(plain_card)
+    answer = _spelled("A direct cremation costs £ 1 3 9 5.")
+    with serving(create_app(Bare(built, "service-pricing", answer), built)) as base:
+        code, doc = probe(base, "--unary")
+    errors = [f["message"] for f in doc["findings"] if f["level"] == "error"]
+    assert code == 1 and any("£ 1 3 9 5" in m for m in errors), errors
+    assert not any(re.search(r"\(£ 1[^ ]|\(£ 13\)|\(£ 1\)", m) for m in errors), errors
 
 
 class Leaky(AgentExecutor):
