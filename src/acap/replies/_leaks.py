@@ -56,6 +56,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from functools import cache, lru_cache
+from itertools import pairwise
 from typing import Literal
 from urllib.parse import unquote
 
@@ -340,11 +341,51 @@ def _alpha2digit() -> Callable[..., str]:
     return alpha2digit  # type: ignore[no-any-return]
 
 
+_GATE_WORDS = 512  # a text of more words is read whole: the gate would cost more
+
+
+@lru_cache(maxsize=1 << 16)
+def _reads_as_number(words: str) -> frozenset[str]:
+    """The languages of :data:`READERS` (but Catalan, :func:`_catalan`) in which
+    ``text2num`` turns ``words`` (one word, or two with a space) into digits; all of them
+    where the library cannot tell (fail closed: the text is then read whole)."""
+    found = set()
+    for lang in READERS[1:]:
+        try:
+            if _alpha2digit()(words, lang, threshold=0) != words:
+                found.add(lang)
+        except (ValueError, RuntimeError):
+            found.add(lang)
+    return frozenset(found)
+
+
+@lru_cache(maxsize=256)
+def _languages_to_read(text: str) -> frozenset[str]:
+    """The languages whose spelled-out numbers ``text`` may hold: those in which one of its
+    words, or two words side by side, reads as a number. Our own gate, because
+    ``text2num`` costs about 10 µs a call and a language, eight calls a text (OR-3.9 reads
+    every skill text of every tenant of a batch), while words and pairs recur from text to
+    text and their answers are kept. A number ``text2num`` reads in a text holds such a
+    word or pair (held on generated texts by tests/unit/replies/test_spelled_gate.py;
+    ``o o`` reads ``00`` where ``o`` alone reads nothing, hence the pairs)."""
+    toks = text.split()
+    if len(toks) > _GATE_WORDS:
+        return frozenset(READERS[1:])
+    out: frozenset[str] = frozenset()
+    for w in toks:
+        out |= _reads_as_number(w)
+    for a, b in pairwise(toks):
+        out |= _reads_as_number(f"{a} {b}")
+    return out
+
+
 def spelled(text: str, language: str) -> str:
     """``text`` with the spelled-out numbers of ``language`` (one of :data:`READERS`) made
     digits; ``text`` as it is when it has none."""
     if language == "ca":
         return _catalan(text)
+    if language not in _languages_to_read(text):
+        return text
     try:
         return _alpha2digit()(text, language, threshold=0)
     except (ValueError, RuntimeError):  # a text the library cannot read: nothing converted
