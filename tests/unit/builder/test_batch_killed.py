@@ -32,8 +32,6 @@ from support.sites import site_tree
 sys.path.insert(0, str(REPO / "bench"))
 from generate import write_operators
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork (POSIX)")
-
 #: Kills at a chosen step of the writing, and at a random moment of the run.
 STEP_KILLS = 20
 TIME_KILLS = 4
